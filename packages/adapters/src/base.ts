@@ -1,0 +1,62 @@
+import type { ChannelManifest, ChannelMetadata, Envelope } from '@ag2net/protocol';
+import {
+  defaultBuildPacketEnvelope,
+  defaultBuildRoundEnvelope,
+  defaultBuildTextEnvelope,
+  defaultExtractTurnInput,
+  defaultRenderEnvelope,
+} from './defaults.js';
+import type {
+  AdapterResult,
+  AdapterState,
+  ChannelAdapter,
+  EnvelopeOptions,
+  ExpectedTurn,
+  PacketOptions,
+  RoundInput,
+  ToolSpec,
+  ViewSpec,
+} from './types.js';
+
+/**
+ * The hub-called layer each protocol writes, with AG2's defaults for the client and tool layers: text
+ * envelopes, text rendering, no tools. Subclasses override what their protocol does differently.
+ */
+export abstract class BaseChannelAdapter<S extends AdapterState> implements ChannelAdapter<S> {
+  abstract readonly manifest: ChannelManifest;
+
+  abstract initialState(metadata: ChannelMetadata): S;
+  abstract fold(envelope: Envelope, state: S): S;
+  abstract validateCreate(metadata: ChannelMetadata): void;
+  abstract validateSend(metadata: ChannelMetadata, envelope: Envelope, state: S): void;
+  abstract onAccepted(metadata: ChannelMetadata, envelope: Envelope, state: S): AdapterResult;
+  abstract defaultViewPolicy(metadata: ChannelMetadata, participantId: string): ViewSpec;
+
+  expectedNext(_metadata: ChannelMetadata, _state: S): ExpectedTurn | null {
+    return null;
+  }
+
+  extractTurnInput(envelope: Envelope): string | null {
+    return defaultExtractTurnInput(envelope);
+  }
+
+  renderEnvelope(envelope: Envelope): string | null {
+    return defaultRenderEnvelope(envelope);
+  }
+
+  buildTextEnvelope(channelId: string, senderId: string, text: string, options?: EnvelopeOptions): Envelope {
+    return defaultBuildTextEnvelope(channelId, senderId, text, options);
+  }
+
+  buildPacketEnvelope(channelId: string, senderId: string, options: PacketOptions): Envelope {
+    return defaultBuildPacketEnvelope(channelId, senderId, options);
+  }
+
+  buildRoundEnvelope(input: RoundInput<S>): Envelope | null {
+    return defaultBuildRoundEnvelope(input);
+  }
+
+  toolsFor(_metadata: ChannelMetadata, _state: S | null, _participantId: string): readonly ToolSpec[] {
+    return [];
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The four AG2 channel protocols as pure adapters, and workflow transition graphs.
+ *
+ * @example
+ * ```ts
+ * import { createDefaultAdapterRegistry, sequence } from '@ag2net/adapters';
+ *
+ * const adapters = createDefaultAdapterRegistry();
+ * const discussion = adapters.get('discussion', 1);
+ * let state = discussion.initialState(metadata);
+ * discussion.validateSend(metadata, envelope, state); // throws ProtocolError out of turn
+ * state = discussion.fold(envelope, state);
+ *
+ * const knobs = { graph: sequence(['researcher', 'writer', 'editor']).toDict() }; // a workflow channel's knobs
+ * ```
+ */
+export { NO_TRANSITION } from './types.js';
+export type {
+  AdapterState,
+  AdapterResult,
+  ExpectedTurn,
+  ViewSpec,
+  JsonSchemaObject,
+  ToolSpec,
+  TurnEvent,
+  TurnReply,
+  EnvelopeOptions,
+  PacketOptions,
+  RoundInput,
+  ChannelAdapter,
+} from './types.js';
+export { BaseChannelAdapter } from './base.js';
+export {
+  defaultRenderEnvelope,
+  defaultExtractTurnInput,
+  defaultBuildTextEnvelope,
+  defaultBuildPacketEnvelope,
+  defaultBuildRoundEnvelope,
+  validateTwoParty,
+  orderedParticipants,
+} from './defaults.js';
+export { SAY_TOOL } from './say-tool.js';
+export { buildParticipants } from './participants.js';
+export { AdapterRegistry } from './registry.js';
+export { createDefaultAdapterRegistry } from './default-registry.js';
+export type { DefaultAdapterRegistryOptions } from './default-registry.js';
+export { ConsultingAdapter, CONSULTING_TYPE } from './consulting.js';
+export type { ConsultingState } from './consulting.js';
+export { ConversationAdapter, CONVERSATION_TYPE } from './conversation.js';
+export type { ConversationState } from './conversation.js';
+export { DiscussionAdapter, DISCUSSION_TYPE, ORDERING_ROUND_ROBIN } from './discussion.js';
+export type { DiscussionState } from './discussion.js';
+export {
+  WorkflowAdapter,
+  WORKFLOW_TYPE,
+  WORKFLOW_MANIFEST,
+  WorkflowGraphError,
+  AgentTarget,
+  RoundRobinTarget,
+  StayTarget,
+  RevertToInitiatorTarget,
+  TerminateTarget,
+  Always,
+  FromSpeaker,
+  ToolCalled,
+  ContextEquals,
+  createTransitionRegistry,
+  Transition,
+  TransitionGraph,
+  TransitionSpecSchema,
+  TransitionDictSchema,
+  TransitionGraphDictSchema,
+  roundRobin,
+  sequence,
+  resolveRouting,
+  buildContextSetEnvelope,
+  renderPacket,
+  packetTurnText,
+} from './workflow/index.js';
+export type {
+  WorkflowAdapterOptions,
+  WorkflowState,
+  TransitionDecision,
+  TransitionTarget,
+  TransitionCondition,
+  TargetFromArgs,
+  ConditionFromArgs,
+  TransitionRegistry,
+  TransitionGraphOptions,
+  GraphLoadOptions,
+  TransitionSpec,
+  TransitionDict,
+  TransitionGraphDict,
+  TransitionGraphDictInput,
+  RoundRobinOptions,
+  ContextSetOptions,
+} from './workflow/index.js';

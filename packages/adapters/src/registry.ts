@@ -1,0 +1,41 @@
+import { NotFoundError, repr } from '@ag2net/protocol';
+import type { ChannelAdapter } from './types.js';
+
+/**
+ * The adapters a hub or client knows, keyed by `(type, version)`. An instance, never a global: each hub builds
+ * its own. Registering the same key again replaces the adapter.
+ */
+export class AdapterRegistry {
+  readonly #adapters = new Map<string, ChannelAdapter>();
+
+  /** Adds or replaces the adapter under its manifest's `(type, version)`. */
+  register(adapter: ChannelAdapter): this {
+    this.#adapters.set(key(adapter.manifest.type, adapter.manifest.version), adapter);
+    return this;
+  }
+
+  /** The adapter for `(type, version)`, or `undefined`. */
+  find(type: string, version: number): ChannelAdapter | undefined {
+    return this.#adapters.get(key(type, version));
+  }
+
+  /** The adapter for `(type, version)`; throws `NotFoundError` (`no adapter registered for 'x'@v1`). */
+  get(type: string, version: number): ChannelAdapter {
+    const adapter = this.find(type, version);
+    if (adapter === undefined) throw new NotFoundError(`no adapter registered for ${repr(type)}@v${version}`);
+    return adapter;
+  }
+
+  /** Every registered adapter, in registration order. */
+  list(): readonly ChannelAdapter[] {
+    return [...this.#adapters.values()];
+  }
+
+  get size(): number {
+    return this.#adapters.size;
+  }
+}
+
+function key(type: string, version: number): string {
+  return `${type}@v${version}`;
+}

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+
+/** The stable error codes that cross the wire. Clients switch on these, never on messages. */
+export const ErrorCode = {
+  NotFound: 'not_found',
+  AccessDenied: 'access_denied',
+  AuthFailed: 'auth_failed',
+  ProtocolError: 'protocol_error',
+  InboxFull: 'inbox_full',
+  InvalidRequest: 'invalid_request',
+  Internal: 'internal',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** An error as it travels in an RPC response. */
+export const WireErrorSchema = z.object({
+  code: z.enum([
+    ErrorCode.NotFound,
+    ErrorCode.AccessDenied,
+    ErrorCode.AuthFailed,
+    ErrorCode.ProtocolError,
+    ErrorCode.InboxFull,
+    ErrorCode.InvalidRequest,
+    ErrorCode.Internal,
+  ]),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type WireError = z.infer<typeof WireErrorSchema>;
+
+/** Options of every network error: the underlying cause and structured details that travel with it. */
+export interface NetworkErrorOptions {
+  readonly cause?: unknown;
+  /** Machine-readable context (ids, limits), sent on the wire beside the message. */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/** Base of every error that can cross the wire. `code` is stable; `message` is for people. */
+export class NetworkError extends Error {
+  override readonly name: string = 'NetworkError';
+  readonly code: ErrorCode = ErrorCode.Internal;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(message: string, options: NetworkErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.details = options.details;
+  }
+
+  /** Rebuilds the typed error from its wire form; see `errorFromWire`. */
+  static fromWire(wire: unknown): NetworkError {
+    return errorFromWire(wire);
+  }
+
+  /** The error as an RPC response carries it. */
+  toWire(): WireError {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: { ...this.details } };
+  }
+}
+
+/** A referenced agent, channel, task or adapter does not exist. */
+export class NotFoundError extends NetworkError {
+  override readonly name: string = 'NotFoundError';
+  override readonly code = ErrorCode.NotFound;
+}
+
+/** A rule or the arbiter denied the operation. */
+export class AccessDeniedError extends NetworkError {
+  override readonly name: string = 'AccessDeniedError';
+  override readonly code = ErrorCode.AccessDenied;
+}
+
+/** Authentication failed: unknown scheme, missing or wrong credentials. */
+export class AuthError extends NetworkError {
+  override readonly name: string = 'AuthError';
+  override readonly code = ErrorCode.AuthFailed;
+}
+
+/** The operation breaks the channel protocol: wrong turn, wrong state, bad manifest or knobs. */
+export class ProtocolError extends NetworkError {
+  override readonly name: string = 'ProtocolError';
+  override readonly code = ErrorCode.ProtocolError;
+}
+
+/** A recipient's inbox is at its `max_pending` capacity. AG2 calls this `InboxFull`. */
+export class InboxFullError extends NetworkError {
+  override readonly name: string = 'InboxFullError';
+  override readonly code = ErrorCode.InboxFull;
+}
+
+/** The request itself is malformed: it failed schema validation. */
+export class InvalidRequestError extends NetworkError {
+  override readonly name: string = 'InvalidRequestError';
+  override readonly code = ErrorCode.InvalidRequest;
+}
+
+/** The server failed in a way that is not the caller's fault. */
+export class InternalError extends NetworkError {
+  override readonly name: string = 'InternalError';
+  override readonly code = ErrorCode.Internal;
+}
+
+type NetworkErrorClass = new (message: string, options?: NetworkErrorOptions) => NetworkError;
+
+const CLASSES: Readonly<Record<ErrorCode, NetworkErrorClass>> = {
+  [ErrorCode.NotFound]: NotFoundError,
+  [ErrorCode.AccessDenied]: AccessDeniedError,
+  [ErrorCode.AuthFailed]: AuthError,
+  [ErrorCode.ProtocolError]: ProtocolError,
+  [ErrorCode.InboxFull]: InboxFullError,
+  [ErrorCode.InvalidRequest]: InvalidRequestError,
+  [ErrorCode.Internal]: InternalError,
+};
+
+/**
+ * Rebuilds the typed error from its wire form. Input that is not a wire error becomes an `InternalError`
+ * whose message says so, never a crash.
+ */
+export function errorFromWire(wire: unknown): NetworkError {
+  const parsed = WireErrorSchema.safeParse(wire);
+  if (!parsed.success) {
+    return new InternalError('malformed error response', { cause: parsed.error });
+  }
+  const { code, message, details } = parsed.data;
+  const ErrorClass = CLASSES[code];
+  return details === undefined ? new ErrorClass(message) : new ErrorClass(message, { details });
+}
+
+/**
+ * Normalizes any thrown value into a `NetworkError`, for handler boundaries: network errors pass through,
+ * anything else becomes an `InternalError` that keeps the original as `cause`.
+ */
+export function toNetworkError(thrown: unknown): NetworkError {
+  if (thrown instanceof NetworkError) return thrown;
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  return new InternalError(message, { cause: thrown });
+}

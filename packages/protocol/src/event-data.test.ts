@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ChannelEndDataSchema,
+  ChannelRefDataSchema,
+  ContextSetDataSchema,
+  ContextUpdatesSchema,
+  EVENT_DATA_SCHEMAS,
+  ExpectationViolatedDataSchema,
+  InviteDataSchema,
+  InviteRejectDataSchema,
+  PacketDataSchema,
+  PacketRoutingSchema,
+  TaskCancelDataSchema,
+  TextDataSchema,
+} from '@ag2net/protocol';
+
+describe('EVENT_DATA_SCHEMAS', () => {
+  it('has a schema for exactly the 12 EV_* types, each the right one', () => {
+    expect(EVENT_DATA_SCHEMAS).toStrictEqual({
+      'ag2.msg.text': TextDataSchema,
+      'ag2.packet': PacketDataSchema,
+      'ag2.channel.invite': InviteDataSchema,
+      'ag2.channel.invite.ack': ChannelRefDataSchema,
+      'ag2.channel.invite.reject': InviteRejectDataSchema,
+      'ag2.channel.opened': ChannelRefDataSchema,
+      'ag2.channel.closed': ChannelEndDataSchema,
+      'ag2.channel.expired': ChannelEndDataSchema,
+      'ag2.expectation.violated': ExpectationViolatedDataSchema,
+      'ag2.context.set': ContextSetDataSchema,
+      'ag2.task.cancel_request': TaskCancelDataSchema,
+      'ag2.task.cancelled': TaskCancelDataSchema,
+    });
+    expect(Object.keys(EVENT_DATA_SCHEMAS)).toHaveLength(12);
+    expect(Object.isFrozen(EVENT_DATA_SCHEMAS)).toBe(true);
+  });
+});
+
+describe('TextData', () => {
+  it('rejects event data without text', () => {
+    const result = TextDataSchema.safeParse({});
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path)).toEqual([['text']]);
+  });
+
+  it('keeps keys beyond text', () => {
+    expect(TextDataSchema.parse({ text: 'hi', format: 'markdown' })).toStrictEqual({ text: 'hi', format: 'markdown' });
+  });
+});
+
+describe('context updates', () => {
+  it('default to nothing to set and nothing to delete', () => {
+    expect(ContextUpdatesSchema.parse({})).toStrictEqual({ set: {}, delete: [] });
+    expect(ContextSetDataSchema.parse({ set: { stage: 'review' } })).toStrictEqual({
+      set: { stage: 'review' },
+      delete: [],
+    });
+  });
+});
+
+describe('PacketData', () => {
+  it('accepts a packet with every field optional', () => {
+    expect(PacketDataSchema.parse({})).toStrictEqual({});
+  });
+
+  it('fills context_updates defaults inside a packet', () => {
+    expect(PacketDataSchema.parse({ routing: { kind: 'text' }, context_updates: {}, body: 'b' })).toStrictEqual({
+      routing: { kind: 'text' },
+      context_updates: { set: {}, delete: [] },
+      body: 'b',
+    });
+  });
+
+  it('routes on kind text, handoff or finish and rejects any other kind', () => {
+    expect(PacketRoutingSchema.parse({ kind: 'handoff', target: 'bob', tool: 't' })).toStrictEqual({
+      kind: 'handoff',
+      target: 'bob',
+      tool: 't',
+    });
+    expect(PacketRoutingSchema.parse({ kind: 'finish', summary: 's' }).kind).toBe('finish');
+    expect(PacketRoutingSchema.safeParse({ kind: 'teleport' }).success).toBe(false);
+    expect(PacketRoutingSchema.safeParse({ target: 'bob' }).success).toBe(false);
+  });
+});
+
+describe('channel event data', () => {
+  it('requires all six invite fields', () => {
+    const invite = {
+      channel_id: 'c1',
+      manifest_type: 'consulting',
+      manifest_version: 1,
+      creator_id: 'alice',
+      knobs: {},
+      labels: { intent: 'review' },
+    };
+    expect(InviteDataSchema.parse(invite)).toStrictEqual(invite);
+    for (const key of Object.keys(invite)) {
+      const partial: Record<string, unknown> = { ...invite };
+      delete partial[key];
+      expect(InviteDataSchema.safeParse(partial).success, key).toBe(false);
+    }
+  });
+
+  it('requires reason and channel_id on close and expiry', () => {
+    expect(ChannelEndDataSchema.safeParse({ reason: 'done', channel_id: 'c1' }).success).toBe(true);
+    expect(ChannelEndDataSchema.safeParse({ channel_id: 'c1' }).success).toBe(false);
+    expect(ChannelEndDataSchema.safeParse({ reason: 'done' }).success).toBe(false);
+  });
+
+  it('takes free-form reject data and an optional channel id on ack and opened', () => {
+    expect(InviteRejectDataSchema.parse({ reason: 'busy', extra: 1 })).toStrictEqual({ reason: 'busy', extra: 1 });
+    expect(ChannelRefDataSchema.parse({})).toStrictEqual({});
+    expect(ChannelRefDataSchema.safeParse({ channel_id: 'a.b' }).success).toBe(false);
+  });
+
+  it('requires expectation, violators and detail on a violation', () => {
+    expect(
+      ExpectationViolatedDataSchema.safeParse({ expectation: 'reply_within', violators: ['bob'], detail: {} }).success,
+    ).toBe(true);
+    expect(ExpectationViolatedDataSchema.safeParse({ expectation: 'reply_within', violators: ['bob'] }).success).toBe(
+      false,
+    );
+  });
+});
+
+describe('TaskCancelData', () => {
+  it("defaults reason to ''", () => {
+    expect(TaskCancelDataSchema.parse({ task_id: 't1' })).toStrictEqual({ task_id: 't1', reason: '' });
+  });
+
+  it('requires task_id', () => {
+    expect(TaskCancelDataSchema.safeParse({ reason: 'x' }).success).toBe(false);
+  });
+});

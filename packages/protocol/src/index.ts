@@ -1,0 +1,158 @@
+/**
+ * The AG2 wire protocol: envelopes, event types, channel and identity types, ids and errors, as zod schemas.
+ *
+ * @example
+ * ```ts
+ * import { EV_TEXT, EnvelopeSchema, createEnvelope, visibleTo } from '@ag2net/protocol';
+ *
+ * const env = createEnvelope({ channel_id: 'c1', sender_id: 'alice', event_type: EV_TEXT, event_data: { text: 'hi' } });
+ * visibleTo(env, 'bob'); // true: audience null is everyone
+ * const parsed = EnvelopeSchema.safeParse(JSON.parse(raw)); // validate what came off the wire
+ * ```
+ */
+export {
+  EV_TEXT,
+  EV_PACKET,
+  EV_CHANNEL_INVITE,
+  EV_CHANNEL_INVITE_ACK,
+  EV_CHANNEL_INVITE_REJECT,
+  EV_CHANNEL_OPENED,
+  EV_CHANNEL_CLOSED,
+  EV_CHANNEL_EXPIRED,
+  EV_EXPECTATION_VIOLATED,
+  EV_CONTEXT_SET,
+  EV_TASK_CANCEL_REQUEST,
+  EV_TASK_CANCELLED,
+  CHANNEL_PROTOCOL_EVENTS,
+  isChannelProtocolEvent,
+  isTaskEvent,
+  isProtocolEvent,
+  isHandshakeReply,
+} from './events.js';
+export {
+  TextDataSchema,
+  ContextUpdatesSchema,
+  PacketRoutingSchema,
+  PacketDataSchema,
+  InviteDataSchema,
+  ChannelRefDataSchema,
+  InviteRejectDataSchema,
+  ChannelEndDataSchema,
+  ExpectationViolatedDataSchema,
+  ContextSetDataSchema,
+  TaskCancelDataSchema,
+  EVENT_DATA_SCHEMAS,
+} from './event-data.js';
+export type {
+  TextData,
+  ContextUpdates,
+  PacketRouting,
+  PacketData,
+  InviteData,
+  ChannelRefData,
+  InviteRejectData,
+  ChannelEndData,
+  ExpectationViolatedData,
+  ContextSetData,
+  TaskCancelData,
+} from './event-data.js';
+export {
+  Priority,
+  PrioritySchema,
+  TimestampSchema,
+  EventTypeSchema,
+  EnvelopeSchema,
+  createEnvelope,
+  visibleTo,
+} from './envelope.js';
+export type { Envelope, EnvelopeInput } from './envelope.js';
+export { IdSchema, createIdFactory, newId, isId, parseHubUrn } from './ids.js';
+export type { Id, IdFactory } from './ids.js';
+export {
+  ErrorCode,
+  WireErrorSchema,
+  NetworkError,
+  NotFoundError,
+  AccessDeniedError,
+  AuthError,
+  ProtocolError,
+  InboxFullError,
+  InboxFullError as InboxFull,
+  InvalidRequestError,
+  InternalError,
+  errorFromWire,
+  toNetworkError,
+} from './errors.js';
+export type { WireError, NetworkErrorOptions } from './errors.js';
+export {
+  ChannelState,
+  ChannelStateSchema,
+  isTerminalChannelState,
+  ParticipantRole,
+  ParticipantRoleSchema,
+  ParticipantSchema,
+  ParticipantRulesSchema,
+  ExpectationSchema,
+  ChannelManifestSchema,
+  ChannelMetadataSchema,
+  participantIds,
+  isParticipant,
+} from './channel.js';
+export type {
+  Participant,
+  ParticipantRules,
+  Expectation,
+  ChannelManifest,
+  ChannelManifestInput,
+  ChannelMetadata,
+  ChannelMetadataInput,
+} from './channel.js';
+export {
+  PASSPORT_KINDS,
+  PassportKindSchema,
+  AuthBlockSchema,
+  CostProfileSchema,
+  PassportSchema,
+  effectiveKind,
+  ObservedStatSchema,
+  ResumeExampleSchema,
+  ResumeSchema,
+} from './identity.js';
+export type {
+  PassportKind,
+  AuthBlock,
+  CostProfile,
+  Passport,
+  PassportInput,
+  ObservedStat,
+  ResumeExample,
+  Resume,
+  ResumeInput,
+} from './identity.js';
+export { parseDuration, DurationSchema } from './duration.js';
+export type { Duration } from './duration.js';
+export {
+  ChannelTypeAccessSchema,
+  AccessBlockSchema,
+  RateBlockSchema,
+  InboxBlockSchema,
+  LimitsBlockSchema,
+  RuleSchema,
+  defaultRule,
+} from './rule.js';
+export type { ChannelTypeAccess, AccessBlock, RateBlock, InboxBlock, LimitsBlock, Rule, RuleInput } from './rule.js';
+export { HandoffSchema, FinishSchema, handoff, finish } from './handoff.js';
+export type { Handoff, Finish } from './handoff.js';
+export {
+  TaskState,
+  TaskStateSchema,
+  TERMINAL_TASK_STATES,
+  isTerminalTaskState,
+  TaskSpecSchema,
+  TaskMetadataSchema,
+} from './task.js';
+export type { TaskSpec, TaskMetadata, TaskMetadataInput } from './task.js';
+export { repr } from './repr.js';
+export { encodeAg2Json, encodeAg2Envelope, toAg2Dict } from './ag2-json.js';
+export { WIRE_SCHEMAS } from './wire.js';
+export type { WireTypeName } from './wire.js';

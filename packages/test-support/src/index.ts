@@ -1,0 +1,21 @@
+/**
+ * Test kit: a real nats-server per test file, a 3-node cluster for reliability tests, unique names and waiters.
+ *
+ * @example
+ * ```ts
+ * import { startNatsServer, uniqueName } from '@ag2net/test-support';
+ *
+ * const nats = await startNatsServer(); // random port, temporary JetStream store
+ * const prefix = uniqueName('hub');
+ * // … connect to nats.url …
+ * await nats.stop();
+ * ```
+ */
+export { findNatsServer, NatsServerUnavailableError } from './binary.js';
+export { startNatsServer } from './server.js';
+export type { NatsServer, NatsServerOptions } from './server.js';
+export { startNatsCluster } from './cluster.js';
+export type { NatsCluster } from './cluster.js';
+export { uniqueName } from './names.js';
+export { waitFor } from './wait.js';
+export type { WaitOptions } from './wait.js';
