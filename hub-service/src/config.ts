@@ -1,0 +1,84 @@
+import { DEFAULT_PREFIX, PrefixSchema } from '@ag2net/protocol';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+const int = (min: number) => z.coerce.number().int().min(min);
+
+/** hub-service configuration, from flags and then the environment. */
+export const HubServiceConfigSchema = z.strictObject({
+  natsUrl: z.string().min(1).default('nats://127.0.0.1:4222'),
+  prefix: PrefixSchema.default(DEFAULT_PREFIX),
+  hubId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
+  creds: z.string().min(1).optional(),
+  user: z.string().min(1).optional(),
+  password: z.string().min(1).optional(),
+  token: z.string().min(1).optional(),
+  leaseTtlMs: int(300).default(6000),
+  inviteAckTimeoutMs: int(1).default(30_000),
+  sweepIntervalMs: int(0).default(1000),
+  replicas: int(1).max(5).default(1),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
+});
+export type HubServiceConfig = z.infer<typeof HubServiceConfigSchema>;
+
+/** Flag → environment variable, for the usage text and for reading the environment. */
+const SOURCES = {
+  natsUrl: ['nats-url', 'NATS_URL'],
+  prefix: ['prefix', 'AG2NET_PREFIX'],
+  hubId: ['hub-id', 'AG2NET_HUB_ID'],
+  creds: ['creds', 'NATS_CREDS'],
+  user: ['user', 'NATS_USER'],
+  password: ['password', 'NATS_PASSWORD'],
+  token: ['token', 'NATS_TOKEN'],
+  leaseTtlMs: ['lease-ttl-ms', 'AG2NET_LEASE_TTL_MS'],
+  inviteAckTimeoutMs: ['invite-ack-timeout-ms', 'AG2NET_INVITE_ACK_TIMEOUT_MS'],
+  sweepIntervalMs: ['sweep-interval-ms', 'AG2NET_SWEEP_INTERVAL_MS'],
+  replicas: ['replicas', 'AG2NET_REPLICAS'],
+  logLevel: ['log-level', 'LOG_LEVEL'],
+} as const satisfies Record<keyof HubServiceConfig, readonly [string, string]>;
+
+/** Thrown on bad flags or environment; the message is meant for the person starting the service. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const USAGE = [
+  'usage: ag2net-hub [options]',
+  '',
+  ...Object.entries(SOURCES).map(([, [flag, env]]) => `  --${flag.padEnd(24)} (env ${env})`),
+  '  --help',
+].join('\n');
+
+/** Reads the configuration: a flag wins over its environment variable; unset values take their defaults. */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): HubServiceConfig | 'help' {
+  const options = Object.fromEntries(
+    Object.values(SOURCES).map(([flag]) => [flag, { type: 'string' as const }]),
+  ) as Record<string, { type: 'string' }>;
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options: { ...options, help: { type: 'boolean' } }, strict: true }).values;
+  } catch (err) {
+    throw new ConfigError(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+  }
+  if (values['help'] === true) return 'help';
+  const raw: Record<string, string> = {};
+  for (const [key, [flag, name]] of Object.entries(SOURCES)) {
+    const value = values[flag] ?? env[name];
+    if (typeof value === 'string' && value !== '') raw[key] = value;
+  }
+  const parsed = HubServiceConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const key = String(i.path[0]) as keyof typeof SOURCES;
+      const [flag, name] = SOURCES[key] ?? [key, key];
+      return `  --${flag} (${name}): ${i.message}`;
+    });
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

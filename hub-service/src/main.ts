@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+import { startHub } from '@ag2net/hub';
+import { connect, credsAuthenticator, type ConnectionOptions } from '@nats-io/transport-node';
+import { readFile } from 'node:fs/promises';
+import { pino } from 'pino';
+import { ConfigError, USAGE, loadConfig, type HubServiceConfig } from './config.js';
+
+async function main(): Promise<number> {
+  let config: HubServiceConfig | 'help';
+  try {
+    config = loadConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (config === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const log = pino({ name: 'hub-service', level: config.logLevel });
+  const nc = await connect(await connectionOptions(config));
+  log.info({ server: nc.getServer(), prefix: config.prefix }, 'connected to NATS');
+  const hub = await startHub({
+    connection: nc,
+    prefix: config.prefix,
+    ...(config.hubId === undefined ? {} : { hubId: config.hubId }),
+    logger: log,
+    leaseTtlMs: config.leaseTtlMs,
+    inviteAckTimeoutMs: config.inviteAckTimeoutMs,
+    sweepIntervalMs: config.sweepIntervalMs,
+    replicas: config.replicas,
+    awaitActive: false,
+  });
+  log.info({ hubId: hub.hubId }, hub.role === 'active' ? 'active' : 'started as standby; waiting for the lease');
+  void hub.whenActive().then(() => log.info({ hubId: hub.hubId, epoch: hub.epoch }, 'serving'));
+
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) {
+        log.warn({ signal }, 'second signal; exiting now');
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      log.info({ signal }, 'stopping: no new admissions, draining, releasing the lease');
+      void hub
+        .close()
+        .then(() => nc.drain())
+        .then(() => {
+          log.info({}, 'stopped');
+          resolve(0);
+        })
+        .catch((err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          resolve(1);
+        });
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+}
+
+async function connectionOptions(config: HubServiceConfig): Promise<ConnectionOptions> {
+  const options: ConnectionOptions = {
+    servers: config.natsUrl.split(','),
+    name: `ag2net-hub${config.hubId === undefined ? '' : `-${config.hubId}`}`,
+    maxReconnectAttempts: -1,
+  };
+  if (config.creds !== undefined) {
+    options.authenticator = credsAuthenticator(await readFile(config.creds));
+  }
+  if (config.user !== undefined) options.user = config.user;
+  if (config.password !== undefined) options.pass = config.password;
+  if (config.token !== undefined) options.token = config.token;
+  return options;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`hub-service failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,113 @@
+import {
+  HUB_OPS,
+  InternalError,
+  RpcReplySchema,
+  errorFromWire,
+  hubNames,
+  newId,
+  type HubNames,
+  type HubOp,
+  type HubRequest,
+  type HubResponse,
+} from '@ag2net/protocol';
+import { errors, type NatsConnection } from '@nats-io/transport-node';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Default time to wait for one RPC attempt, in ms. */
+export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+
+/** Options of every call: cancellation and time limits. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Time for one attempt, in ms; default `DEFAULT_RPC_TIMEOUT_MS` (channel creation waits for the handshake). */
+  readonly timeout?: number;
+}
+
+/** Options of `HubRpc`. */
+export interface HubRpcOptions {
+  /** The hub's prefix; default `ag2`. */
+  readonly prefix?: string;
+  /** How long to keep retrying when no hub answers (failover), in ms; default 30 000. */
+  readonly retryForMs?: number;
+}
+
+/** The hub could not be reached in time: no responder or every attempt timed out. Local, never on the wire. */
+export class HubUnavailableError extends Error {
+  override readonly name = 'HubUnavailableError';
+}
+
+/**
+ * Typed request/reply to the hub. Requests are validated before they leave, replies when they arrive; a hub error
+ * is rethrown as its typed `NetworkError`. When no hub answers (failover in progress) or an attempt times out, the
+ * same request is sent again until `retryForMs` runs out: posts carry a client-minted envelope id, so a retried post
+ * is admitted once.
+ */
+export class HubRpc {
+  readonly names: HubNames;
+  readonly #nc: NatsConnection;
+  readonly #retryForMs: number;
+
+  constructor(nc: NatsConnection, options: HubRpcOptions = {}) {
+    this.#nc = nc;
+    this.names = hubNames(options.prefix);
+    this.#retryForMs = options.retryForMs ?? 30_000;
+  }
+
+  /** Calls `op` as `callerId` (required for operations whose subject carries the caller). */
+  async call<Op extends HubOp>(
+    op: Op,
+    request: HubRequest<Op>,
+    callerId?: string,
+    options: CallOptions = {},
+  ): Promise<HubResponse<Op>> {
+    const spec = HUB_OPS[op];
+    if (spec.caller && callerId === undefined) throw new TypeError(`${op} needs the caller's agent id`);
+    const body = spec.request.parse(op === 'post' ? withEnvelopeId(request) : request);
+    const subject = this.names.rpc(op, spec.caller ? callerId : undefined);
+    const payload = JSON.stringify(body);
+    const deadline = Date.now() + this.#retryForMs;
+    for (let attempt = 0; ; attempt += 1) {
+      options.signal?.throwIfAborted();
+      try {
+        const msg = await this.#nc.request(subject, payload, { timeout: options.timeout ?? DEFAULT_RPC_TIMEOUT_MS });
+        return decodeReply(op, msg.string());
+      } catch (err) {
+        if (!isRetryable(err)) throw err;
+        if (Date.now() >= deadline) {
+          throw new HubUnavailableError(`no hub answered ${op} within ${this.#retryForMs} ms`, { cause: err });
+        }
+        await sleep(Math.min(50 * 2 ** attempt, 1000), undefined, { signal: options.signal });
+      }
+    }
+  }
+}
+
+/** A post without an envelope id gets one here, so that every retry of it carries the same id. */
+function withEnvelopeId(request: unknown): unknown {
+  if (typeof request !== 'object' || request === null) return request;
+  if ('envelope_id' in request && typeof request.envelope_id === 'string' && request.envelope_id !== '') return request;
+  return { ...request, envelope_id: newId() };
+}
+
+function isRetryable(err: unknown): boolean {
+  if (err instanceof errors.TimeoutError) return true;
+  if (err instanceof errors.RequestError) return err.isNoResponders();
+  if (err instanceof errors.NoRespondersError) return true;
+  return false;
+}
+
+function decodeReply<Op extends HubOp>(op: Op, text: string): HubResponse<Op> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new InternalError(`hub sent a reply to ${op} that is not JSON`, { cause: err });
+  }
+  const reply = RpcReplySchema.safeParse(json);
+  if (!reply.success) throw new InternalError(`hub sent a malformed reply to ${op}`, { cause: reply.error });
+  if (!reply.data.ok) throw errorFromWire(reply.data.error);
+  const result = HUB_OPS[op].response.safeParse(reply.data.result);
+  if (!result.success) throw new InternalError(`hub sent an invalid ${op} result`, { cause: result.error });
+  // The schema looked up by `op` is the one `HubResponse<Op>` is inferred from; TypeScript cannot follow the index.
+  return result.data as HubResponse<Op>;
+}

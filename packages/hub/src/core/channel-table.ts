@@ -1,0 +1,56 @@
+import { ChannelMetadataSchema, NotFoundError, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
+import type { KV } from '@nats-io/kv';
+import type { ChannelRuntime } from './channel-runtime.js';
+
+/** The channels of one hub: runtimes in memory, metadata in the KV bucket `<PREFIX>_channels` (key = channel id). */
+export class ChannelTable {
+  readonly #channels = new Map<string, ChannelRuntime>();
+
+  constructor(private readonly kv: KV) {}
+
+  get(channelId: string): ChannelRuntime | undefined {
+    return this.#channels.get(channelId);
+  }
+
+  /** The runtime of a known channel; `NotFoundError` "channel not found: <id>" otherwise. */
+  require(channelId: string): ChannelRuntime {
+    const rt = this.#channels.get(channelId);
+    if (rt === undefined) throw new NotFoundError(`channel not found: ${channelId}`);
+    return rt;
+  }
+
+  set(rt: ChannelRuntime): void {
+    this.#channels.set(rt.metadata.channel_id, rt);
+  }
+
+  clear(): void {
+    this.#channels.clear();
+  }
+
+  /** Writes the channel's metadata to KV. */
+  async persist(metadata: ChannelMetadata): Promise<void> {
+    await this.kv.put(metadata.channel_id, JSON.stringify(metadata));
+  }
+
+  /** Every metadata record in KV (for hydrate). */
+  async loadMetadata(): Promise<ChannelMetadata[]> {
+    const out: ChannelMetadata[] = [];
+    for await (const key of await this.kv.keys()) {
+      const entry = await this.kv.get(key);
+      if (entry !== null && entry.operation === 'PUT') out.push(ChannelMetadataSchema.parse(entry.json()));
+    }
+    return out;
+  }
+
+  /** Every channel in id order (ids are ULIDs, so creation order). */
+  all(): ChannelRuntime[] {
+    return [...this.#channels.values()].sort((a, b) =>
+      a.metadata.channel_id < b.metadata.channel_id ? -1 : a.metadata.channel_id > b.metadata.channel_id ? 1 : 0,
+    );
+  }
+
+  /** Channels that are pending, active or closing. */
+  open(): ChannelRuntime[] {
+    return this.all().filter((rt) => !isTerminalChannelState(rt.metadata.state));
+  }
+}

@@ -1,0 +1,40 @@
+import type { AdapterRegistry } from '@ag2net/adapters';
+import type { HubNames, IdFactory } from '@ag2net/protocol';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { HubResources } from '../nats/provision.js';
+import type { WalReader, WalWriter } from '../nats/wal.js';
+import type { KeyedSerial } from '../serial.js';
+import type { ChannelTable } from './channel-table.js';
+import type { AgentRegistry } from './registry.js';
+import type { ChannelWaiters } from './waiters.js';
+
+/** Everything the hub's operations share. Built once per hub; the parts that change with leadership are fields. */
+export interface HubContext {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly names: HubNames;
+  readonly resources: HubResources;
+  readonly registry: AgentRegistry;
+  readonly channels: ChannelTable;
+  readonly adapters: AdapterRegistry;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly ids: IdFactory;
+  readonly writer: WalWriter;
+  readonly reader: WalReader;
+  /** Per-channel serialization of everything that appends to a channel's WAL. */
+  readonly serial: KeyedSerial;
+  readonly waiters: ChannelWaiters;
+  /** How long invitees have to ack, in ms. */
+  readonly inviteAckTimeoutMs: number;
+  /** The writer's lease epoch, stamped into every WAL message. */
+  epoch: number;
+  /** Stream sequence up to which the delivery consumer has fanned the WAL out to inboxes. */
+  deliveredThrough: number;
+  /** Task ids already counted by `recordObservation` (AG2 keeps this in memory too). */
+  readonly observedTasks: Set<string>;
+}

@@ -1,0 +1,144 @@
+import { buildParticipants } from '@ag2net/adapters';
+import {
+  AccessDeniedError,
+  ChannelMetadataSchema,
+  ChannelState,
+  EV_CHANNEL_INVITE,
+  NotFoundError,
+  ProtocolError,
+  createEnvelope,
+  isTerminalChannelState,
+  parseDuration,
+  repr,
+  type ChannelMetadata,
+  type HubRequestParsed,
+} from '@ag2net/protocol';
+import { isoAt } from '../clock.js';
+import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
+import type { HubContext } from './context.js';
+import { matchesAny } from './glob.js';
+import { activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
+
+type CreateRequest = HubRequestParsed<'createChannel'>;
+
+/**
+ * Opens a channel (AG2's `create_channel`, same checks and messages): the creator is registered; participants are
+ * listed once and registered; an adapter exists; the rules allow it; the adapter accepts the participants and knobs.
+ * Then every invitee gets an invite, and the call resolves once all have acked, or fails when one rejects or the ack
+ * timeout passes. A retry with the same `channel_id` waits for the channel it already created.
+ */
+export async function createChannel(ctx: HubContext, creatorId: string, req: CreateRequest): Promise<ChannelMetadata> {
+  const creator = ctx.registry.get(creatorId);
+  if (creator === undefined) throw new NotFoundError(`creator not registered: ${creatorId}`);
+  if (req.channel_id !== null) {
+    const existing = ctx.channels.get(req.channel_id);
+    if (existing !== undefined) return awaitExisting(ctx, existing, creatorId);
+  }
+  if (req.participants.length === 0) throw new ProtocolError('channel requires at least one participant');
+  const seen = new Set<string>();
+  for (const p of req.participants) {
+    if (seen.has(p)) throw new ProtocolError(`participant listed twice: ${repr(p)}`);
+    seen.add(p);
+    if (p !== creatorId && ctx.registry.get(p) === undefined)
+      throw new NotFoundError(`participant not registered: ${p}`);
+  }
+  const adapter = ctx.adapters.get(req.type, req.version);
+  const invitees = req.participants.filter((p) => p !== creatorId);
+  checkOpenRules(ctx, creatorId, invitees);
+
+  const nowMs = ctx.clock.now();
+  const ttlSeconds = parseDuration(req.ttl ?? creator.rule.limits.channel_ttl_default);
+  const metadata = ChannelMetadataSchema.parse({
+    channel_id: req.channel_id ?? ctx.ids(nowMs),
+    manifest: adapter.manifest,
+    creator_id: creatorId,
+    participants: buildParticipants(creatorId, invitees, isoAt(nowMs)),
+    state: ChannelState.Pending,
+    created_at: isoAt(nowMs),
+    expires_at: ttlSeconds > 0 ? isoAt(nowMs + ttlSeconds * 1000) : null,
+    knobs: { ...req.knobs },
+    labels: req.intent === null ? { ...req.labels } : { ...req.labels, intent: req.intent },
+    pending_acks: invitees,
+  });
+  adapter.validateCreate(metadata);
+  const rt = newRuntime(metadata, adapter, adapter.initialState(metadata));
+  ctx.channels.set(rt);
+  await ctx.channels.persist(metadata);
+  ctx.logger.info({ channelId: metadata.channel_id, type: req.type, creatorId }, 'channel created');
+
+  const opened = ctx.waiters.untilOpen(metadata.channel_id);
+  await ctx.serial.run(metadata.channel_id, async () => {
+    if (invitees.length === 0) {
+      await activateLocked(ctx, rt);
+      return;
+    }
+    try {
+      for (const invitee of invitees) await appendLocked(ctx, rt, invite(rt, invitee));
+    } catch (err) {
+      opened.catch(() => undefined);
+      await beginCloseLocked(ctx, rt, 'invite_failed').catch(() => undefined);
+      throw err;
+    }
+  });
+  return opened;
+}
+
+function invite(rt: ChannelRuntime, invitee: string) {
+  const m = rt.metadata;
+  return createEnvelope({
+    channel_id: m.channel_id,
+    sender_id: m.creator_id,
+    audience: [invitee],
+    event_type: EV_CHANNEL_INVITE,
+    event_data: {
+      channel_id: m.channel_id,
+      manifest_type: m.manifest.type,
+      manifest_version: m.manifest.version,
+      creator_id: m.creator_id,
+      knobs: m.knobs,
+      labels: m.labels,
+    },
+  });
+}
+
+async function awaitExisting(ctx: HubContext, rt: ChannelRuntime, creatorId: string): Promise<ChannelMetadata> {
+  const { metadata } = rt;
+  if (metadata.creator_id !== creatorId) {
+    throw new ProtocolError(`channel id ${repr(metadata.channel_id)} is already taken`);
+  }
+  if (metadata.state === ChannelState.Pending) return ctx.waiters.untilOpen(metadata.channel_id);
+  if (metadata.state === ChannelState.Active) return metadata;
+  const cid = repr(metadata.channel_id);
+  const reason = metadata.close_reason;
+  if (isTerminalChannelState(metadata.state) || metadata.state === ChannelState.Closing) {
+    throw new ProtocolError(
+      reason === 'invite_timeout' ? `channel ${cid} ack timeout` : `channel ${cid} closed during handshake: ${reason}`,
+    );
+  }
+  return metadata;
+}
+
+/** AG2's rule-based channel-open check: invitees accept the creator, the creator may reach them, and its cap. */
+function checkOpenRules(ctx: HubContext, creatorId: string, invitees: readonly string[]): void {
+  const creator = ctx.registry.require(creatorId);
+  for (const id of invitees) {
+    const invitee = ctx.registry.require(id);
+    if (!matchesAny(creator.passport.name, invitee.rule.access.inbound_from)) {
+      throw new AccessDeniedError(
+        `invitee ${repr(invitee.passport.name)} does not accept inbound from ${repr(creator.passport.name)}`,
+      );
+    }
+    if (!matchesAny(invitee.passport.name, creator.rule.access.outbound_to)) {
+      throw new AccessDeniedError(
+        `sender ${repr(creator.passport.name)} not permitted to send to ${repr(invitee.passport.name)}`,
+      );
+    }
+  }
+  const cap = creator.rule.limits.max_concurrent_channels;
+  if (cap > 0) {
+    const active = ctx.channels.open().filter((rt) => rt.metadata.creator_id === creatorId).length;
+    if (active >= cap) {
+      throw new AccessDeniedError(`creator ${repr(creatorId)} exceeded max_concurrent_channels (${active} >= ${cap})`);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import {
+  ChannelState,
+  ChannelEndDataSchema,
+  EV_CHANNEL_CLOSED,
+  EV_CHANNEL_EXPIRED,
+  EV_CHANNEL_INVITE_ACK,
+  EV_CHANNEL_INVITE_REJECT,
+  EV_CHANNEL_OPENED,
+  isProtocolEvent,
+  type Envelope,
+} from '@ag2net/protocol';
+import { applyAppended, newRuntime, type ChannelRuntime } from './channel-runtime.js';
+import type { HubContext } from './context.js';
+import { beginCloseLocked, finishCloseLocked } from './lifecycle.js';
+
+/**
+ * Rebuilds the hub's whole state from NATS alone: the registry from KV, channel metadata from KV, then one pass
+ * over the WAL that folds every channel's adapter state and rebuilds its indexes. The WAL is the truth: handshake
+ * and lifecycle envelopes in it win over metadata that a crash left stale. Closing channels resume their drain.
+ */
+export async function hydrate(ctx: HubContext): Promise<void> {
+  await ctx.registry.load();
+  ctx.channels.clear();
+  for (const metadata of await ctx.channels.loadMetadata()) {
+    const adapter = ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null;
+    let state = null;
+    try {
+      state = adapter?.initialState(metadata) ?? null;
+    } catch (err) {
+      ctx.logger.error({ err, channelId: metadata.channel_id }, 'stored channel has knobs its adapter rejects');
+    }
+    ctx.channels.set(newRuntime(metadata, adapter, state));
+  }
+  const lastSubstantive = new Map<string, Envelope>();
+  let count = 0;
+  for await (const entry of ctx.reader.all()) {
+    const rt = ctx.channels.get(entry.envelope.channel_id);
+    if (rt === undefined) {
+      ctx.logger.warn({ channelId: entry.envelope.channel_id }, 'WAL entry of a channel without metadata');
+      continue;
+    }
+    applyAppended(rt, entry.envelope, entry.streamSeq);
+    reconcile(rt, entry.envelope);
+    if (!isProtocolEvent(entry.envelope.event_type)) lastSubstantive.set(rt.metadata.channel_id, entry.envelope);
+    count += 1;
+  }
+  const info = await ctx.jsm.consumers.info(ctx.names.walStream, ctx.names.deliveryConsumer);
+  ctx.deliveredThrough = info.ack_floor.stream_seq;
+  for (const rt of ctx.channels.open()) await resumeLifecycle(ctx, rt, lastSubstantive.get(rt.metadata.channel_id));
+  ctx.logger.info({ agents: ctx.registry.size, channels: ctx.channels.all().length, envelopes: count }, 'hydrated');
+}
+
+/** Applies what a handshake or lifecycle envelope says about the channel to its metadata. */
+function reconcile(rt: ChannelRuntime, envelope: Envelope): void {
+  const m = rt.metadata;
+  switch (envelope.event_type) {
+    case EV_CHANNEL_INVITE_ACK:
+      rt.metadata = { ...m, pending_acks: m.pending_acks.filter((id) => id !== envelope.sender_id) };
+      return;
+    case EV_CHANNEL_INVITE_REJECT:
+      rt.metadata = {
+        ...m,
+        pending_acks: m.pending_acks.filter((id) => id !== envelope.sender_id),
+        rejected_by: m.rejected_by.includes(envelope.sender_id)
+          ? m.rejected_by
+          : [...m.rejected_by, envelope.sender_id],
+      };
+      return;
+    case EV_CHANNEL_OPENED:
+      if (m.state === ChannelState.Pending) rt.metadata = { ...m, state: ChannelState.Active };
+      return;
+    case EV_CHANNEL_CLOSED:
+    case EV_CHANNEL_EXPIRED: {
+      const data = ChannelEndDataSchema.safeParse(envelope.event_data);
+      rt.metadata = {
+        ...m,
+        state: envelope.event_type === EV_CHANNEL_EXPIRED ? ChannelState.Expired : ChannelState.Closed,
+        close_reason: data.success ? data.data.reason : m.close_reason,
+        closed_at: envelope.created_at,
+      };
+      rt.closingAt = null;
+      rt.causation.clear();
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/**
+ * Finishes what a crash interrupted: a channel whose last envelope ends it per its adapter starts closing; a
+ * closing channel whose envelopes are all delivered ends now (otherwise the delivery consumer ends it).
+ */
+async function resumeLifecycle(ctx: HubContext, rt: ChannelRuntime, last: Envelope | undefined): Promise<void> {
+  await ctx.serial.run(rt.metadata.channel_id, async () => {
+    if (rt.metadata.state === ChannelState.Active && last !== undefined && rt.adapter !== null && rt.state !== null) {
+      const verdict = rt.adapter.onAccepted(rt.metadata, last, rt.state);
+      if (verdict.nextState === ChannelState.Closing || verdict.nextState === ChannelState.Closed) {
+        await beginCloseLocked(ctx, rt, verdict.autoCloseReason || 'closed_by_adapter');
+        return;
+      }
+    }
+    if (rt.metadata.state === ChannelState.Closing) {
+      rt.closingAt = rt.streamSeqs.length;
+      if (ctx.deliveredThrough >= rt.lastStreamSeq) await finishCloseLocked(ctx, rt);
+    }
+  });
+}

@@ -1,0 +1,103 @@
+import {
+  ChannelState,
+  EV_CHANNEL_CLOSED,
+  EV_CHANNEL_EXPIRED,
+  EV_CHANNEL_OPENED,
+  ProtocolError,
+  createEnvelope,
+  isTerminalChannelState,
+  participantIds,
+  repr,
+  type Envelope,
+  type EnvelopeInput,
+} from '@ag2net/protocol';
+import { isoAt } from '../clock.js';
+import { applyAppended, type AdmittedRef, type ChannelRuntime } from './channel-runtime.js';
+import type { HubContext } from './context.js';
+
+/**
+ * Stamps and appends an envelope to its channel's WAL, then records and folds it. The caller holds the channel's
+ * serial slot (`ctx.serial.run(channelId, …)`); nothing else appends to a channel.
+ */
+export async function appendLocked(ctx: HubContext, rt: ChannelRuntime, draft: Envelope): Promise<Envelope> {
+  const envelope: Envelope = {
+    ...draft,
+    envelope_id: draft.envelope_id === '' ? ctx.ids(ctx.clock.now()) : draft.envelope_id,
+    created_at: isoAt(ctx.clock.now()),
+    sequence: rt.streamSeqs.length + 1,
+  };
+  const streamSeq = await ctx.writer.append(envelope, rt.lastStreamSeq, ctx.epoch);
+  applyAppended(rt, envelope, streamSeq);
+  return envelope;
+}
+
+/** Appends an envelope the hub writes on the creator's behalf, to every participant. */
+export function hubEnvelope(rt: ChannelRuntime, eventType: string, data: Record<string, unknown>): Envelope {
+  const input: EnvelopeInput = {
+    channel_id: rt.metadata.channel_id,
+    sender_id: rt.metadata.creator_id,
+    audience: participantIds(rt.metadata),
+    event_type: eventType,
+    event_data: data,
+  };
+  return createEnvelope(input);
+}
+
+/** The ack an admitted envelope gets (also for a retried post of the same envelope id). */
+export function ackOf(
+  envelopeId: string,
+  ref: AdmittedRef,
+): { envelope_id: string; sequence: number; created_at: string } {
+  return { envelope_id: envelopeId, sequence: ref.sequence, created_at: ref.createdAt };
+}
+
+/** Every invitee acked: the channel becomes active and `ag2.channel.opened` goes to every participant. Locked. */
+export async function activateLocked(ctx: HubContext, rt: ChannelRuntime): Promise<void> {
+  await appendLocked(ctx, rt, hubEnvelope(rt, EV_CHANNEL_OPENED, { channel_id: rt.metadata.channel_id }));
+  rt.metadata = { ...rt.metadata, state: ChannelState.Active };
+  await ctx.channels.persist(rt.metadata);
+  ctx.waiters.opened(rt.metadata);
+  ctx.logger.info({ channelId: rt.metadata.channel_id }, 'channel opened');
+}
+
+/** The close reason of a channel whose TTL ran out; such a channel ends `expired` instead of `closed`. */
+export const TTL_EXPIRED = 'ttl_expired';
+
+/**
+ * Starts ending a channel: it admits nothing new from now on, finishes delivering what it admitted, then becomes
+ * `closed` (or `expired` for `ttl_expired`) with its close envelope. A no-op on a channel that is already closing or ended. Locked.
+ */
+export async function beginCloseLocked(ctx: HubContext, rt: ChannelRuntime, reason: string): Promise<void> {
+  const { state, channel_id: channelId } = rt.metadata;
+  if (isTerminalChannelState(state) || state === ChannelState.Closing) return;
+  if (state === ChannelState.Pending) {
+    const message =
+      reason === 'invite_timeout'
+        ? `channel ${repr(channelId)} ack timeout`
+        : `channel ${repr(channelId)} closed during handshake: ${reason}`;
+    ctx.waiters.failedToOpen(channelId, new ProtocolError(message));
+  }
+  rt.metadata = { ...rt.metadata, state: ChannelState.Closing, close_reason: reason };
+  rt.closingAt = rt.streamSeqs.length;
+  await ctx.channels.persist(rt.metadata);
+  if (ctx.deliveredThrough >= rt.lastStreamSeq) await finishCloseLocked(ctx, rt);
+}
+
+/** The drain is over: append the close envelope and mark the channel ended. Idempotent. Locked. */
+export async function finishCloseLocked(ctx: HubContext, rt: ChannelRuntime): Promise<void> {
+  if (rt.metadata.state !== ChannelState.Closing) return;
+  const final = rt.metadata.close_reason === TTL_EXPIRED ? ChannelState.Expired : ChannelState.Closed;
+  const eventType = final === ChannelState.Expired ? EV_CHANNEL_EXPIRED : EV_CHANNEL_CLOSED;
+  const reason = rt.metadata.close_reason;
+  const closeEnvelope = await appendLocked(
+    ctx,
+    rt,
+    hubEnvelope(rt, eventType, { reason, channel_id: rt.metadata.channel_id }),
+  );
+  rt.metadata = { ...rt.metadata, state: final, closed_at: closeEnvelope.created_at };
+  rt.closingAt = null;
+  rt.causation.clear();
+  await ctx.channels.persist(rt.metadata);
+  ctx.waiters.ended(rt.metadata);
+  ctx.logger.info({ channelId: rt.metadata.channel_id, reason, state: final }, 'channel ended');
+}

@@ -1,0 +1,181 @@
+import {
+  NotFoundError,
+  PassportSchema,
+  ProtocolError,
+  ResumeSchema,
+  RuleSchema,
+  defaultRule,
+  effectiveKind,
+  repr,
+  type Passport,
+  type PassportKind,
+  type Resume,
+  type Rule,
+} from '@ag2net/protocol';
+import type { KV } from '@nats-io/kv';
+
+/** One registered agent as the hub holds it. */
+export interface AgentRecord {
+  passport: Passport;
+  resume: Resume;
+  rule: Rule;
+  skill: string | null;
+}
+
+/** Filters of `list`. */
+export interface ListAgentsFilter {
+  readonly capability: string | null;
+  readonly query: string | null;
+  readonly kind: PassportKind | null;
+  readonly sortBy: 'name' | null;
+  readonly limit: number;
+}
+
+const PARTS = ['passport', 'resume', 'rule', 'skill'] as const;
+
+/**
+ * The agents of one hub: an in-memory index over the KV bucket `<PREFIX>_agents` (keys `<agent_id>.passport`,
+ * `.resume`, `.rule`, `.skill`). Writes go to KV first, then to memory.
+ */
+export class AgentRegistry {
+  readonly #byId = new Map<string, AgentRecord>();
+  readonly #byName = new Map<string, string>();
+
+  constructor(private readonly kv: KV) {}
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** Rebuilds the index from KV. */
+  async load(): Promise<void> {
+    this.#byId.clear();
+    this.#byName.clear();
+    const ids = new Set<string>();
+    for await (const key of await this.kv.keys()) ids.add(key.slice(0, key.lastIndexOf('.')));
+    for (const id of [...ids].sort()) {
+      const passportEntry = await this.kv.get(`${id}.passport`);
+      if (passportEntry === null || passportEntry.operation !== 'PUT') continue;
+      const passport = PassportSchema.parse(passportEntry.json());
+      const resume = await this.#read(`${id}.resume`, (v) => ResumeSchema.parse(v));
+      const rule = await this.#read(`${id}.rule`, (v) => RuleSchema.parse(v));
+      const skillEntry = await this.kv.get(`${id}.skill`);
+      const skill = skillEntry !== null && skillEntry.operation === 'PUT' ? skillEntry.string() : null;
+      this.#index({ passport, resume: resume ?? ResumeSchema.parse({}), rule: rule ?? defaultRule(), skill });
+    }
+  }
+
+  async #read<T>(key: string, parse: (value: unknown) => T): Promise<T | null> {
+    const entry = await this.kv.get(key);
+    return entry !== null && entry.operation === 'PUT' ? parse(entry.json()) : null;
+  }
+
+  #index(record: AgentRecord): void {
+    const id = record.passport.agent_id;
+    if (id === null) return;
+    this.#byId.set(id, record);
+    this.#byName.set(record.passport.name, id);
+  }
+
+  /** Registers a stamped passport; a name already taken by another id is a `ProtocolError` (AG2's message). */
+  async add(record: AgentRecord): Promise<AgentRecord> {
+    const id = record.passport.agent_id;
+    if (id === null) throw new TypeError('passport must be stamped before it is added');
+    const existing = this.#byName.get(record.passport.name);
+    if (existing !== undefined && existing !== id) {
+      throw new ProtocolError(
+        `name ${repr(record.passport.name)} already registered (agent_id=${existing}); unregister it before re-registering.`,
+      );
+    }
+    await this.kv.put(`${id}.passport`, JSON.stringify(record.passport));
+    await this.kv.put(`${id}.resume`, JSON.stringify(record.resume));
+    await this.kv.put(`${id}.rule`, JSON.stringify(record.rule));
+    if (record.skill !== null) await this.kv.put(`${id}.skill`, record.skill);
+    this.#index(record);
+    return record;
+  }
+
+  async remove(agentId: string): Promise<AgentRecord> {
+    const record = this.require(agentId);
+    for (const part of PARTS) await this.kv.purge(`${agentId}.${part}`);
+    this.#byId.delete(agentId);
+    this.#byName.delete(record.passport.name);
+    return record;
+  }
+
+  async setResume(agentId: string, resume: Resume): Promise<Resume> {
+    const record = this.require(agentId);
+    await this.kv.put(`${agentId}.resume`, JSON.stringify(resume));
+    record.resume = resume;
+    return resume;
+  }
+
+  async setRule(agentId: string, rule: Rule): Promise<Rule> {
+    const record = this.require(agentId);
+    await this.kv.put(`${agentId}.rule`, JSON.stringify(rule));
+    record.rule = rule;
+    return rule;
+  }
+
+  async setSkill(agentId: string, skill: string | null): Promise<void> {
+    const record = this.require(agentId);
+    if (skill === null) await this.kv.purge(`${agentId}.skill`);
+    else await this.kv.put(`${agentId}.skill`, skill);
+    record.skill = skill;
+  }
+
+  get(agentId: string): AgentRecord | undefined {
+    return this.#byId.get(agentId);
+  }
+
+  /** The record of a registered agent; `NotFoundError` "agent not registered: <id>" otherwise. */
+  require(agentId: string): AgentRecord {
+    const record = this.#byId.get(agentId);
+    if (record === undefined) throw new NotFoundError(`agent not registered: ${agentId}`);
+    return record;
+  }
+
+  idForName(name: string): string | null {
+    return this.#byName.get(name) ?? null;
+  }
+
+  /** By name first, then by id (AG2's `get_agent`). */
+  lookup(nameOrId: string): AgentRecord | undefined {
+    const id = this.#byName.get(nameOrId);
+    return id !== undefined ? this.#byId.get(id) : this.#byId.get(nameOrId);
+  }
+
+  nameOf(agentId: string): string {
+    return this.#byId.get(agentId)?.passport.name ?? agentId;
+  }
+
+  /** AG2's `list_agents`: agent-id order, filtered, optionally sorted by name, then limited. */
+  list(filter: ListAgentsFilter): Passport[] {
+    const query = filter.query?.toLowerCase() ?? null;
+    let records = this.all().filter((r) => {
+      if (filter.kind !== null && effectiveKind(r.passport) !== filter.kind) return false;
+      if (filter.capability !== null && !capabilitiesOf(r.resume).has(filter.capability)) return false;
+      if (query !== null && !r.resume.summary.toLowerCase().includes(query)) return false;
+      return true;
+    });
+    if (filter.sortBy === 'name') records = records.sort((a, b) => a.passport.name.localeCompare(b.passport.name));
+    return records.slice(0, filter.limit).map((r) => r.passport);
+  }
+
+  /**
+   * Every record in agent-id order. Ids are ULIDs, so this is registration order for hub-minted ids, and it is the
+   * same order after a restart, whatever order KV returns keys in.
+   */
+  all(): AgentRecord[] {
+    return [...this.#byId.values()].sort((a, b) => compareIds(a.passport.agent_id, b.passport.agent_id));
+  }
+}
+
+/** Claimed and observed capabilities of a resume. */
+export function capabilitiesOf(resume: Resume): Set<string> {
+  return new Set([...resume.claimed_capabilities, ...Object.keys(resume.observed)]);
+}
+
+function compareIds(a: string | null, b: string | null): number {
+  return (a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0;
+}

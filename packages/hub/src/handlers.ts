@@ -1,0 +1,67 @@
+import { ChannelState, type Health } from '@ag2net/protocol';
+import { closeChannel, canSend, findByCausation, listChannels, pendingTurnsFor, readWal } from './core/channel-ops.js';
+import {
+  getAgent,
+  getResume,
+  getRule,
+  recordObservation,
+  register,
+  setResume,
+  setRule,
+  unregister,
+} from './core/agent-ops.js';
+import { postEnvelope } from './core/admission.js';
+import type { HubContext } from './core/context.js';
+import { createChannel } from './core/create-channel.js';
+import type { HubHandlers } from './rpc-server.js';
+
+/** Maps each RPC operation onto the hub's core. */
+export function buildHandlers(ctx: HubContext, health: () => Health): HubHandlers {
+  return {
+    register: async (req) => ({ passport: await register(ctx, req) }),
+    unregister: async (_req, caller) => {
+      await unregister(ctx, caller);
+      return {};
+    },
+    getAgent: (req) => ({ passport: getAgent(ctx, req.name_or_id) }),
+    getResume: (req) => ({ resume: getResume(ctx, req.agent_id) }),
+    getSkill: (req) => ({ skill_md: ctx.registry.get(req.agent_id)?.skill ?? null }),
+    getRule: (req) => ({ rule: getRule(ctx, req.agent_id) }),
+    findAgentId: (req) => ({ agent_id: ctx.registry.idForName(req.name) }),
+    listAgents: (req) => ({
+      agents: ctx.registry.list({
+        capability: req.capability,
+        query: req.query,
+        kind: req.kind,
+        sortBy: req.sort_by,
+        limit: req.limit,
+      }),
+    }),
+    setResume: async (req, caller) => ({ resume: await setResume(ctx, caller, req.resume) }),
+    setSkill: async (req, caller) => {
+      ctx.registry.require(caller);
+      await ctx.registry.setSkill(caller, req.skill_md);
+      return {};
+    },
+    setRule: async (req, caller) => ({ rule: await setRule(ctx, caller, req.rule) }),
+    recordObservation: async (req, caller) => ({ resume: await recordObservation(ctx, caller, req) }),
+    createChannel: async (req, caller) => ({ channel: await createChannel(ctx, caller, req) }),
+    getChannel: (req) => ({ channel: ctx.channels.require(req.channel_id).metadata }),
+    listChannels: (req) => ({ channels: listChannels(ctx, req) }),
+    closeChannel: async (req, caller) => ({ channel: await closeChannel(ctx, caller, req.channel_id, req.reason) }),
+    post: (req, caller) => postEnvelope(ctx, caller, req),
+    readWal: (req, caller) => readWal(ctx, caller, req),
+    findEnvelopeByCausation: async (req, caller) => ({ envelope: await findByCausation(ctx, caller, req) }),
+    canSend: (req, caller) => ({ allowed: canSend(ctx, caller, req) }),
+    pendingTurnsFor: (_req, caller) => ({ turns: pendingTurnsFor(ctx, caller) }),
+    adapterState: (req) => ({ state: ctx.channels.require(req.channel_id).state }),
+    health: () => health(),
+  };
+}
+
+/** How many channels are pending, active or closing. */
+export function openChannelCount(ctx: HubContext): number {
+  return ctx.channels
+    .all()
+    .filter((rt) => rt.metadata.state !== ChannelState.Closed && rt.metadata.state !== ChannelState.Expired).length;
+}

@@ -1,0 +1,54 @@
+import { createDefaultAdapterRegistry, type AdapterRegistry } from '@ag2net/adapters';
+import { DEFAULT_PREFIX, newId } from '@ag2net/protocol';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { systemClock, type Clock } from './clock.js';
+import { silentLogger, type Logger } from './logger.js';
+
+/** Options of `startHub`. */
+export interface HubOptions {
+  /** NATS server URL(s) to connect to; ignored when `connection` is given. Default `nats://127.0.0.1:4222`. */
+  readonly servers?: string | string[];
+  /** An existing connection to use (the hub does not close it). */
+  readonly connection?: NatsConnection;
+  /** Namespace of this hub's subjects, streams and buckets; default `ag2`. */
+  readonly prefix?: string;
+  /** This instance's id in the lease and in logs; default a fresh ULID. */
+  readonly hubId?: string;
+  /** Time source; default the system clock. */
+  readonly clock?: Clock;
+  /** pino-compatible logger; default silent. */
+  readonly logger?: Logger;
+  /** Channel protocols; default the four built-in ones. */
+  readonly adapters?: AdapterRegistry;
+  /** How long invitees have to ack an invite, in ms; default 30 000. */
+  readonly inviteAckTimeoutMs?: number;
+  /** Lease time, in ms: a standby takes over this long after the active hub dies; default 6 000. */
+  readonly leaseTtlMs?: number;
+  /** How often sweepers run (handshake timeouts, TTLs), in ms; 0 disables the timer (call `tick()`); default 1 000. */
+  readonly sweepIntervalMs?: number;
+  /** Replicas of streams and buckets: 1 for one server, 3 for a cluster; default 1. */
+  readonly replicas?: number;
+  /** Resolve `startHub` only once this instance is the active hub (default true); false returns a standby at once. */
+  readonly awaitActive?: boolean;
+}
+
+export type ResolvedHubOptions = Required<Omit<HubOptions, 'connection'>> & {
+  readonly connection: NatsConnection | null;
+};
+
+export function withDefaults(options: HubOptions): ResolvedHubOptions {
+  return {
+    servers: options.servers ?? 'nats://127.0.0.1:4222',
+    connection: options.connection ?? null,
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    hubId: options.hubId ?? newId(),
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? silentLogger,
+    adapters: options.adapters ?? createDefaultAdapterRegistry(),
+    inviteAckTimeoutMs: options.inviteAckTimeoutMs ?? 30_000,
+    leaseTtlMs: options.leaseTtlMs ?? 6_000,
+    sweepIntervalMs: options.sweepIntervalMs ?? 1_000,
+    replicas: options.replicas ?? 1,
+    awaitActive: options.awaitActive ?? true,
+  };
+}

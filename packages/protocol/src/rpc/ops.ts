@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { ChannelMetadataSchema, ChannelStateSchema } from '../channel.js';
+import { DurationSchema } from '../duration.js';
+import { EnvelopeSchema, TimestampSchema } from '../envelope.js';
+import { IdSchema } from '../ids.js';
+import { PassportKindSchema, PassportSchema, ResumeSchema } from '../identity.js';
+import { RuleSchema } from '../rule.js';
+import { TaskStateSchema } from '../task.js';
+
+const Empty = z.strictObject({});
+const Limit = z.number().int().min(1).max(1000).default(50);
+
+/** An agent's passport, stamped by the hub (id and registration time set). */
+const AgentReply = z.strictObject({ passport: PassportSchema });
+
+/** A turn the hub expects from an agent. */
+export const PendingTurnSchema = z.strictObject({
+  channel_id: IdSchema,
+  triggering_envelope_id: IdSchema.nullable(),
+  expected_at: TimestampSchema,
+});
+export type PendingTurn = z.infer<typeof PendingTurnSchema>;
+
+/** What the hub reports about itself. */
+export const HealthSchema = z.strictObject({
+  hub_id: z.string(),
+  role: z.enum(['active', 'standby']),
+  epoch: z.number().int().min(0),
+  active_channels: z.number().int().min(0),
+  registered_agents: z.number().int().min(0),
+  adapters_loaded: z.number().int().min(0),
+  uptime_seconds: z.number().min(0),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+/**
+ * Every hub operation: its request and response schemas, and whether the subject carries the caller's agent id
+ * (`<prefix>.hub.v1.<op>.<caller_id>`) so that NATS permissions can pin a connection to its identity.
+ */
+export const HUB_OPS = {
+  register: {
+    caller: false,
+    request: z.strictObject({
+      passport: PassportSchema,
+      resume: ResumeSchema.prefault({}),
+      skill_md: z.string().max(65_536).nullable().default(null),
+      rule: RuleSchema.nullable().default(null),
+    }),
+    response: AgentReply,
+  },
+  unregister: { caller: true, request: Empty, response: Empty },
+  getAgent: { caller: false, request: z.strictObject({ name_or_id: z.string().min(1) }), response: AgentReply },
+  getResume: {
+    caller: false,
+    request: z.strictObject({ agent_id: IdSchema }),
+    response: z.strictObject({ resume: ResumeSchema }),
+  },
+  getSkill: {
+    caller: false,
+    request: z.strictObject({ agent_id: IdSchema }),
+    response: z.strictObject({ skill_md: z.string().nullable() }),
+  },
+  getRule: {
+    caller: false,
+    request: z.strictObject({ agent_id: IdSchema }),
+    response: z.strictObject({ rule: RuleSchema }),
+  },
+  findAgentId: {
+    caller: false,
+    request: z.strictObject({ name: z.string().min(1) }),
+    response: z.strictObject({ agent_id: IdSchema.nullable() }),
+  },
+  listAgents: {
+    caller: false,
+    request: z.strictObject({
+      capability: z.string().nullable().default(null),
+      query: z.string().nullable().default(null),
+      kind: PassportKindSchema.nullable().default(null),
+      sort_by: z.enum(['name']).nullable().default(null),
+      limit: Limit,
+    }),
+    response: z.strictObject({ agents: z.array(PassportSchema) }),
+  },
+  setResume: {
+    caller: true,
+    request: z.strictObject({ resume: ResumeSchema }),
+    response: z.strictObject({ resume: ResumeSchema }),
+  },
+  setSkill: { caller: true, request: z.strictObject({ skill_md: z.string().max(65_536).nullable() }), response: Empty },
+  setRule: {
+    caller: true,
+    request: z.strictObject({ rule: RuleSchema }),
+    response: z.strictObject({ rule: RuleSchema }),
+  },
+  recordObservation: {
+    caller: true,
+    request: z.strictObject({
+      capability: z.string().min(1),
+      outcome: TaskStateSchema,
+      latency_ms: z.number().min(0).nullable().default(null),
+      task_id: z.string().nullable().default(null),
+    }),
+    response: z.strictObject({ resume: ResumeSchema }),
+  },
+  createChannel: {
+    caller: true,
+    request: z.strictObject({
+      /** Proposed id, so that a retried create finds the channel it already made. */
+      channel_id: IdSchema.nullable().default(null),
+      type: z.string().min(1),
+      version: z.number().int().min(1).default(1),
+      participants: z.array(IdSchema).max(256),
+      ttl: DurationSchema.nullable().default(null),
+      knobs: z.record(z.string(), z.unknown()).default({}),
+      intent: z.string().nullable().default(null),
+      labels: z.record(z.string(), z.string()).default({}),
+    }),
+    response: z.strictObject({ channel: ChannelMetadataSchema }),
+  },
+  getChannel: {
+    caller: false,
+    request: z.strictObject({ channel_id: IdSchema }),
+    response: z.strictObject({ channel: ChannelMetadataSchema }),
+  },
+  listChannels: {
+    caller: false,
+    request: z.strictObject({
+      agent_id: IdSchema.nullable().default(null),
+      state: ChannelStateSchema.nullable().default(null),
+      limit: Limit,
+    }),
+    response: z.strictObject({ channels: z.array(ChannelMetadataSchema) }),
+  },
+  closeChannel: {
+    caller: true,
+    request: z.strictObject({ channel_id: IdSchema, reason: z.string().max(256).default('') }),
+    response: z.strictObject({ channel: ChannelMetadataSchema }),
+  },
+  post: {
+    caller: true,
+    request: EnvelopeSchema,
+    response: z.strictObject({
+      envelope_id: IdSchema,
+      sequence: z.number().int().positive(),
+      created_at: TimestampSchema,
+    }),
+  },
+  readWal: {
+    caller: true,
+    request: z.strictObject({
+      channel_id: IdSchema,
+      /** First sequence to return (1-based, inclusive); default 1. */
+      since: z.number().int().min(1).default(1),
+      /** Last sequence to return (inclusive); default the end of the log. */
+      until: z.number().int().min(1).nullable().default(null),
+      limit: z.number().int().min(1).max(10_000).default(1000),
+    }),
+    response: z.strictObject({ envelopes: z.array(EnvelopeSchema), last_sequence: z.number().int().min(0) }),
+  },
+  findEnvelopeByCausation: {
+    caller: true,
+    request: z.strictObject({ channel_id: IdSchema, sender_id: IdSchema, causation_id: z.string().min(1) }),
+    response: z.strictObject({ envelope: EnvelopeSchema.nullable() }),
+  },
+  canSend: {
+    caller: true,
+    request: z.strictObject({ channel_id: IdSchema, event_type: z.string().nullable().default(null) }),
+    response: z.strictObject({ allowed: z.boolean() }),
+  },
+  pendingTurnsFor: { caller: true, request: Empty, response: z.strictObject({ turns: z.array(PendingTurnSchema) }) },
+  adapterState: {
+    caller: false,
+    request: z.strictObject({ channel_id: IdSchema }),
+    response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
+  },
+  health: { caller: false, request: Empty, response: HealthSchema },
+} as const;
+
+export type HubOp = keyof typeof HUB_OPS;
+export type HubRequest<Op extends HubOp> = z.input<(typeof HUB_OPS)[Op]['request']>;
+export type HubRequestParsed<Op extends HubOp> = z.output<(typeof HUB_OPS)[Op]['request']>;
+export type HubResponse<Op extends HubOp> = z.output<(typeof HUB_OPS)[Op]['response']>;
+
+/** The operation names, in a stable order. */
+export const HUB_OP_NAMES = Object.keys(HUB_OPS) as readonly HubOp[];

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/** The namespace of one hub on a NATS deployment; several hubs (tenants) can share one NATS with different prefixes. */
+export const PrefixSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,32}$/, 'prefix may hold only letters, digits, "_" and "-" (at most 32)');
+
+/** The default prefix. */
+export const DEFAULT_PREFIX = 'ag2';
+
+/** The RPC protocol version in subjects. */
+export const RPC_VERSION = 'v1';
+
+/**
+ * Subject and resource names of one hub. Streams and buckets are named `<PREFIX>_…` (NATS names cannot hold dots);
+ * subjects are `<prefix>.…`.
+ */
+export interface HubNames {
+  readonly prefix: string;
+  /** `<prefix>.hub.v1.<op>` or, for operations with a caller, `<prefix>.hub.v1.<op>.<caller_id>`. */
+  rpc(op: string, callerId?: string): string;
+  /** The subject a hub subscribes to for an operation (`….<op>` or `….<op>.*`). */
+  rpcListen(op: string, withCaller: boolean): string;
+  /** `<prefix>.wal.<channel_id>`: one literal subject per channel. */
+  wal(channelId: string): string;
+  readonly walAll: string;
+  readonly walStream: string;
+  /** `<prefix>.agent.<agent_id>.inbox`: an agent's durable deliveries. */
+  inbox(agentId: string): string;
+  readonly inboxAll: string;
+  readonly inboxStream: string;
+  /** The durable consumer of an agent's inbox. */
+  inboxConsumer(agentId: string): string;
+  readonly auditStream: string;
+  audit(kind: string): string;
+  readonly agentsBucket: string;
+  readonly channelsBucket: string;
+  readonly tasksBucket: string;
+  readonly leasesBucket: string;
+  readonly cursorsBucket: string;
+  /** The hub's durable consumer over the WAL that fans admitted envelopes out to inboxes. */
+  readonly deliveryConsumer: string;
+}
+
+/** The names of the hub with `prefix`. */
+export function hubNames(prefix: string = DEFAULT_PREFIX): HubNames {
+  const p = PrefixSchema.parse(prefix);
+  const P = p.toUpperCase();
+  return {
+    prefix: p,
+    rpc: (op, callerId) =>
+      callerId === undefined ? `${p}.hub.${RPC_VERSION}.${op}` : `${p}.hub.${RPC_VERSION}.${op}.${callerId}`,
+    rpcListen: (op, withCaller) => `${p}.hub.${RPC_VERSION}.${op}${withCaller ? '.*' : ''}`,
+    wal: (channelId) => `${p}.wal.${channelId}`,
+    walAll: `${p}.wal.>`,
+    walStream: `${P}_WAL`,
+    inbox: (agentId) => `${p}.agent.${agentId}.inbox`,
+    inboxAll: `${p}.agent.*.inbox`,
+    inboxStream: `${P}_INBOX`,
+    inboxConsumer: (agentId) => `agent_${agentId}`,
+    auditStream: `${P}_AUDIT`,
+    audit: (kind) => `${p}.audit.${kind}`,
+    agentsBucket: `${P}_agents`,
+    channelsBucket: `${P}_channels`,
+    tasksBucket: `${P}_tasks`,
+    leasesBucket: `${P}_leases`,
+    cursorsBucket: `${P}_cursors`,
+    deliveryConsumer: 'hub_delivery',
+  };
+}
+
+/** NATS header names the hub writes on WAL messages. App headers must not start with `Nats-`. */
+export const WalHeader = {
+  /** The writer's lease epoch (fencing). */
+  Epoch: 'Ag2-Epoch',
+  /** The envelope's per-channel sequence. */
+  Sequence: 'Ag2-Sequence',
+} as const;

@@ -1,0 +1,150 @@
+import { HubRpc } from '@ag2net/client';
+import {
+  EV_CHANNEL_INVITE,
+  EV_CHANNEL_INVITE_ACK,
+  EV_TEXT,
+  EnvelopeSchema,
+  hubNames,
+  type Envelope,
+} from '@ag2net/protocol';
+import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHubService, type ServiceProcess } from './support/processes.js';
+
+const CHANNELS = 10;
+const POSTS_PER_CHANNEL = 110;
+const KILL_AFTER_ACKS = 300;
+
+let nats: NatsServer;
+let nc: NatsConnection;
+const services: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  nc = await connect({ servers: nats.url });
+});
+
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.stop('SIGKILL')));
+  await nc.close();
+  await nats.stop();
+});
+
+async function firstInboxEnvelope(js: JetStreamClient, prefix: string, agentId: string): Promise<Envelope> {
+  const names = hubNames(prefix);
+  const consumer = await js.consumers.get(names.inboxStream, names.inboxConsumer(agentId));
+  const msg = await consumer.next({ expires: 10_000 });
+  if (msg === null) throw new Error(`no delivery for ${agentId}`);
+  msg.ack();
+  return EnvelopeSchema.parse(msg.json());
+}
+
+async function drainInbox(js: JetStreamClient, prefix: string, agentId: string): Promise<Envelope[]> {
+  const names = hubNames(prefix);
+  const consumer = await js.consumers.get(names.inboxStream, names.inboxConsumer(agentId));
+  const pending = (await consumer.info()).num_pending;
+  const out: Envelope[] = [];
+  while (out.length < pending) {
+    const batch = await consumer.fetch({ max_messages: pending - out.length, expires: 2000 });
+    for await (const m of batch) {
+      out.push(EnvelopeSchema.parse(m.json()));
+      m.ack();
+    }
+  }
+  return out;
+}
+
+describe('hub-service failover', () => {
+  it('loses and duplicates nothing when the active hub is killed in the middle of 1,100 posts across 10 channels', async () => {
+    const prefix = uniqueName('fo');
+    const rpc = new HubRpc(nc, { prefix, retryForMs: 60_000 });
+    const js = jetstream(nc);
+    const first = startHubService({ natsUrl: nats.url, prefix, hubId: 'first' });
+    services.push(first);
+    await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
+      timeoutMs: 20_000,
+      what: 'the first hub to serve',
+    });
+    const second = startHubService({ natsUrl: nats.url, prefix, hubId: 'second' });
+    services.push(second);
+    await waitFor(() => second.output().includes('started as standby'), { timeoutMs: 20_000, what: 'the standby' });
+
+    const pairs: { a: string; b: string; channel: string }[] = [];
+    for (let i = 0; i < CHANNELS; i += 1) {
+      const a = (await rpc.call('register', { passport: { name: `a${i}` } })).passport.agent_id ?? '';
+      const b = (await rpc.call('register', { passport: { name: `b${i}` } })).passport.agent_id ?? '';
+      const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, a);
+      const invite = await firstInboxEnvelope(js, prefix, b);
+      expect(invite.event_type).toBe(EV_CHANNEL_INVITE);
+      await rpc.call(
+        'post',
+        {
+          channel_id: invite.channel_id,
+          sender_id: b,
+          event_type: EV_CHANNEL_INVITE_ACK,
+          event_data: { channel_id: invite.channel_id },
+          causation_id: invite.envelope_id,
+        },
+        b,
+      );
+      pairs.push({ a, b, channel: (await creating).channel.channel_id });
+    }
+
+    const acked = new Map<string, { channel: string; sequence: number; sender: string }>();
+    let killed = false;
+    const kill = async (): Promise<void> => {
+      killed = true;
+      await first.stop('SIGKILL');
+    };
+    await Promise.all(
+      pairs.map(async ({ a, b, channel }) => {
+        for (let n = 0; n < POSTS_PER_CHANNEL; n += 1) {
+          const sender = n % 2 === 0 ? a : b;
+          const body = { channel_id: channel, sender_id: sender, event_type: EV_TEXT, event_data: { text: `m${n}` } };
+          const ack = await rpc.call('post', body, sender, { timeout: 2000 });
+          expect(acked.has(ack.envelope_id)).toBe(false);
+          acked.set(ack.envelope_id, { channel, sequence: ack.sequence, sender });
+          if (!killed && acked.size >= KILL_AFTER_ACKS) void kill();
+        }
+      }),
+    );
+    expect(killed).toBe(true);
+    expect(acked.size).toBe(CHANNELS * POSTS_PER_CHANNEL);
+    expect((await rpc.call('health', {})).hub_id).toBe('second');
+    expect(await first.exited).toBeNull();
+
+    const names = hubNames(prefix);
+    const jsm = await jetstreamManager(nc);
+    await waitFor(
+      async () => {
+        const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer);
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      },
+      { timeoutMs: 30_000, what: 'the hub to fan every admitted envelope out' },
+    );
+
+    for (const { a, b, channel } of pairs) {
+      const { envelopes, last_sequence } = await rpc.call('readWal', { channel_id: channel, limit: 10_000 }, a);
+      expect(envelopes.map((e) => e.sequence)).toEqual(Array.from({ length: last_sequence }, (_, i) => i + 1));
+      const ids = envelopes.map((e) => e.envelope_id);
+      expect(new Set(ids).size).toBe(ids.length);
+      const texts = envelopes.filter((e) => e.event_type === EV_TEXT);
+      expect(texts).toHaveLength(POSTS_PER_CHANNEL);
+      for (const e of texts)
+        expect(acked.get(e.envelope_id)).toEqual({ channel, sequence: e.sequence, sender: e.sender_id });
+
+      for (const [me, other] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        const inbox = (await drainInbox(js, prefix, me)).filter(
+          (e) => e.event_type === EV_TEXT && e.channel_id === channel,
+        );
+        const expected = texts.filter((e) => e.sender_id === other).map((e) => e.envelope_id);
+        expect(new Set(inbox.map((e) => e.envelope_id))).toEqual(new Set(expected));
+      }
+    }
+  }, 120_000);
+});

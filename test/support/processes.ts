@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A service started as its own OS process from the TypeScript sources. */
+export interface ServiceProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far (its pino JSON logs). */
+  output(): string;
+  /** Sends `signal` and resolves with the exit code once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts `entry` (a path from the repository root) with node + tsx, resolving workspace packages to sources. */
+export function startService(
+  name: string,
+  entry: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): ServiceProcess {
+  const child = spawn(process.execPath, ['--conditions=@ag2net/source', '--import', 'tsx', entry, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    name,
+    child,
+    output: () => out,
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Starts a hub-service process against `natsUrl`. */
+export function startHubService(options: {
+  readonly natsUrl: string;
+  readonly prefix: string;
+  readonly hubId: string;
+  readonly leaseTtlMs?: number;
+}): ServiceProcess {
+  return startService(`hub-${options.hubId}`, 'hub-service/src/main.ts', [
+    '--nats-url',
+    options.natsUrl,
+    '--prefix',
+    options.prefix,
+    '--hub-id',
+    options.hubId,
+    '--lease-ttl-ms',
+    String(options.leaseTtlMs ?? 1500),
+    '--log-level',
+    'info',
+  ]);
+}
