@@ -121,7 +121,8 @@ class HubInstance implements Hub {
 
   /** Tries for the lease until it is won (or the hub closes), then serves. */
   async #campaign(): Promise<void> {
-    const retryMs = Math.max(50, Math.floor(this.opts.leaseTtlMs / 3));
+    // A released lease is free at once, so standbys try often, not only once per lease time.
+    const retryMs = Math.min(1000, Math.max(50, Math.floor(this.opts.leaseTtlMs / 3)));
     while (!this.#closed) {
       let epoch: number | null = null;
       try {
