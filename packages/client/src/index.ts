@@ -1,14 +1,30 @@
 /**
- * Clients of the ag2net hub over NATS.
+ * Clients of the ag2net hub over NATS: a connection (`HubClient`), agents and humans on the network, channels.
  *
  * @example
  * ```ts
- * import { connect } from '@nats-io/transport-node';
- * import { HubRpc } from '@ag2net/client';
+ * import { HubClient } from '@ag2net/client';
  *
- * const rpc = new HubRpc(await connect({ servers: 'nats://127.0.0.1:4222' }), { prefix: 'ag2' });
- * const { passport } = await rpc.call('register', { passport: { name: 'alice' } });
+ * await using hub = await HubClient.connect({ servers: 'nats://127.0.0.1:4222' });
+ * const alice = await hub.registerHuman({ name: 'alice' });
+ * const bob = await hub.register({ name: 'bob' }); // accepts invites; give it a handler to answer
+ * const channel = await alice.open({ type: 'conversation', target: 'bob' });
+ * await channel.send('hello bob');
+ * const reply = await alice.nextEnvelope({ predicate: (e) => e.sender_id === bob.agentId, timeout: 5000 });
  * ```
  */
 export { HubRpc, HubUnavailableError, DEFAULT_RPC_TIMEOUT_MS } from './rpc.js';
 export type { CallOptions, HubRpcOptions } from './rpc.js';
+export { HubClient } from './hub-client.js';
+export type { HubClientOptions, RegisterOptions } from './hub-client.js';
+export { Participant, EnvelopeTimeoutError, DisconnectedError } from './participant.js';
+export type { SendOptions, OpenOptions, NextOptions } from './participant.js';
+export { AgentClient } from './agent-client.js';
+export type { AgentHandler, AgentClientOptions } from './agent-client.js';
+export { HumanClient } from './human-client.js';
+export type { HumanCallback, HumanClientOptions } from './human-client.js';
+export { Channel } from './channel.js';
+export { replyEnvelopeId } from './names.js';
+export { ackInvite, isInviteFor } from './invites.js';
+export { silentLogger } from './logger.js';
+export type { Logger } from './logger.js';

@@ -1,0 +1,90 @@
+import { isProtocolEvent, newId, type Envelope, type Passport } from '@ag2net/protocol';
+import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { HubClient } from './hub-client.js';
+import { ackInvite, isInviteFor } from './invites.js';
+import { Participant } from './participant.js';
+import { TurnLocks } from './turn-locks.js';
+
+/** What an agent does with a delivery. Runs in order per channel; channels run in parallel. */
+export type AgentHandler = (envelope: Envelope, client: AgentClient) => Promise<void>;
+
+/** Options of an agent participant. */
+export interface AgentClientOptions {
+  /** The delivery handler; default: accept invites, ignore everything else. `onEnvelope` replaces it. */
+  readonly handler?: AgentHandler;
+  /**
+   * Take a cross-replica lock per (agent, channel) around each turn, so that replicas hosting the same agent never
+   * run two turns of one channel at once. Default true.
+   */
+  readonly exclusiveTurns?: boolean;
+}
+
+/**
+ * An agent on the network: consumes its durable inbox and hands each delivery to its handler (the LLM runtime's
+ * default handler, or your own). Every envelope is also queued for `nextEnvelope`/`envelopes()`.
+ */
+export class AgentClient extends Participant {
+  #handler: AgentHandler;
+  #locks: TurnLocks | null = null;
+  readonly #suppressed = new Set<string>();
+
+  private constructor(hub: HubClient, passport: Passport, options: AgentClientOptions) {
+    super(hub, passport);
+    this.#handler = options.handler ?? acceptInvites;
+  }
+
+  /** @internal Built by `HubClient.register` / `attach`. */
+  static async start(hub: HubClient, passport: Passport, options: AgentClientOptions): Promise<AgentClient> {
+    const client = new AgentClient(hub, passport, options);
+    if (options.exclusiveTurns ?? true) {
+      client.#locks = await TurnLocks.open(hub.nc, await jetstreamManager(hub.nc), hub.rpc.names, newId());
+    }
+    await client.startConsuming();
+    return client;
+  }
+
+  /** Replaces the delivery handler. */
+  onEnvelope(handler: AgentHandler): void {
+    this.#handler = handler;
+  }
+
+  /** Stops running the handler for one channel (its deliveries still reach `nextEnvelope`); e.g. while delegating. */
+  suppressHandler(channelId: string): void {
+    this.#suppressed.add(channelId);
+  }
+
+  protected async handle(envelope: Envelope, _msg: JsMsg): Promise<'ack' | 'retry'> {
+    this.queue.push(envelope);
+    if (this.#suppressed.has(envelope.channel_id)) return 'ack';
+    const exclusive = this.#locks !== null && !isProtocolEvent(envelope.event_type);
+    if (exclusive && !(await this.#locks?.acquire(this.agentId, envelope.channel_id))) return 'retry';
+    try {
+      await this.#handler(envelope, this);
+    } finally {
+      if (exclusive) await this.#locks?.release(this.agentId, envelope.channel_id);
+    }
+    return 'ack';
+  }
+
+  /**
+   * Re-runs the handler for every turn the hub expects from this agent whose trigger is known: after a restart, an
+   * agent picks up where it stopped. Resolves with the number of turns re-run.
+   */
+  async resumePendingTurns(): Promise<number> {
+    let count = 0;
+    for (const turn of await this.pendingTurns()) {
+      if (turn.triggering_envelope_id === null) continue;
+      const log = await this.readWal(turn.channel_id);
+      const trigger = log.find((e) => e.envelope_id === turn.triggering_envelope_id);
+      if (trigger === undefined) continue;
+      await this.#handler(trigger, this);
+      count += 1;
+    }
+    return count;
+  }
+}
+
+/** The handler of an agent without one: accept every invite. */
+async function acceptInvites(envelope: Envelope, client: AgentClient): Promise<void> {
+  if (isInviteFor(client, envelope)) await ackInvite(client, envelope);
+}

@@ -1,0 +1,68 @@
+import type { ChannelMetadata, Envelope, Passport } from '@ag2net/protocol';
+import type { JsMsg } from '@nats-io/jetstream';
+import type { HubClient } from './hub-client.js';
+import { ackInvite, isInviteFor } from './invites.js';
+import { Participant } from './participant.js';
+import type { CallOptions } from './rpc.js';
+
+/** A callback for a human's deliveries; several compose, in the order they were added. */
+export type HumanCallback = (envelope: Envelope) => void | Promise<void>;
+
+/** Options of a human participant. */
+export interface HumanClientOptions {
+  /** Accept invites automatically; default true. */
+  readonly autoAckInvites?: boolean;
+}
+
+/**
+ * A person on the network (kind `human`): deliveries go to push callbacks (`onEnvelope`) and to the pull side
+ * (`nextEnvelope`, `envelopes()`); invites are accepted automatically unless turned off.
+ */
+export class HumanClient extends Participant {
+  readonly #callbacks: HumanCallback[] = [];
+  readonly #autoAck: boolean;
+
+  private constructor(hub: HubClient, passport: Passport, options: HumanClientOptions) {
+    super(hub, passport);
+    this.#autoAck = options.autoAckInvites ?? true;
+  }
+
+  /** @internal Built by `HubClient.registerHuman`. */
+  static async start(hub: HubClient, passport: Passport, options: HumanClientOptions): Promise<HumanClient> {
+    const client = new HumanClient(hub, passport, options);
+    await client.startConsuming();
+    return client;
+  }
+
+  /** Adds a push callback. */
+  onEnvelope(callback: HumanCallback): void {
+    this.#callbacks.push(callback);
+  }
+
+  removeEnvelopeCallback(callback: HumanCallback): void {
+    const i = this.#callbacks.indexOf(callback);
+    if (i >= 0) this.#callbacks.splice(i, 1);
+  }
+
+  /** Closes a channel; the default reason is `human_closed`. */
+  override closeChannel(channelId: string, reason = 'human_closed', options?: CallOptions): Promise<ChannelMetadata> {
+    return super.closeChannel(channelId, reason, options);
+  }
+
+  protected async handle(envelope: Envelope, _msg: JsMsg): Promise<'ack' | 'retry'> {
+    if (this.#autoAck && isInviteFor(this, envelope)) {
+      await ackInvite(this, envelope).catch((err: unknown) =>
+        this.hub.logger.warn({ err, channelId: envelope.channel_id }, 'invite ack failed'),
+      );
+    }
+    this.queue.push(envelope);
+    for (const callback of [...this.#callbacks]) {
+      try {
+        await callback(envelope);
+      } catch (err) {
+        this.hub.logger.error({ err, agentId: this.agentId }, 'envelope callback failed');
+      }
+    }
+    return 'ack';
+  }
+}

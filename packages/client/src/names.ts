@@ -1,0 +1,14 @@
+import { newId } from '@ag2net/protocol';
+
+/**
+ * The envelope id of an agent's answer to a trigger: the same for every attempt, so that when a turn is redelivered
+ * (a runner died mid-turn, a replica raced) the hub admits the answer once and acks every retry alike.
+ */
+export function replyEnvelopeId(agentId: string, triggerEnvelopeId: string): string {
+  return `r-${triggerEnvelopeId}-${agentId}`.slice(0, 128);
+}
+
+/** A fresh envelope id for an envelope that answers nothing. */
+export function freshEnvelopeId(): string {
+  return newId();
+}
