@@ -4,7 +4,9 @@ import { z } from 'zod';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
-const int = (min: number) => z.coerce.number().int().min(min);
+/** A whole number in decimal digits: flags and env vars are strings, and `" "`, `0x10` or `1e3` are refused. */
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 
 /** hub-service configuration, from flags and then the environment. */
 export const HubServiceConfigSchema = z.strictObject({
@@ -21,7 +23,7 @@ export const HubServiceConfigSchema = z.strictObject({
   leaseTtlMs: int(300).default(6000),
   inviteAckTimeoutMs: int(1).default(30_000),
   sweepIntervalMs: int(0).default(1000),
-  replicas: int(1).max(5).default(1),
+  replicas: int(1, 5).default(1),
   logLevel: z.enum(LOG_LEVELS).default('info'),
 });
 export type HubServiceConfig = z.infer<typeof HubServiceConfigSchema>;
@@ -68,8 +70,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Hub
   if (values['help'] === true) return 'help';
   const raw: Record<string, string> = {};
   for (const [key, [flag, name]] of Object.entries(SOURCES)) {
-    const value = values[flag] ?? env[name];
-    if (typeof value === 'string' && value !== '') raw[key] = value;
+    const value = [values[flag], env[name]].find((v): v is string => typeof v === 'string' && v !== '');
+    if (value !== undefined) raw[key] = value;
   }
   const parsed = HubServiceConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -1,39 +1,28 @@
 /**
- * Writes `docs/schemas/` from `WIRE_SCHEMAS`: one JSON Schema per wire type and a README, and removes schema
- * files whose wire type no longer exists. Run with `npm run schemas`.
+ * Writes `docs/schemas/` from `WIRE_SCHEMAS` and `HUB_OPS`: one JSON Schema per wire type, a request and a
+ * response schema per hub RPC operation under `rpc/`, READMEs, and removes schema files that are no longer
+ * rendered. Run with `npm run schemas`.
  */
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
-import { SCHEMA_FILE_SUFFIX, renderSchemaFiles } from './render-schemas.js';
-
-/** `docs/schemas/` of the repository root. */
-export const SCHEMAS_DIR = fileURLToPath(new URL('../../../docs/schemas/', import.meta.url));
-
-async function readIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { renderSchemaFiles } from './render-schemas.js';
+import { SCHEMAS_DIR, diffSchemaDir } from './schema-dir.js';
 
 async function main(): Promise<void> {
   const files = renderSchemaFiles();
-  await mkdir(SCHEMAS_DIR, { recursive: true });
+  const diff = await diffSchemaDir(SCHEMAS_DIR, files);
   const changes: string[] = [];
-  for (const [name, content] of files) {
-    const path = join(SCHEMAS_DIR, name);
-    if ((await readIfExists(path)) === content) continue;
-    await writeFile(path, content, 'utf8');
-    changes.push(`wrote ${name}`);
+  const outOfDate = new Set([...diff.missing, ...diff.differs]);
+  for (const [path, content] of files) {
+    if (!outOfDate.has(path)) continue;
+    const target = join(SCHEMAS_DIR, path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content, 'utf8');
+    changes.push(`wrote ${path}`);
   }
-  for (const name of await readdir(SCHEMAS_DIR)) {
-    if (name.endsWith(SCHEMA_FILE_SUFFIX) && !files.has(name)) {
-      await rm(join(SCHEMAS_DIR, name));
-      changes.push(`removed stale ${name}`);
-    }
+  for (const path of diff.extra) {
+    await rm(join(SCHEMAS_DIR, path));
+    changes.push(`removed stale ${path}`);
   }
   for (const change of changes) console.log(change);
   console.log(`docs/schemas: ${files.size} files, ${changes.length} changed`);

@@ -1,12 +1,7 @@
-import { z } from 'zod';
 import { WIRE_SCHEMAS } from '../src/index.js';
 import type { WireTypeName } from '../src/index.js';
-
-/** Base of every schema's `$id`. */
-export const SCHEMA_ID_BASE = 'https://ag2net.dev/schemas/';
-
-/** The suffix of every generated schema file. */
-export const SCHEMA_FILE_SUFFIX = '.schema.json';
+import { RPC_SCHEMA_DIR, renderRpcSchemaFiles } from './render-rpc-schemas.js';
+import { SCHEMA_FILE_SUFFIX, renderSchemaDocument } from './schema-document.js';
 
 /** One line per wire type, for the schema's `description` and the README. A new wire type must add one. */
 export const SCHEMA_DESCRIPTIONS = {
@@ -52,15 +47,12 @@ function wireTypeNames(): WireTypeName[] {
 
 /** The JSON Schema document of one wire type: what a sender may write (`io: 'input'`, defaults optional). */
 export function renderSchema(name: WireTypeName): string {
-  const { $schema, ...body } = z.toJSONSchema(WIRE_SCHEMAS[name], { io: 'input' });
-  const document = {
-    $schema,
-    $id: `${SCHEMA_ID_BASE}${schemaFileName(name)}`,
+  return renderSchemaDocument(WIRE_SCHEMAS[name], {
+    path: schemaFileName(name),
     title: name,
     description: SCHEMA_DESCRIPTIONS[name],
-    ...body,
-  };
-  return `${JSON.stringify(document, null, 2)}\n`;
+    io: 'input',
+  });
 }
 
 function renderReadme(names: readonly WireTypeName[]): string {
@@ -76,17 +68,21 @@ function renderReadme(names: readonly WireTypeName[]): string {
     '|---|---|',
     ...rows,
     '',
+    `The request and response of every hub RPC operation are in [${RPC_SCHEMA_DIR}/](./${RPC_SCHEMA_DIR}/README.md).`,
+    '',
   ].join('\n');
 }
 
 /**
- * Everything `docs/schemas/` holds, file name → content: one `<Name>.schema.json` per entry of `WIRE_SCHEMAS`
- * and a `README.md` listing them. Pure and deterministic, so a test can compare it with the files on disk.
+ * Everything `docs/schemas/` holds, path under it (`/`-separated) → content: one `<Name>.schema.json` per entry
+ * of `WIRE_SCHEMAS` and a `README.md` listing them, then `rpc/` (see `renderRpcSchemaFiles`). Pure and
+ * deterministic, so a test can compare it with the files on disk.
  */
 export function renderSchemaFiles(): ReadonlyMap<string, string> {
   const names = wireTypeNames();
   const files = new Map<string, string>();
   for (const name of names) files.set(schemaFileName(name), renderSchema(name));
   files.set('README.md', renderReadme(names));
+  for (const [path, content] of renderRpcSchemaFiles()) files.set(path, content);
   return files;
 }

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, HubServiceConfigSchema, USAGE, loadConfig } from './config.js';
+
+const DEFAULTS = {
+  natsUrl: 'nats://127.0.0.1:4222',
+  prefix: 'ag2',
+  leaseTtlMs: 6000,
+  inviteAckTimeoutMs: 30_000,
+  sweepIntervalMs: 1000,
+  replicas: 1,
+  logLevel: 'info',
+};
+
+/** Every setting: its flag, its environment variable, a valid raw value and what it parses to. */
+const SETTINGS = [
+  {
+    key: 'natsUrl',
+    flag: 'nats-url',
+    env: 'NATS_URL',
+    raw: 'nats://nats.internal:4223',
+    value: 'nats://nats.internal:4223',
+  },
+  { key: 'prefix', flag: 'prefix', env: 'AG2NET_PREFIX', raw: 'tenant_b', value: 'tenant_b' },
+  { key: 'hubId', flag: 'hub-id', env: 'AG2NET_HUB_ID', raw: 'hub-2', value: 'hub-2' },
+  { key: 'creds', flag: 'creds', env: 'NATS_CREDS', raw: '/etc/nats/hub.creds', value: '/etc/nats/hub.creds' },
+  { key: 'user', flag: 'user', env: 'NATS_USER', raw: 'hub', value: 'hub' },
+  { key: 'password', flag: 'password', env: 'NATS_PASSWORD', raw: 's3cret', value: 's3cret' },
+  { key: 'token', flag: 'token', env: 'NATS_TOKEN', raw: 'tok', value: 'tok' },
+  { key: 'leaseTtlMs', flag: 'lease-ttl-ms', env: 'AG2NET_LEASE_TTL_MS', raw: '9000', value: 9000 },
+  {
+    key: 'inviteAckTimeoutMs',
+    flag: 'invite-ack-timeout-ms',
+    env: 'AG2NET_INVITE_ACK_TIMEOUT_MS',
+    raw: '45000',
+    value: 45_000,
+  },
+  { key: 'sweepIntervalMs', flag: 'sweep-interval-ms', env: 'AG2NET_SWEEP_INTERVAL_MS', raw: '250', value: 250 },
+  { key: 'replicas', flag: 'replicas', env: 'AG2NET_REPLICAS', raw: '3', value: 3 },
+  { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', raw: 'debug', value: 'debug' },
+] as const;
+
+/** The ConfigError that `loadConfig` throws; fails the test when it returns instead. */
+function configError(argv: readonly string[], env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    const config = loadConfig(argv, env);
+    expect.fail(`loadConfig returned ${JSON.stringify(config)} instead of throwing`);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+}
+
+describe('loadConfig', () => {
+  it('uses the defaults when neither flags nor the environment set anything', () => {
+    expect(loadConfig([], {})).toEqual(DEFAULTS);
+  });
+
+  it('covers every key of HubServiceConfigSchema in the settings table', () => {
+    expect(SETTINGS.map((s) => s.key).sort()).toEqual(Object.keys(HubServiceConfigSchema.shape).sort());
+  });
+
+  it('reads every setting from its environment variable', () => {
+    const env = Object.fromEntries(SETTINGS.map((s) => [s.env, s.raw]));
+    expect(loadConfig([], env)).toEqual(Object.fromEntries(SETTINGS.map((s) => [s.key, s.value])));
+  });
+
+  it('reads every setting from its flag', () => {
+    const argv = SETTINGS.flatMap((s) => [`--${s.flag}`, s.raw]);
+    expect(loadConfig(argv, {})).toEqual(Object.fromEntries(SETTINGS.map((s) => [s.key, s.value])));
+  });
+
+  it('takes a flag over its environment variable and still reads the other variables', () => {
+    const config = loadConfig(['--prefix', 'from_flag', '--lease-ttl-ms=7000'], {
+      AG2NET_PREFIX: 'from_env',
+      AG2NET_LEASE_TTL_MS: '8000',
+      AG2NET_REPLICAS: '3',
+    });
+    expect(config).toEqual({ ...DEFAULTS, prefix: 'from_flag', leaseTtlMs: 7000, replicas: 3 });
+  });
+
+  it('treats an empty environment variable as unset', () => {
+    const env = Object.fromEntries(SETTINGS.map((s) => [s.env, '']));
+    expect(loadConfig([], env)).toEqual(DEFAULTS);
+  });
+
+  it('falls back to the environment variable when a flag is given empty', () => {
+    expect(loadConfig(['--prefix', ''], { AG2NET_PREFIX: 'envp' })).toEqual({ ...DEFAULTS, prefix: 'envp' });
+  });
+
+  it('refuses numbers that are blank, hexadecimal or in exponent notation', () => {
+    for (const value of [' ', '0x10', '1e3']) {
+      expect(configError([], { AG2NET_SWEEP_INTERVAL_MS: value }).message).toBe(
+        'invalid configuration:\n  --sweep-interval-ms (AG2NET_SWEEP_INTERVAL_MS): expected a whole number',
+      );
+    }
+  });
+
+  it('returns help for --help without validating the other values', () => {
+    expect(loadConfig(['--help'], {})).toBe('help');
+    expect(loadConfig(['--replicas', '9', '--help'], { LOG_LEVEL: 'loud' })).toBe('help');
+  });
+
+  it('rejects an unknown flag with a ConfigError that ends with the usage', () => {
+    const err = configError(['--bogus']);
+    expect(err.name).toBe('ConfigError');
+    expect(err.message).toContain("'--bogus'");
+    expect(err.message.endsWith(`\n\n${USAGE}`)).toBe(true);
+  });
+
+  it('rejects a positional argument and a flag without its value, with the usage', () => {
+    expect(configError(['stray']).message).toContain(`\n\n${USAGE}`);
+    expect(configError(['--prefix']).message).toContain(`\n\n${USAGE}`);
+  });
+
+  it.each([
+    {
+      what: 'a prefix with a dot',
+      argv: ['--prefix', 'ag2.prod'],
+      env: {},
+      line: '--prefix (AG2NET_PREFIX): prefix may hold only letters, digits, "_" and "-" (at most 32)',
+    },
+    {
+      what: 'a lease shorter than 300 ms',
+      argv: ['--lease-ttl-ms', '5'],
+      env: {},
+      line: '--lease-ttl-ms (AG2NET_LEASE_TTL_MS): Too small: expected number to be >=300',
+    },
+    {
+      what: 'more than 5 replicas, from the environment',
+      argv: [],
+      env: { AG2NET_REPLICAS: '9' },
+      line: '--replicas (AG2NET_REPLICAS): Too big: expected number to be <=5',
+    },
+    {
+      what: 'an unknown log level',
+      argv: ['--log-level', 'loud'],
+      env: {},
+      line:
+        '--log-level (LOG_LEVEL): Invalid option: expected one of ' +
+        '"trace"|"debug"|"info"|"warn"|"error"|"fatal"|"silent"',
+    },
+    {
+      what: 'a non-numeric lease, from the environment',
+      argv: [],
+      env: { AG2NET_LEASE_TTL_MS: 'soon' },
+      line: '--lease-ttl-ms (AG2NET_LEASE_TTL_MS): expected a whole number',
+    },
+  ])('rejects $what, naming the flag and the environment variable', ({ argv, env, line }) => {
+    expect(configError(argv, env).message).toBe(`invalid configuration:\n  ${line}`);
+  });
+
+  it('lists every invalid value on its own line', () => {
+    expect(configError(['--lease-ttl-ms', '5', '--replicas', '9']).message).toBe(
+      'invalid configuration:\n' +
+        '  --lease-ttl-ms (AG2NET_LEASE_TTL_MS): Too small: expected number to be >=300\n' +
+        '  --replicas (AG2NET_REPLICAS): Too big: expected number to be <=5',
+    );
+  });
+});
+
+describe('USAGE', () => {
+  it('names every flag with its environment variable, and --help', () => {
+    for (const { flag, env } of SETTINGS) expect(USAGE).toMatch(new RegExp(`^  --${flag} +\\(env ${env}\\)$`, 'm'));
+    expect(USAGE).toMatch(/^ {2}--help$/m);
+  });
+});
