@@ -5,7 +5,7 @@ import { EnvelopeSchema, TimestampSchema } from '../envelope.js';
 import { IdSchema } from '../ids.js';
 import { PassportKindSchema, PassportSchema, ResumeSchema } from '../identity.js';
 import { RuleSchema } from '../rule.js';
-import { TaskStateSchema } from '../task.js';
+import { TaskMetadataSchema, TaskStateSchema } from '../task.js';
 
 const Empty = z.strictObject({});
 const Limit = z.number().int().min(1).max(1000).default(50);
@@ -32,6 +32,17 @@ export const HealthSchema = z.strictObject({
   uptime_seconds: z.number().min(0),
 });
 export type Health = z.infer<typeof HealthSchema>;
+
+/**
+ * One record of the hub's audit trail: `id` (unique; a record published twice keeps its id), `kind`
+ * (`agent_registered`, `channel_closed`, `expectation_violated`, …), `at` (when it happened, hub clock) and the
+ * kind's fields, AG2's names (`channel_id`, `agent_id`, `reason`, …). The set of kinds is open.
+ */
+export const AuditRecordSchema = z.looseObject({ id: z.string().min(1), kind: z.string().min(1), at: TimestampSchema });
+export type AuditRecord = z.infer<typeof AuditRecordSchema>;
+
+const TaskReply = z.strictObject({ task: TaskMetadataSchema });
+const TaskRef = z.strictObject({ task_id: IdSchema });
 
 /**
  * Every hub operation: its request and response schemas, and whether the subject carries the caller's agent id
@@ -174,6 +185,86 @@ export const HUB_OPS = {
     response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
   },
   health: { caller: false, request: Empty, response: HealthSchema },
+  /**
+   * AG2's `observe_task`: records a task the caller owns (`owner_id` must be the caller). A new task id is checked
+   * against the owner's `max_concurrent_tasks` and gets `expires_at` from `task_ttl_default` when it has none; a
+   * known one is updated (state, timestamps, channel, progress merged).
+   */
+  observeTask: { caller: true, request: z.strictObject({ task: TaskMetadataSchema }), response: TaskReply },
+  /** AG2's `update_task`, owner only: state, progress (merged), result, error. A terminal task is left as it is. */
+  updateTask: {
+    caller: true,
+    request: z.strictObject({
+      task_id: IdSchema,
+      state: TaskStateSchema.nullable().default(null),
+      progress: z.record(z.string(), z.unknown()).nullable().default(null),
+      result: z.unknown().optional(),
+      error: z.string().max(4096).nullable().default(null),
+    }),
+    response: TaskReply,
+  },
+  /** A task its owner or a participant of its channel may see. */
+  getTask: { caller: true, request: TaskRef, response: TaskReply },
+  /** The tasks the caller may see, filtered by owner, channel and state, in creation order. */
+  listTasks: {
+    caller: true,
+    request: z.strictObject({
+      agent_id: IdSchema.nullable().default(null),
+      channel_id: IdSchema.nullable().default(null),
+      state: TaskStateSchema.nullable().default(null),
+      limit: Limit,
+    }),
+    response: z.strictObject({ tasks: z.array(TaskMetadataSchema) }),
+  },
+  /** Stores the owner's checkpoint of a task (last write wins). */
+  checkpointTask: {
+    caller: true,
+    request: z.strictObject({ task_id: IdSchema, state: z.record(z.string(), z.unknown()) }),
+    response: Empty,
+  },
+  /** The owner's last checkpoint of a task, or `null`. */
+  readTaskCheckpoint: {
+    caller: true,
+    request: TaskRef,
+    response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
+  },
+  /** AG2's `fire_task_event`: a task event of the caller's runtime (e.g. `mirror_failed`) goes to the audit trail. */
+  fireTaskEvent: {
+    caller: true,
+    request: z.strictObject({
+      task_id: IdSchema,
+      kind: z.string().min(1).max(64),
+      payload: z.record(z.string(), z.unknown()).default({}),
+    }),
+    response: Empty,
+  },
+  /** AG2's `report_turn_failure`: the caller's turn on an envelope failed; recorded as `turn_failed`. */
+  reportTurnFailure: {
+    caller: true,
+    request: z.strictObject({
+      channel_id: IdSchema,
+      envelope_id: IdSchema,
+      exc_type: z.string().max(256).default('Error'),
+      exc_message: z.string().max(4096).default(''),
+    }),
+    response: Empty,
+  },
+  /**
+   * The audit trail, oldest first, filtered: `kinds` (any of; empty is all), `channel_id`, `agent_id` (records that
+   * name the agent in any role), and `since` (inclusive) / `until` (exclusive) on `at`. For operators.
+   */
+  readAudit: {
+    caller: false,
+    request: z.strictObject({
+      kinds: z.array(z.string().min(1)).default([]),
+      channel_id: IdSchema.nullable().default(null),
+      agent_id: IdSchema.nullable().default(null),
+      since: TimestampSchema.nullable().default(null),
+      until: TimestampSchema.nullable().default(null),
+      limit: z.number().int().min(1).max(10_000).default(1000),
+    }),
+    response: z.strictObject({ records: z.array(AuditRecordSchema) }),
+  },
 } as const;
 
 export type HubOp = keyof typeof HUB_OPS;
