@@ -8,6 +8,7 @@ import {
 } from '@ag2net/protocol';
 import { BaseChannelAdapter } from './base.js';
 import { orderedParticipants } from './defaults.js';
+import { hiddenBy, skipHidden, withHidden, withoutHidden } from './hide.js';
 import { NO_TRANSITION, type AdapterResult, type ExpectedTurn, type ViewSpec } from './types.js';
 
 export const DISCUSSION_TYPE = 'discussion';
@@ -21,11 +22,21 @@ export type DiscussionState = Readonly<{
   last_speaker_id: string | null;
   last_envelope_id: string | null;
   turn_count: number;
+  /**
+   * Participants the hub hid for missing their turn (`hide` handler), in rotation order; absent when nobody is.
+   * Not in AG2, which declared `hide` but never built it.
+   */
+  hidden?: readonly string[];
 }>;
 
 /**
  * A round-robin discussion among two or more parties. The creator opens; each text passes the turn to the
  * participant after its sender (rotation is relative to the sender, as in AG2). The channel ends by close or TTL.
+ *
+ * Hidden participants (the hub's `hide` violation records): the rotation skips them — the turn goes to the next
+ * participant after the pick who is not hidden, or stays with the pick when everyone is hidden. Hiding the expected
+ * speaker passes the turn on at once. A hidden participant may speak at any time, out of turn; doing so un-hides it,
+ * and the turn passes on from it as from any speaker.
  */
 export class DiscussionAdapter extends BaseChannelAdapter<DiscussionState> {
   readonly manifest = ChannelManifestSchema.parse({
@@ -51,17 +62,24 @@ export class DiscussionAdapter extends BaseChannelAdapter<DiscussionState> {
   }
 
   fold(envelope: Envelope, state: DiscussionState): DiscussionState {
-    if (envelope.event_type !== EV_TEXT) return state;
     const order = state.participant_order;
+    const hide = hiddenBy(envelope, order);
+    if (hide !== null) return foldHide(state, hide);
+    if (envelope.event_type !== EV_TEXT) return state;
     const index = order.indexOf(envelope.sender_id);
     if (index < 0) return state;
-    return {
-      ...state,
-      expected_next_speaker: order[(index + 1) % order.length] ?? null,
-      last_speaker_id: envelope.sender_id,
-      last_envelope_id: envelope.envelope_id,
-      turn_count: state.turn_count + 1,
-    };
+    const hidden = withoutHidden(state.hidden, envelope.sender_id);
+    const pick = order[(index + 1) % order.length];
+    return withHiddenField(
+      {
+        ...state,
+        expected_next_speaker: pick === undefined ? null : skipHidden(order, hidden, pick),
+        last_speaker_id: envelope.sender_id,
+        last_envelope_id: envelope.envelope_id,
+        turn_count: state.turn_count + 1,
+      },
+      hidden,
+    );
   }
 
   validateCreate(metadata: ChannelMetadata): void {
@@ -77,6 +95,7 @@ export class DiscussionAdapter extends BaseChannelAdapter<DiscussionState> {
 
   validateSend(metadata: ChannelMetadata, envelope: Envelope, state: DiscussionState): void {
     if (envelope.event_type !== EV_TEXT) return;
+    if (state.hidden?.includes(envelope.sender_id) === true) return;
     if (envelope.sender_id !== state.expected_next_speaker) {
       throw new ProtocolError(
         `discussion channel ${repr(metadata.channel_id)} expects ${repr(state.expected_next_speaker)} to speak, got ${repr(envelope.sender_id)}`,
@@ -102,4 +121,22 @@ export class DiscussionAdapter extends BaseChannelAdapter<DiscussionState> {
       recentN: Math.max(2 * metadata.participants.length, 4),
     };
   }
+}
+
+/** Hides `added`; an expected speaker who is now hidden passes the turn on. */
+function foldHide(state: DiscussionState, added: readonly string[]): DiscussionState {
+  if (added.length === 0) return state;
+  const order = state.participant_order;
+  const hidden = withHidden(order, state.hidden, added);
+  const expected = state.expected_next_speaker;
+  return withHiddenField(
+    { ...state, expected_next_speaker: expected === null ? null : skipHidden(order, hidden, expected) },
+    hidden,
+  );
+}
+
+/** The state with `hidden` set, or without the field when nobody is hidden (so that states stay AG2-shaped). */
+function withHiddenField(state: DiscussionState, hidden: readonly string[] | undefined): DiscussionState {
+  const { hidden: _previous, ...rest } = state;
+  return hidden === undefined ? rest : { ...rest, hidden };
 }

@@ -21,6 +21,7 @@ import {
   defaultRenderEnvelope,
   orderedParticipants,
 } from '../defaults.js';
+import { hiddenBy, skipHidden, withHidden, withoutHidden } from '../hide.js';
 import {
   NO_TRANSITION,
   type AdapterResult,
@@ -52,6 +53,12 @@ export interface WorkflowAdapterOptions {
  * AG2's workflow: an orchestrated channel of 2+ participants whose next speaker a `TransitionGraph` (in
  * `knobs.graph`) picks after every `EV_TEXT` or `EV_PACKET`; `EV_CONTEXT_SET` changes the context variables the
  * graph can test. The channel closes when the graph or a `Finish` terminates, or after `max_turns` turns.
+ *
+ * Hidden participants (the hub's `hide` violation records, for manifests that declare `hide`): when the graph or a
+ * handoff picks a hidden participant, the turn goes to the next participant after it in `participant_order` who is
+ * not hidden, or stays with the pick when everyone is hidden; hiding the expected speaker passes the turn on the same
+ * way. A hidden participant may take a turn at any time, out of turn; doing so un-hides it, and its envelope routes
+ * the workflow as usual. Hiding never ends a workflow.
  */
 export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
   readonly manifest: ChannelManifest = WORKFLOW_MANIFEST;
@@ -83,10 +90,23 @@ export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
 
   /** Pure: returns a new state, never mutates its inputs and never throws (see `foldTurn`). */
   fold(envelope: Envelope, state: WorkflowState): WorkflowState {
+    const hide = hiddenBy(envelope, state.participant_order);
+    if (hide !== null) return foldHide(state, hide);
     if (envelope.event_type === EV_CONTEXT_SET) return foldContextSet(envelope, state);
     if (!isSubstantive(envelope.event_type)) return state;
     const graph = this.#graphs.tryLoad(state.graph_data);
-    return graph === null ? state : foldTurn(envelope, state, graph);
+    if (graph === null) return state;
+    const next = foldTurn(envelope, state, graph);
+    if (next === state || state.hidden === undefined) return next;
+    const hidden = withoutHidden(state.hidden, envelope.sender_id);
+    const expected = next.expected_next_speaker;
+    return withHiddenField(
+      {
+        ...next,
+        expected_next_speaker: expected === null ? null : skipHidden(next.participant_order, hidden, expected),
+      },
+      hidden,
+    );
   }
 
   /**
@@ -120,7 +140,8 @@ export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
     }
     if (!isSubstantive(envelope.event_type)) return;
     const expected = state.expected_next_speaker;
-    if (expected && envelope.sender_id !== expected) {
+    const hidden = state.hidden?.includes(envelope.sender_id) === true;
+    if (expected && envelope.sender_id !== expected && !hidden) {
       throw new ProtocolError(`workflow ${cid} expects ${repr(expected)} to speak, got ${sid}`);
     }
     if (envelope.event_type !== EV_PACKET) return;
@@ -199,6 +220,26 @@ export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
   toolsFor(): readonly ToolSpec[] {
     return [];
   }
+}
+
+/** Hides `added`; an expected speaker who is now hidden passes the turn on. */
+function foldHide(state: WorkflowState, added: readonly string[]): WorkflowState {
+  if (added.length === 0) return state;
+  const hidden = withHidden(state.participant_order, state.hidden, added);
+  const expected = state.expected_next_speaker;
+  return withHiddenField(
+    {
+      ...state,
+      expected_next_speaker: expected === null ? null : skipHidden(state.participant_order, hidden, expected),
+    },
+    hidden,
+  );
+}
+
+/** The state with `hidden` set, or without the field when nobody is hidden (so that states stay AG2-shaped). */
+function withHiddenField(state: WorkflowState, hidden: readonly string[] | undefined): WorkflowState {
+  const { hidden: _previous, ...rest } = state;
+  return hidden === undefined ? rest : { ...rest, hidden };
 }
 
 function malformed(cid: string, eventType: string, error: z.ZodError): ProtocolError {

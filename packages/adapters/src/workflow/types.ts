@@ -21,6 +21,11 @@ export type WorkflowState = {
   readonly graph_data: Readonly<Record<string, unknown>>;
   /** Channel-scoped variables, changed by `EV_CONTEXT_SET` and packet `context_updates`. */
   readonly context_vars: Readonly<Record<string, unknown>>;
+  /**
+   * Participants the hub hid for missing their turn (`hide` handler), in `participant_order`; absent when nobody
+   * is. Not in AG2, which declared `hide` but never built it. See `WorkflowAdapter` for the rule.
+   */
+  readonly hidden?: readonly string[];
 };
 
 /** What a target decides: the next speaker, or `null` to end the workflow with `closeReason`. */
