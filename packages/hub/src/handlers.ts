@@ -8,12 +8,23 @@ import {
   register,
   setResume,
   setRule,
+  setSkill,
   unregister,
 } from './core/agent-ops.js';
 import { postEnvelope } from './core/admission.js';
 import type { HubContext } from './core/context.js';
 import { createChannel } from './core/create-channel.js';
 import type { HubHandlers } from './rpc-server.js';
+import {
+  checkpointTask,
+  fireTaskEvent,
+  getTask,
+  listTasks,
+  observeTask,
+  readTaskCheckpoint,
+  updateTask,
+} from './tasks/task-ops.js';
+import { reportTurnFailure } from './audit/turn-failures.js';
 
 /** Maps each RPC operation onto the hub's core. */
 export function buildHandlers(ctx: HubContext, health: () => Health): HubHandlers {
@@ -39,8 +50,7 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     }),
     setResume: async (req, caller) => ({ resume: await setResume(ctx, caller, req.resume) }),
     setSkill: async (req, caller) => {
-      ctx.registry.require(caller);
-      await ctx.registry.setSkill(caller, req.skill_md);
+      await setSkill(ctx, caller, req.skill_md);
       return {};
     },
     setRule: async (req, caller) => ({ rule: await setRule(ctx, caller, req.rule) }),
@@ -56,6 +66,24 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     pendingTurnsFor: (_req, caller) => ({ turns: pendingTurnsFor(ctx, caller) }),
     adapterState: (req) => ({ state: ctx.channels.require(req.channel_id).state }),
     health: () => health(),
+    observeTask: async (req, caller) => ({ task: await observeTask(ctx, caller, req.task) }),
+    updateTask: async (req, caller) => ({ task: await updateTask(ctx, caller, req) }),
+    getTask: (req, caller) => ({ task: getTask(ctx, caller, req.task_id) }),
+    listTasks: (req, caller) => ({ tasks: listTasks(ctx, caller, req) }),
+    checkpointTask: async (req, caller) => {
+      await checkpointTask(ctx, caller, req);
+      return {};
+    },
+    readTaskCheckpoint: async (req, caller) => ({ state: await readTaskCheckpoint(ctx, caller, req.task_id) }),
+    fireTaskEvent: async (req, caller) => {
+      await fireTaskEvent(ctx, caller, req);
+      return {};
+    },
+    reportTurnFailure: async (req, caller) => {
+      await reportTurnFailure(ctx, caller, req);
+      return {};
+    },
+    readAudit: async (req) => ({ records: await ctx.audit.read(req) }),
   };
 }
 

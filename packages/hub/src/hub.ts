@@ -2,12 +2,16 @@ import { InternalError, createIdFactory, hubNames, type Health, type HubNames } 
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AuditLog } from './audit/audit-log.js';
 import { ChannelTable } from './core/channel-table.js';
 import type { HubContext } from './core/context.js';
 import { Deliverer } from './core/delivery.js';
 import { hydrate } from './core/hydrate.js';
 import { AgentRegistry } from './core/registry.js';
 import { ChannelWaiters } from './core/waiters.js';
+import { createExpectationRegistry } from './governance/expectation-registry.js';
+import { InboxCounters } from './governance/inbox-counters.js';
+import { RateLimiter } from './governance/rate-limiter.js';
 import { buildHandlers, openChannelCount } from './handlers.js';
 import { Lease } from './lease.js';
 import { provision } from './nats/provision.js';
@@ -17,6 +21,7 @@ import { RpcServer } from './rpc-server.js';
 import { KeyedSerial } from './serial.js';
 import { snapshotOf, type HubSnapshot } from './snapshot.js';
 import { sweep } from './sweep.js';
+import { TaskTable } from './tasks/task-table.js';
 
 /** A running hub instance: the active writer, or a standby waiting for the lease. */
 export interface Hub {
@@ -28,7 +33,7 @@ export interface Hub {
   readonly epoch: number;
   /** Resolves when this instance becomes active. */
   whenActive(): Promise<void>;
-  /** Runs the sweepers once now (handshake timeouts, TTL expiry). */
+  /** Runs the sweepers once now: handshake timeouts, channel and task TTLs, expectations. No-op on a standby. */
   tick(): Promise<void>;
   /** The hub's whole state as plain data. */
   snapshot(): HubSnapshot;
@@ -44,12 +49,15 @@ export interface Hub {
  */
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const opts = withDefaults(options);
+  const expectations = createExpectationRegistry(opts.evaluators, opts.violationHandlers);
   const nc =
     opts.connection ?? (await connect({ servers: opts.servers, maxReconnectAttempts: -1, name: `hub-${opts.hubId}` }));
   const names = hubNames(opts.prefix);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
   const resources = await provision(nc, jsm, names, { replicas: opts.replicas, leaseTtlMs: opts.leaseTtlMs });
+  const logger = opts.logger.child({ hubId: opts.hubId });
+  const ids = createIdFactory();
   const ctx: HubContext = {
     nc,
     js,
@@ -60,8 +68,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     channels: new ChannelTable(resources.channels),
     adapters: opts.adapters,
     clock: opts.clock,
-    logger: opts.logger.child({ hubId: opts.hubId }),
-    ids: createIdFactory(),
+    logger,
+    ids,
     writer: new WalWriter(js, jsm, names),
     reader: new WalReader(js, jsm, names),
     serial: new KeyedSerial(),
@@ -69,7 +77,12 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     inviteAckTimeoutMs: opts.inviteAckTimeoutMs,
     epoch: 0,
     deliveredThrough: 0,
-    observedTasks: new Set(),
+    arbiter: opts.arbiter,
+    expectations,
+    inboxes: new InboxCounters(),
+    rateLimiter: new RateLimiter(),
+    audit: new AuditLog(js, jsm, names, opts.clock, ids, logger),
+    tasks: new TaskTable(resources.tasks),
   };
   const hub = new HubInstance(ctx, opts, new Lease(resources.leases, jsm, names, opts.hubId), opts.connection === null);
   hub.startElection();

@@ -2,6 +2,9 @@ import { createDefaultAdapterRegistry, type AdapterRegistry } from '@ag2net/adap
 import { DEFAULT_PREFIX, newId } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { systemClock, type Clock } from './clock.js';
+import { ruleBasedArbiter, type HubArbiter } from './governance/arbiter.js';
+import type { ExpectationEvaluator } from './governance/evaluators.js';
+import type { ViolationHandler } from './governance/violation-handlers.js';
 import { silentLogger, type Logger } from './logger.js';
 
 /** Options of `startHub`. */
@@ -30,6 +33,12 @@ export interface HubOptions {
   readonly replicas?: number;
   /** Resolve `startHub` only once this instance is the active hub (default true); false returns a standby at once. */
   readonly awaitActive?: boolean;
+  /** The policy for sends, deliveries, channel opens and new tasks; default `ruleBasedArbiter` (each agent's `Rule`). */
+  readonly arbiter?: HubArbiter;
+  /** Extra expectation evaluators, by name; one named like a built-in replaces it. Default none. */
+  readonly evaluators?: readonly ExpectationEvaluator[];
+  /** Extra violation handlers, by name (not a built-in's). Default none. */
+  readonly violationHandlers?: readonly ViolationHandler[];
 }
 
 export type ResolvedHubOptions = Required<Omit<HubOptions, 'connection'>> & {
@@ -50,5 +59,8 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     sweepIntervalMs: options.sweepIntervalMs ?? 1_000,
     replicas: options.replicas ?? 1,
     awaitActive: options.awaitActive ?? true,
+    arbiter: options.arbiter ?? ruleBasedArbiter,
+    evaluators: options.evaluators ?? [],
+    violationHandlers: options.violationHandlers ?? [],
   };
 }

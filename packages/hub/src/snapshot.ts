@@ -1,8 +1,10 @@
 import type { HubContext } from './core/context.js';
+import { factsSnapshot } from './governance/facts.js';
 
 /**
- * The hub's whole state as plain data: registry, channels with their adapter states and indexes. Two hubs with the
- * same snapshot behave the same; tests compare a live hub with one hydrated cold from NATS.
+ * The hub's whole state as plain data: registry, channels with their adapter states, indexes and expectation facts,
+ * inbox pending counts and tasks. Two hubs with the same snapshot behave the same; tests compare a live hub with
+ * one hydrated cold from NATS. (Rate-limit buckets are not state: a new active hub starts them full.)
  */
 export function snapshotOf(ctx: HubContext): HubSnapshot {
   return {
@@ -15,7 +17,10 @@ export function snapshotOf(ctx: HubContext): HubSnapshot {
       envelope_ids: [...rt.envelopeIds.entries()].map(([id, ref]) => [id, ref.sequence, ref.createdAt] as const),
       causation: [...rt.causation.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
       closing_at: rt.closingAt,
+      facts: factsSnapshot(rt.facts),
     })),
+    inbox_pending: ctx.inboxes.snapshot(),
+    tasks: ctx.tasks.all(),
   };
 }
 
@@ -23,4 +28,6 @@ export function snapshotOf(ctx: HubContext): HubSnapshot {
 export interface HubSnapshot {
   readonly agents: readonly unknown[];
   readonly channels: readonly unknown[];
+  readonly inbox_pending: readonly unknown[];
+  readonly tasks: readonly unknown[];
 }

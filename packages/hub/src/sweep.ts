@@ -1,23 +1,44 @@
 import { ChannelState } from '@ag2net/protocol';
+import type { ChannelRuntime } from './core/channel-runtime.js';
 import type { HubContext } from './core/context.js';
 import { TTL_EXPIRED, beginCloseLocked } from './core/lifecycle.js';
+import { evaluateExpectationsLocked, expectationsDue } from './governance/expectations.js';
+import { expireDueTasks } from './tasks/task-ops.js';
 
 /**
- * One sweeper pass at the clock's current time: pending channels whose invitees did not all ack within the ack
- * timeout close with `invite_timeout`; channels past `expires_at` end `expired` with `ttl_expired`.
+ * One sweeper pass at the clock's current time, for every open channel and task:
+ * - a pending channel whose invitees did not all ack within the ack timeout closes with `invite_timeout`;
+ * - a channel past `expires_at` ends `expired` with `ttl_expired` (also when a violation is due at the same time);
+ * - otherwise the channel's expectations are evaluated and new violations fire;
+ * - a task past its `expires_at` ends `expired` with `ttl_expired`.
+ *
+ * The cost grows with the number of open channels and tasks, not with the size of their logs: evaluators read the
+ * facts kept at admission. A channel's lock is taken only when something is due in it.
  */
 export async function sweep(ctx: HubContext): Promise<void> {
   const now = ctx.clock.now();
   for (const rt of ctx.channels.open()) {
-    const m = rt.metadata;
-    let reason: string | null = null;
-    if (m.state === ChannelState.Pending && now - Date.parse(m.created_at) >= ctx.inviteAckTimeoutMs) {
-      reason = 'invite_timeout';
-    } else if (m.state !== ChannelState.Closing && m.expires_at !== null && Date.parse(m.expires_at) <= now) {
-      reason = TTL_EXPIRED;
-    }
-    if (reason === null) continue;
-    const why = reason;
-    await ctx.serial.run(m.channel_id, () => beginCloseLocked(ctx, rt, why));
+    if (rt.metadata.state === ChannelState.Closing) continue;
+    if (lifecycleDue(ctx, rt, now) === null && !expectationsDue(ctx, rt, now)) continue;
+    await ctx.serial.run(rt.metadata.channel_id, () => sweepChannelLocked(ctx, rt, now));
   }
+  await expireDueTasks(ctx, now);
+}
+
+async function sweepChannelLocked(ctx: HubContext, rt: ChannelRuntime, now: number): Promise<void> {
+  const state = rt.metadata.state;
+  if (state !== ChannelState.Pending && state !== ChannelState.Active) return;
+  const reason = lifecycleDue(ctx, rt, now);
+  if (reason !== null) await beginCloseLocked(ctx, rt, reason);
+  else await evaluateExpectationsLocked(ctx, rt, now);
+}
+
+/** The close reason of a channel whose time is up, or `null`. */
+function lifecycleDue(ctx: HubContext, rt: ChannelRuntime, now: number): string | null {
+  const m = rt.metadata;
+  if (m.state === ChannelState.Pending && now - Date.parse(m.created_at) >= ctx.inviteAckTimeoutMs) {
+    return 'invite_timeout';
+  }
+  if (m.expires_at !== null && Date.parse(m.expires_at) <= now) return TTL_EXPIRED;
+  return null;
 }

@@ -24,9 +24,10 @@ import {
   type Passport,
   type PassportInput,
   type ResumeInput,
+  type RuleInput,
 } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
-import { jetstream, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 
 /** The manual clock starts here. */
@@ -60,13 +61,18 @@ export interface TestNet extends AsyncDisposable {
   hub: Hub;
   /** Every agent registered through `register`, by id. */
   readonly agents: Map<string, TestAgent>;
+  /** The options every hub of this net starts with, beyond the kit's own. */
+  readonly extra: HubOptions;
 }
 
-/** Starts a hub on a fresh prefix of the server at `url`, with a manual clock at `T0`. */
-export async function openNet(url: string): Promise<TestNet> {
+/**
+ * Starts a hub on a fresh prefix of the server at `url`, with a manual clock at `T0`. `extra` adds or overrides hub
+ * options (adapters, arbiter, evaluators, …); hubs started later by `startColdHub` get them too.
+ */
+export async function openNet(url: string, extra: HubOptions = {}): Promise<TestNet> {
   const prefix = uniqueName('hub');
   const clock = createManualClock(Date.parse(T0));
-  const hub = await startHub(hubOptions(url, prefix, clock));
+  const hub = await startHub({ ...hubOptions(url, prefix, clock), ...extra });
   const nc = await connect({ servers: url });
   const agents = new Map<string, TestAgent>();
   const net: TestNet = {
@@ -80,6 +86,7 @@ export async function openNet(url: string): Promise<TestNet> {
     clock,
     hub,
     agents,
+    extra,
     async [Symbol.asyncDispose]() {
       await Promise.all([...agents.values()].map((a) => a.mailbox.close()));
       await net.hub.close();
@@ -91,7 +98,7 @@ export async function openNet(url: string): Promise<TestNet> {
 
 /** Starts a second hub, cold, on the same NATS and prefix (the current one must be closed first). */
 export async function startColdHub(net: TestNet): Promise<Hub> {
-  net.hub = await startHub(hubOptions(net.url, net.prefix, net.clock));
+  net.hub = await startHub({ ...hubOptions(net.url, net.prefix, net.clock), ...net.extra });
   return net.hub;
 }
 
@@ -115,6 +122,8 @@ export interface RegisterOptions {
   readonly passport?: Omit<PassportInput, 'name'>;
   readonly resume?: ResumeInput;
   readonly skillMd?: string;
+  /** The agent's rule; default the default rule. */
+  readonly rule?: RuleInput;
   /** How the agent's mailbox answers invites; default `ack`. */
   readonly invites?: InvitePolicy;
 }
@@ -125,6 +134,7 @@ export async function register(net: TestNet, name: string, options: RegisterOpti
     passport: { ...options.passport, name },
     resume: options.resume ?? {},
     skill_md: options.skillMd ?? null,
+    rule: options.rule ?? null,
   });
   const id = passport.agent_id;
   if (id === null) throw new Error(`register returned no agent_id for ${name}`);
@@ -369,4 +379,50 @@ export function sequences(envelopes: readonly Envelope[]): (number | undefined)[
 /** `[1, 2, …, n]`. */
 export function oneTo(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1);
+}
+
+/** Moves the manual clock `ms` forward, then runs the hub's sweepers once. */
+export async function tickAfter(net: TestNet, ms: number): Promise<void> {
+  net.clock.advance(ms);
+  await net.hub.tick();
+}
+
+/** The audit records matching `filter` (default all), oldest first. */
+export async function audit(
+  net: TestNet,
+  filter: HubRequest<'readAudit'> = {},
+): Promise<HubResponse<'readAudit'>['records']> {
+  return (await net.rpc.call('readAudit', filter)).records;
+}
+
+/** Waits until the audit trail holds `count` records matching `filter`, and returns them. */
+export async function auditCount(
+  net: TestNet,
+  filter: HubRequest<'readAudit'>,
+  count: number,
+): Promise<HubResponse<'readAudit'>['records']> {
+  let seen: HubResponse<'readAudit'>['records'] = [];
+  await waitFor(
+    async () => {
+      seen = await audit(net, filter);
+      return seen.length >= count ? seen : undefined;
+    },
+    { what: `${count} audit records matching ${JSON.stringify(filter)}`, timeoutMs: 10_000 },
+  );
+  return seen;
+}
+
+/**
+ * Waits until the hub has fanned out everything admitted so far (its delivery consumer has nothing pending), and so
+ * has written every audit record the WAL implies (channel created, closed, expired; expectation violated).
+ */
+export async function drained(net: TestNet): Promise<void> {
+  const jsm = await jetstreamManager(net.nc);
+  await waitFor(
+    async () => {
+      const info = await jsm.consumers.info(net.names.walStream, net.names.deliveryConsumer);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    { what: 'the hub to fan out every admitted envelope', timeoutMs: 10_000 },
+  );
 }

@@ -5,6 +5,7 @@ import {
   EVENT_DATA_SCHEMAS,
   EV_CHANNEL_INVITE_ACK,
   EV_CHANNEL_INVITE_REJECT,
+  EV_EXPECTATION_VIOLATED,
   InvalidRequestError,
   NotFoundError,
   ProtocolError,
@@ -14,9 +15,11 @@ import {
   repr,
   type Envelope,
 } from '@ag2net/protocol';
+import { deniedError, type Party } from '../governance/arbiter.js';
+import { countsTowardInbox, recipientsOfSubstantive } from '../governance/inbox-counters.js';
+import { afterTaskEvent, checkTaskEvent } from '../tasks/task-events.js';
 import type { ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
-import { matchesAny } from './glob.js';
 import { ackOf, activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
 
 /** The reply to an admitted post. */
@@ -28,9 +31,11 @@ export interface PostAck {
 
 /**
  * Admits a client's envelope, in AG2's order with ag2net's fixes: the sender is the caller; the sender is
- * registered; the sender's outbound rule allows the audience; the channel exists and takes the event in its state;
- * the sender is a participant; the adapter accepts it. Then: stamp, append to the WAL (exactly once), fold, and act
- * on the adapter's verdict. A retried post (same envelope id) gets the original ack and is not admitted again.
+ * registered; the arbiter lets the sender reach its audience (`outbound_to`, `delegation_depth`); the channel exists
+ * and takes the event in its state; the sender is a participant; task events name a task of the channel; every
+ * recipient's inbox has room (`max_pending`); the adapter accepts it; the sender's rate allows it. Then: stamp,
+ * append to the WAL (exactly once), fold, and act on the adapter's verdict. A retried post (same envelope id) gets the
+ * original ack and is not admitted again.
  */
 export async function postEnvelope(ctx: HubContext, callerId: string, envelope: Envelope): Promise<PostAck> {
   if (envelope.sender_id !== callerId) {
@@ -39,7 +44,7 @@ export async function postEnvelope(ctx: HubContext, callerId: string, envelope: 
   const sender = ctx.registry.get(envelope.sender_id);
   if (sender === undefined) throw new NotFoundError(`sender not registered: ${envelope.sender_id}`);
   checkEventData(envelope);
-  checkOutbound(ctx, envelope);
+  await checkOutbound(ctx, envelope, sender);
   const rt = ctx.channels.require(envelope.channel_id);
   return ctx.serial.run(envelope.channel_id, () => admitLocked(ctx, rt, envelope));
 }
@@ -55,13 +60,26 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
     );
   }
   const handshake = envelope.event_type === EV_CHANNEL_INVITE_ACK || envelope.event_type === EV_CHANNEL_INVITE_REJECT;
-  if (!handshake) adapter.validateSend(metadata, envelope, state);
-  const admitted = await appendLocked(ctx, rt, { ...envelope, sequence: undefined });
+  checkTaskEvent(ctx, rt, envelope);
+  if (!handshake) {
+    await checkInboxes(ctx, rt, envelope);
+    adapter.validateSend(metadata, envelope, state);
+  }
+  const rate = ctx.registry.require(envelope.sender_id).rule.limits.rate;
+  if (!handshake) takeRateToken(ctx, envelope, rate);
+  let admitted: Envelope;
+  try {
+    admitted = await appendLocked(ctx, rt, { ...envelope, sequence: undefined });
+  } catch (err) {
+    if (!handshake) ctx.rateLimiter.refund(envelope.sender_id, rate);
+    throw err;
+  }
   const ack = { envelope_id: admitted.envelope_id, sequence: admitted.sequence ?? 0, created_at: admitted.created_at };
   if (handshake) {
     await onHandshakeReply(ctx, rt, admitted);
     return ack;
   }
+  await afterTaskEvent(ctx, admitted);
   if (rt.state !== null) {
     const verdict = adapter.onAccepted(rt.metadata, admitted, rt.state);
     if (verdict.nextState === ChannelState.Closing || verdict.nextState === ChannelState.Closed) {
@@ -69,6 +87,31 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
     }
   }
   return ack;
+}
+
+/**
+ * AG2's inbox gate, for content only (protocol events pass, so a full inbox never blocks a handshake): every
+ * registered recipient's pending count must be under its `max_pending`.
+ */
+async function checkInboxes(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope): Promise<void> {
+  if (!countsTowardInbox(envelope)) return;
+  for (const id of recipientsOfSubstantive(envelope, rt.metadata)) {
+    const recipient = ctx.registry.get(id);
+    if (recipient === undefined) continue;
+    const decision = await ctx.arbiter.authorizeInbox({ envelope, recipient, pending: ctx.inboxes.get(id) });
+    if (!decision.allow) throw deniedError(decision);
+  }
+}
+
+/** `Rule.limits.rate`, which AG2 declared but never enforced: one token per admitted envelope. */
+function takeRateToken(ctx: HubContext, envelope: Envelope, rate: Party['rule']['limits']['rate']): void {
+  const verdict = ctx.rateLimiter.take(envelope.sender_id, rate, ctx.clock.now());
+  if (verdict.ok) return;
+  const name = ctx.registry.nameOf(envelope.sender_id);
+  throw new AccessDeniedError(
+    `sender ${repr(name)} exceeded rate limit (${rate.per_minute}/min, burst ${rate.burst || rate.per_minute})`,
+    { details: { retry_after_ms: verdict.retryAfterMs } },
+  );
 }
 
 /** Built-in event types must carry their `event_data` shape; custom types pass untouched. */
@@ -82,26 +125,18 @@ function checkEventData(envelope: Envelope): void {
   }
 }
 
-/** AG2's outbound gate, before the channel lookup: explicit recipients must match the sender's `outbound_to`. */
-function checkOutbound(ctx: HubContext, envelope: Envelope): void {
-  const sender = ctx.registry.require(envelope.sender_id);
-  const { outbound_to: outbound } = sender.rule.access;
-  for (const rid of envelope.audience ?? []) {
-    if (rid === envelope.sender_id) continue;
-    const recipient = ctx.registry.get(rid);
-    if (recipient === undefined) continue;
-    if (!matchesAny(recipient.passport.name, outbound)) {
-      throw new AccessDeniedError(
-        `sender ${repr(sender.passport.name)} not permitted to send to ${repr(recipient.passport.name)}`,
-      );
-    }
+/**
+ * AG2's outbound gate, before the channel lookup: the arbiter sees the registered agents the audience names (a
+ * broadcast names none) and the envelope's delegation depth.
+ */
+async function checkOutbound(ctx: HubContext, envelope: Envelope, sender: Party): Promise<void> {
+  const recipients: Party[] = [];
+  for (const rid of new Set(envelope.audience ?? [])) {
+    const recipient = rid === envelope.sender_id ? undefined : ctx.registry.get(rid);
+    if (recipient !== undefined) recipients.push(recipient);
   }
-  const cap = sender.rule.limits.delegation_depth;
-  if (cap > 0 && envelope.depth > cap) {
-    throw new AccessDeniedError(
-      `sender ${repr(sender.passport.name)} exceeded delegation_depth (${envelope.depth} > ${cap})`,
-    );
-  }
+  const decision = await ctx.arbiter.authorizeSend({ envelope, sender, recipients });
+  if (!decision.allow) throw deniedError(decision);
 }
 
 /** State, protocol-event and membership checks that AG2 lacks (sender authenticity, participants only). */
@@ -119,7 +154,9 @@ function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
     }
     return;
   }
-  if (isChannelProtocolEvent(type)) throw new ProtocolError(`${type} events are written by the hub`);
+  if (isChannelProtocolEvent(type) || type === EV_EXPECTATION_VIOLATED) {
+    throw new ProtocolError(`${type} events are written by the hub`);
+  }
   if (metadata.state !== ChannelState.Active) {
     throw new ProtocolError(`channel ${cid} not active (state=${metadata.state})`);
   }

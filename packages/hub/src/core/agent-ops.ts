@@ -12,6 +12,7 @@ import {
   type Resume,
   type Rule,
 } from '@ag2net/protocol';
+import { AuditKind, ResumeSource } from '../audit/kinds.js';
 import { isoAt } from '../clock.js';
 import { ensureInboxConsumer, removeInbox } from '../nats/provision.js';
 import type { HubContext } from './context.js';
@@ -30,7 +31,11 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
   }
   return ctx.serial.run(REGISTRY_KEY, async () => {
     const existingId = ctx.registry.idForName(passport.name);
-    if (existingId !== null && existingId === passport.agent_id) return ctx.registry.require(existingId).passport;
+    if (existingId !== null && existingId === passport.agent_id) {
+      const known = ctx.registry.require(existingId).passport;
+      await auditRegistered(ctx, known);
+      return known;
+    }
     if (passport.agent_id !== null && existingId === null && ctx.registry.get(passport.agent_id) !== undefined) {
       throw new ProtocolError(`agent_id ${repr(passport.agent_id)} is already registered under another name`);
     }
@@ -44,8 +49,19 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
     });
     await ensureInboxConsumer(ctx.jsm, ctx.names, stamped.agent_id ?? '');
     ctx.logger.info({ agentId: stamped.agent_id, name: stamped.name }, 'agent registered');
+    await auditRegistered(ctx, record.passport);
     return record.passport;
   });
+}
+
+/** The record of a registration; a retried register publishes it again under the same id, stored once. */
+async function auditRegistered(ctx: HubContext, passport: Passport): Promise<void> {
+  const id = passport.agent_id ?? '';
+  await ctx.audit.recordAfter(
+    AuditKind.AgentRegistered,
+    { agent_id: id, name: passport.name },
+    { id: `agent_registered.${id}`, at: passport.created_at },
+  );
 }
 
 /** Removes an identity and its inbox; channels and their logs are kept. */
@@ -53,7 +69,14 @@ export async function unregister(ctx: HubContext, agentId: string): Promise<void
   await ctx.serial.run(REGISTRY_KEY, async () => {
     const record = await ctx.registry.remove(agentId);
     await removeInbox(ctx.jsm, ctx.names, agentId);
+    ctx.inboxes.forget(agentId);
+    ctx.rateLimiter.forget(agentId);
     ctx.logger.info({ agentId, name: record.passport.name }, 'agent unregistered');
+    await ctx.audit.recordAfter(
+      AuditKind.AgentUnregistered,
+      { agent_id: agentId, name: record.passport.name },
+      { id: `agent_unregistered.${agentId}` },
+    );
   });
 }
 
@@ -78,32 +101,82 @@ export function getRule(ctx: HubContext, agentId: string): Rule {
 
 /** Replaces the resume: the version goes up by one and `last_updated` is stamped. */
 export async function setResume(ctx: HubContext, agentId: string, resume: Resume): Promise<Resume> {
-  const old = ctx.registry.require(agentId).resume;
-  const next: Resume = { ...resume, version: old.version + 1, last_updated: isoAt(ctx.clock.now()) };
-  return ctx.registry.setResume(agentId, next);
+  return underAgent(ctx, agentId, async () => {
+    const old = ctx.registry.require(agentId).resume;
+    const next: Resume = { ...resume, version: old.version + 1, last_updated: isoAt(ctx.clock.now()) };
+    const stored = await ctx.registry.setResume(agentId, next);
+    await ctx.audit.recordAfter(
+      AuditKind.ResumeSet,
+      { source: ResumeSource.Tenant, agent_id: agentId, version: stored.version },
+      { id: `resume_set.${agentId}.${stored.version}`, at: stored.last_updated },
+    );
+    return stored;
+  });
 }
 
-/** Replaces the rule; the version goes up by one. It applies to the next admission. */
+/** Replaces the rule; the version goes up by one. It applies from the next decision on. */
 export async function setRule(ctx: HubContext, agentId: string, rule: Rule): Promise<Rule> {
-  const old = ctx.registry.require(agentId).rule;
-  return ctx.registry.setRule(agentId, { ...rule, version: old.version + 1 });
+  return underAgent(ctx, agentId, async () => {
+    const old = ctx.registry.require(agentId).rule;
+    const stored = await ctx.registry.setRule(agentId, { ...rule, version: old.version + 1 });
+    await ctx.audit.recordAfter(
+      AuditKind.RuleSet,
+      { agent_id: agentId, version: stored.version },
+      { id: `rule_set.${agentId}.${stored.version}` },
+    );
+    return stored;
+  });
+}
+
+/** Replaces the SKILL.md (`null` removes it). */
+export async function setSkill(ctx: HubContext, agentId: string, skill: string | null): Promise<void> {
+  ctx.registry.require(agentId);
+  await ctx.registry.setSkill(agentId, skill);
+  await ctx.audit.recordAfter(AuditKind.SkillSet, { agent_id: agentId, removed: skill === null });
+}
+
+/** Runs `fn` alone for one agent's resume and rule (read, change, write). */
+function underAgent<T>(ctx: HubContext, agentId: string, fn: () => Promise<T>): Promise<T> {
+  return ctx.serial.run(`agent\u0000${agentId}`, fn);
 }
 
 /**
  * AG2's `record_observation`: a terminal outcome of a task counts toward the owner's observed track record for the
- * capability (`n`, and `completed`/`failed`/`expired`; `cancelled` only in `n`). A task id counts once.
+ * capability (`n`, and `completed`/`failed`/`expired`; `cancelled` only in `n`; `latency_ms` replaces
+ * `p50_latency_ms`). A task id counts once, also across restarts: the hub records the outcome of a capability-tagged
+ * task itself when the task ends, so an agent's own report of it afterwards is a no-op.
  */
 export async function recordObservation(
   ctx: HubContext,
   ownerId: string,
   req: HubRequestParsed<'recordObservation'>,
 ): Promise<Resume> {
-  const resume = ctx.registry.require(ownerId).resume;
-  if (!isTerminalTaskState(req.outcome)) return resume;
-  if (req.task_id !== null) {
-    if (ctx.observedTasks.has(req.task_id)) return resume;
-    ctx.observedTasks.add(req.task_id);
+  ctx.registry.require(ownerId);
+  if (!isTerminalTaskState(req.outcome)) return ctx.registry.require(ownerId).resume;
+  // Marked before it is counted: a crash in between loses one observation rather than counting one twice.
+  if (req.task_id !== null && !(await ctx.tasks.markObserved(req.task_id))) {
+    return ctx.registry.require(ownerId).resume;
   }
+  return underAgent(ctx, ownerId, async () => {
+    const resume = ctx.registry.require(ownerId).resume;
+    const next = observed(resume, req, isoAt(ctx.clock.now()));
+    const stored = await ctx.registry.setResume(ownerId, next);
+    await ctx.audit.recordAfter(
+      AuditKind.ResumeSet,
+      {
+        source: ResumeSource.Observed,
+        agent_id: ownerId,
+        version: stored.version,
+        capability: req.capability,
+        outcome: req.outcome,
+      },
+      { id: `resume_set.${ownerId}.${stored.version}`, at: stored.last_updated },
+    );
+    return stored;
+  });
+}
+
+function observed(resume: Resume, req: HubRequestParsed<'recordObservation'>, now: string): Resume {
   const stat = resume.observed[req.capability] ?? { n: 0, completed: 0, failed: 0, expired: 0, p50_latency_ms: null };
   const next = {
     ...stat,
@@ -113,10 +186,10 @@ export async function recordObservation(
     expired: stat.expired + (req.outcome === TaskState.Expired ? 1 : 0),
     p50_latency_ms: req.latency_ms ?? stat.p50_latency_ms,
   };
-  return ctx.registry.setResume(ownerId, {
+  return {
     ...resume,
     observed: { ...resume.observed, [req.capability]: next },
     version: resume.version + 1,
-    last_updated: isoAt(ctx.clock.now()),
-  });
+    last_updated: now,
+  };
 }

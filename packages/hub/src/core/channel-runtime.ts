@@ -1,5 +1,6 @@
 import type { AdapterState, ChannelAdapter } from '@ag2net/adapters';
 import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
+import { foldFacts, newFacts, type ChannelFacts } from '../governance/facts.js';
 
 /** What the hub keeps in memory for one channel; all of it is derivable from KV metadata and the channel's WAL. */
 export interface ChannelRuntime {
@@ -17,6 +18,8 @@ export interface ChannelRuntime {
   readonly causation: Map<string, string>;
   /** For a closing channel: the last sequence that must be delivered before it closes. */
   closingAt: number | null;
+  /** What expectation evaluators read, kept up to date here so that sweeps never read the log. */
+  readonly facts: ChannelFacts;
 }
 
 /** Where an admitted envelope is. */
@@ -44,12 +47,14 @@ export function newRuntime(
     envelopeIds: new Map(),
     causation: new Map(),
     closingAt: null,
+    facts: newFacts(),
   };
 }
 
 /**
- * Records an appended envelope in the runtime's indexes and folds it into the adapter state. The one place where
- * live admission and hydrate update a channel, so that both produce the same state.
+ * Records an appended envelope in the runtime's indexes, folds it into the adapter state and then into the
+ * expectation facts. The one place where live admission and hydrate update a channel, so that both produce the same
+ * state.
  */
 export function applyAppended(rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
   rt.lastStreamSeq = streamSeq;
@@ -61,4 +66,5 @@ export function applyAppended(rt: ChannelRuntime, envelope: Envelope, streamSeq:
   if (envelope.causation_id)
     rt.causation.set(causationKey(envelope.sender_id, envelope.causation_id), envelope.envelope_id);
   if (rt.adapter !== null && rt.state !== null) rt.state = rt.adapter.fold(envelope, rt.state);
+  foldFacts(rt, envelope);
 }

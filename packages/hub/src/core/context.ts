@@ -2,11 +2,17 @@ import type { AdapterRegistry } from '@ag2net/adapters';
 import type { HubNames, IdFactory } from '@ag2net/protocol';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import type { HubArbiter } from '../governance/arbiter.js';
+import type { ExpectationRegistry } from '../governance/expectation-registry.js';
+import type { InboxCounters } from '../governance/inbox-counters.js';
+import type { RateLimiter } from '../governance/rate-limiter.js';
 import type { Logger } from '../logger.js';
 import type { HubResources } from '../nats/provision.js';
 import type { WalReader, WalWriter } from '../nats/wal.js';
 import type { KeyedSerial } from '../serial.js';
+import type { TaskTable } from '../tasks/task-table.js';
 import type { ChannelTable } from './channel-table.js';
 import type { AgentRegistry } from './registry.js';
 import type { ChannelWaiters } from './waiters.js';
@@ -35,6 +41,14 @@ export interface HubContext {
   epoch: number;
   /** Stream sequence up to which the delivery consumer has fanned the WAL out to inboxes. */
   deliveredThrough: number;
-  /** Task ids already counted by `recordObservation` (AG2 keeps this in memory too). */
-  readonly observedTasks: Set<string>;
+  /** The policy consulted at every send, delivery, channel open and new task. */
+  readonly arbiter: HubArbiter;
+  /** Expectation evaluators and violation handlers by name. */
+  readonly expectations: ExpectationRegistry;
+  /** AG2's per-agent inbox pending counts (folded from the WAL). */
+  readonly inboxes: InboxCounters;
+  /** Per-sender token buckets of `Rule.limits.rate`. */
+  readonly rateLimiter: RateLimiter;
+  readonly audit: AuditLog;
+  readonly tasks: TaskTable;
 }

@@ -1,6 +1,5 @@
 import { buildParticipants } from '@ag2net/adapters';
 import {
-  AccessDeniedError,
   ChannelMetadataSchema,
   ChannelState,
   EV_CHANNEL_INVITE,
@@ -10,13 +9,14 @@ import {
   isTerminalChannelState,
   parseDuration,
   repr,
+  type ChannelManifest,
   type ChannelMetadata,
   type HubRequestParsed,
 } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
+import { deniedError } from '../governance/arbiter.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
-import { matchesAny } from './glob.js';
 import { activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
 
 type CreateRequest = HubRequestParsed<'createChannel'>;
@@ -44,25 +44,33 @@ export async function createChannel(ctx: HubContext, creatorId: string, req: Cre
   }
   const adapter = ctx.adapters.get(req.type, req.version);
   const invitees = req.participants.filter((p) => p !== creatorId);
-  checkOpenRules(ctx, creatorId, invitees);
-
-  const nowMs = ctx.clock.now();
-  const ttlSeconds = parseDuration(req.ttl ?? creator.rule.limits.channel_ttl_default);
-  const metadata = ChannelMetadataSchema.parse({
-    channel_id: req.channel_id ?? ctx.ids(nowMs),
-    manifest: adapter.manifest,
-    creator_id: creatorId,
-    participants: buildParticipants(creatorId, invitees, isoAt(nowMs)),
-    state: ChannelState.Pending,
-    created_at: isoAt(nowMs),
-    expires_at: ttlSeconds > 0 ? isoAt(nowMs + ttlSeconds * 1000) : null,
-    knobs: { ...req.knobs },
-    labels: req.intent === null ? { ...req.labels } : { ...req.labels, intent: req.intent },
-    pending_acks: invitees,
+  // One open at a time per creator, so that two concurrent creates cannot both pass max_concurrent_channels.
+  const made = await ctx.serial.run(`open\u0000${creatorId}`, async () => {
+    const raced = req.channel_id === null ? undefined : ctx.channels.get(req.channel_id);
+    if (raced !== undefined) return { raced, created: null };
+    await checkOpenRules(ctx, adapter.manifest, creatorId, invitees);
+    const nowMs = ctx.clock.now();
+    const ttlSeconds = parseDuration(req.ttl ?? creator.rule.limits.channel_ttl_default);
+    const metadata = ChannelMetadataSchema.parse({
+      channel_id: req.channel_id ?? ctx.ids(nowMs),
+      manifest: adapter.manifest,
+      creator_id: creatorId,
+      participants: buildParticipants(creatorId, invitees, isoAt(nowMs)),
+      state: ChannelState.Pending,
+      created_at: isoAt(nowMs),
+      expires_at: ttlSeconds > 0 ? isoAt(nowMs + ttlSeconds * 1000) : null,
+      knobs: { ...req.knobs },
+      labels: req.intent === null ? { ...req.labels } : { ...req.labels, intent: req.intent },
+      pending_acks: invitees,
+    });
+    adapter.validateCreate(metadata);
+    const created = newRuntime(metadata, adapter, adapter.initialState(metadata));
+    ctx.channels.set(created);
+    return { raced: null, created };
   });
-  adapter.validateCreate(metadata);
-  const rt = newRuntime(metadata, adapter, adapter.initialState(metadata));
-  ctx.channels.set(rt);
+  if (made.created === null) return awaitExisting(ctx, made.raced, creatorId);
+  const rt = made.created;
+  const { metadata } = rt;
   await ctx.channels.persist(metadata);
   ctx.logger.info({ channelId: metadata.channel_id, type: req.type, creatorId }, 'channel created');
 
@@ -118,27 +126,19 @@ async function awaitExisting(ctx: HubContext, rt: ChannelRuntime, creatorId: str
   return metadata;
 }
 
-/** AG2's rule-based channel-open check: invitees accept the creator, the creator may reach them, and its cap. */
-function checkOpenRules(ctx: HubContext, creatorId: string, invitees: readonly string[]): void {
+/**
+ * AG2's channel-open check through the arbiter (by default the rules: invitees accept the creator and the channel
+ * type, the creator may initiate the type and reach each invitee, and is under its `max_concurrent_channels`).
+ */
+async function checkOpenRules(
+  ctx: HubContext,
+  manifest: ChannelManifest,
+  creatorId: string,
+  inviteeIds: readonly string[],
+): Promise<void> {
   const creator = ctx.registry.require(creatorId);
-  for (const id of invitees) {
-    const invitee = ctx.registry.require(id);
-    if (!matchesAny(creator.passport.name, invitee.rule.access.inbound_from)) {
-      throw new AccessDeniedError(
-        `invitee ${repr(invitee.passport.name)} does not accept inbound from ${repr(creator.passport.name)}`,
-      );
-    }
-    if (!matchesAny(invitee.passport.name, creator.rule.access.outbound_to)) {
-      throw new AccessDeniedError(
-        `sender ${repr(creator.passport.name)} not permitted to send to ${repr(invitee.passport.name)}`,
-      );
-    }
-  }
-  const cap = creator.rule.limits.max_concurrent_channels;
-  if (cap > 0) {
-    const active = ctx.channels.open().filter((rt) => rt.metadata.creator_id === creatorId).length;
-    if (active >= cap) {
-      throw new AccessDeniedError(`creator ${repr(creatorId)} exceeded max_concurrent_channels (${active} >= ${cap})`);
-    }
-  }
+  const invitees = inviteeIds.map((id) => ctx.registry.require(id));
+  const openChannels = ctx.channels.open().filter((rt) => rt.metadata.creator_id === creatorId).length;
+  const decision = await ctx.arbiter.authorizeChannelOpen({ manifest, creator, invitees, openChannels });
+  if (!decision.allow) throw deniedError(decision);
 }

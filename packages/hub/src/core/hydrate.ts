@@ -6,21 +6,27 @@ import {
   EV_CHANNEL_INVITE_ACK,
   EV_CHANNEL_INVITE_REJECT,
   EV_CHANNEL_OPENED,
-  isProtocolEvent,
+  isTerminalChannelState,
   type Envelope,
 } from '@ag2net/protocol';
-import { applyAppended, newRuntime, type ChannelRuntime } from './channel-runtime.js';
+import { countsTowardInbox } from '../governance/inbox-counters.js';
+import { expireTasksOfChannel } from '../tasks/task-ops.js';
+import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
-import { beginCloseLocked, finishCloseLocked } from './lifecycle.js';
+import { beginCloseLocked, finishCloseLocked, recordAppended } from './lifecycle.js';
 
 /**
- * Rebuilds the hub's whole state from NATS alone: the registry from KV, channel metadata from KV, then one pass
- * over the WAL that folds every channel's adapter state and rebuilds its indexes. The WAL is the truth: handshake
- * and lifecycle envelopes in it win over metadata that a crash left stale. Closing channels resume their drain.
+ * Rebuilds the hub's whole state from NATS alone: the registry, channel metadata and tasks from KV, then one pass
+ * over the WAL that folds every channel's adapter state, expectation facts (fired violations included) and indexes,
+ * and the inbox pending counts. The WAL is the truth: handshake and lifecycle envelopes in it win over metadata that
+ * a crash left stale. Then it finishes what a crash interrupted: closing channels resume their drain, an
+ * `auto_close` violation whose close had not started starts it, and tasks of ended channels expire.
  */
 export async function hydrate(ctx: HubContext): Promise<void> {
   await ctx.registry.load();
+  await ctx.tasks.load();
   ctx.channels.clear();
+  ctx.inboxes.clear();
   for (const metadata of await ctx.channels.loadMetadata()) {
     const adapter = ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null;
     let state = null;
@@ -39,14 +45,20 @@ export async function hydrate(ctx: HubContext): Promise<void> {
       ctx.logger.warn({ channelId: entry.envelope.channel_id }, 'WAL entry of a channel without metadata');
       continue;
     }
-    applyAppended(rt, entry.envelope, entry.streamSeq);
+    recordAppended(ctx, rt, entry.envelope, entry.streamSeq);
     reconcile(rt, entry.envelope);
-    if (!isProtocolEvent(entry.envelope.event_type)) lastSubstantive.set(rt.metadata.channel_id, entry.envelope);
+    if (countsTowardInbox(entry.envelope)) lastSubstantive.set(rt.metadata.channel_id, entry.envelope);
     count += 1;
   }
   const info = await ctx.jsm.consumers.info(ctx.names.walStream, ctx.names.deliveryConsumer);
   ctx.deliveredThrough = info.ack_floor.stream_seq;
   for (const rt of ctx.channels.open()) await resumeLifecycle(ctx, rt, lastSubstantive.get(rt.metadata.channel_id));
+  for (const task of ctx.tasks.open()) {
+    const channel = task.channel_id === null ? undefined : ctx.channels.get(task.channel_id);
+    if (channel !== undefined && isTerminalChannelState(channel.metadata.state)) {
+      await expireTasksOfChannel(ctx, channel.metadata.channel_id);
+    }
+  }
   ctx.logger.info({ agents: ctx.registry.size, channels: ctx.channels.all().length, envelopes: count }, 'hydrated');
 }
 
@@ -88,11 +100,20 @@ function reconcile(rt: ChannelRuntime, envelope: Envelope): void {
 }
 
 /**
- * Finishes what a crash interrupted: a channel whose last envelope ends it per its adapter starts closing; a
- * closing channel whose envelopes are all delivered ends now (otherwise the delivery consumer ends it).
+ * Finishes what a crash interrupted: a channel with a fired `auto_close` violation, or whose last envelope ends it
+ * per its adapter, starts closing; a closing channel whose envelopes are all delivered ends now (otherwise the
+ * delivery consumer ends it).
  */
 async function resumeLifecycle(ctx: HubContext, rt: ChannelRuntime, last: Envelope | undefined): Promise<void> {
   await ctx.serial.run(rt.metadata.channel_id, async () => {
+    const { autoClose } = rt.facts;
+    if (
+      autoClose !== null &&
+      (rt.metadata.state === ChannelState.Pending || rt.metadata.state === ChannelState.Active)
+    ) {
+      await beginCloseLocked(ctx, rt, autoClose);
+      return;
+    }
     if (rt.metadata.state === ChannelState.Active && last !== undefined && rt.adapter !== null && rt.state !== null) {
       const verdict = rt.adapter.onAccepted(rt.metadata, last, rt.state);
       if (verdict.nextState === ChannelState.Closing || verdict.nextState === ChannelState.Closed) {

@@ -12,6 +12,8 @@ import {
   type EnvelopeInput,
 } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
+import type { InboxPressure } from '../governance/inbox-counters.js';
+import { expireTasksOfChannel } from '../tasks/task-ops.js';
 import { applyAppended, type AdmittedRef, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 
@@ -27,8 +29,28 @@ export async function appendLocked(ctx: HubContext, rt: ChannelRuntime, draft: E
     sequence: rt.streamSeqs.length + 1,
   };
   const streamSeq = await ctx.writer.append(envelope, rt.lastStreamSeq, ctx.epoch);
-  applyAppended(rt, envelope, streamSeq);
+  for (const { agentId, pending } of recordAppended(ctx, rt, envelope, streamSeq)) {
+    ctx.logger.warn({ agentId, pending }, 'inbox pressure');
+  }
   return envelope;
+}
+
+/**
+ * What the hub does with every envelope in a WAL, live after an append and on hydrate in log order: update the
+ * channel (indexes, adapter state, expectation facts) and the inbox pending counts. Returns the agents whose
+ * inbox just reached its high-water mark.
+ */
+export function recordAppended(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  envelope: Envelope,
+  streamSeq: number,
+): InboxPressure[] {
+  applyAppended(rt, envelope, streamSeq);
+  return ctx.inboxes.count(envelope, rt.metadata, (id) => {
+    const inbox = ctx.registry.get(id)?.rule.limits.inbox;
+    return inbox === undefined ? null : { maxPending: inbox.max_pending, highWater: inbox.high_water };
+  });
 }
 
 /** Appends an envelope the hub writes on the creator's behalf, to every participant. */
@@ -100,4 +122,5 @@ export async function finishCloseLocked(ctx: HubContext, rt: ChannelRuntime): Pr
   await ctx.channels.persist(rt.metadata);
   ctx.waiters.ended(rt.metadata);
   ctx.logger.info({ channelId: rt.metadata.channel_id, reason, state: final }, 'channel ended');
+  await expireTasksOfChannel(ctx, rt.metadata.channel_id);
 }

@@ -1,0 +1,149 @@
+import {
+  ChannelState,
+  EV_EXPECTATION_VIOLATED,
+  createEnvelope,
+  isParticipant,
+  participantIds,
+  type Envelope,
+  type Expectation,
+} from '@ag2net/protocol';
+import type { ChannelRuntime } from '../core/channel-runtime.js';
+import type { HubContext } from '../core/context.js';
+import { appendLocked, beginCloseLocked } from '../core/lifecycle.js';
+import type { Violation } from './evaluators.js';
+import { BuiltinHandler } from './handler-names.js';
+import type { ViolationHandler } from './violation-handlers.js';
+import { firedKey, type ViolationRecord } from './violation-record.js';
+
+/** A violation that has not fired yet, narrowed to its new violators. */
+interface Due {
+  readonly index: number;
+  readonly expectation: Expectation;
+  readonly handler: ViolationHandler;
+  readonly violation: Violation;
+}
+
+/** Whether a sweep at `nowMs` would fire anything in the channel. Pure; lets the sweep skip the channel's lock. */
+export function expectationsDue(ctx: HubContext, rt: ChannelRuntime, nowMs: number): boolean {
+  return rt.metadata.manifest.expectations.some((exp, index) => dueViolation(ctx, rt, index, exp, nowMs) !== null);
+}
+
+/**
+ * Evaluates the channel's expectations in manifest order and fires each violation not fired before: appends its
+ * record to the channel's log (the commit point: hydrate rebuilds the fired set from it, so a standby never fires it
+ * again), then runs the handler. An `auto_close` stops the evaluation of the channel, as in AG2. Locked.
+ */
+export async function evaluateExpectationsLocked(ctx: HubContext, rt: ChannelRuntime, nowMs: number): Promise<void> {
+  for (const [index, expectation] of rt.metadata.manifest.expectations.entries()) {
+    const state = rt.metadata.state;
+    if (state !== ChannelState.Pending && state !== ChannelState.Active) return;
+    const due = dueViolation(ctx, rt, index, expectation, nowMs);
+    if (due === null) continue;
+    const record = await appendLocked(ctx, rt, recordEnvelope(rt, due));
+    ctx.logger.info(
+      {
+        channelId: rt.metadata.channel_id,
+        expectation: expectation.name,
+        onViolation: expectation.on_violation,
+        violators: due.violation.violators,
+      },
+      'expectation violated',
+    );
+    await runHandler(ctx, rt, due, record);
+    if (due.handler.name === BuiltinHandler.AutoClose) return;
+  }
+}
+
+/** The violation of expectation `index` at `nowMs` with only its unfired violators, or `null`. */
+function dueViolation(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  index: number,
+  expectation: Expectation,
+  nowMs: number,
+): Due | null {
+  const evaluator = ctx.expectations.evaluators.get(expectation.name);
+  const handler = ctx.expectations.handlers.get(expectation.on_violation);
+  // AG2: an unknown evaluator or handler is skipped silently (no audit record either).
+  if (evaluator === undefined || handler === undefined) return null;
+  let violation: Violation | null;
+  try {
+    violation = evaluator.evaluate(expectation, { metadata: rt.metadata, state: rt.state, facts: rt.facts, nowMs });
+  } catch (err) {
+    ctx.logger.warn({ err, channelId: rt.metadata.channel_id, expectation: expectation.name }, 'evaluator failed');
+    return null;
+  }
+  if (violation === null) return null;
+  const scope = violation.scope ?? '';
+  const unfired = (who: string) => !rt.facts.fired.has(firedKey(index, expectation.name, who, scope));
+  if (violation.violators.length === 0) {
+    return unfired('') ? { index, expectation, handler, violation: { ...violation, scope } } : null;
+  }
+  const fresh = violation.violators.filter(unfired);
+  if (fresh.length === 0) return null;
+  return { index, expectation, handler, violation: { ...violation, violators: fresh, scope } };
+}
+
+/** The hub's record of a violation, in the creator's name (as AG2's notify handler posts it). */
+function recordEnvelope(rt: ChannelRuntime, due: Due): Envelope {
+  const { violation, expectation, handler } = due;
+  const data: ViolationRecord = {
+    expectation: expectation.name,
+    violators: [...violation.violators],
+    detail: { ...violation.detail },
+    on_violation: handler.name,
+    params: { ...expectation.params },
+    expectation_index: due.index,
+    scope: violation.scope ?? '',
+  };
+  return createEnvelope({
+    channel_id: rt.metadata.channel_id,
+    sender_id: rt.metadata.creator_id,
+    audience: audienceOf(rt, handler, violation),
+    event_type: EV_EXPECTATION_VIOLATED,
+    event_data: data,
+  });
+}
+
+/**
+ * Who the record is delivered to. Like the hub's other notices (opened, closed) it is addressed explicitly, so the
+ * creator, in whose name it is written, gets it too.
+ */
+function audienceOf(rt: ChannelRuntime, handler: ViolationHandler, violation: Violation): string[] {
+  switch (handler.notify) {
+    case 'nobody':
+      return [];
+    case 'channel':
+      return participantIds(rt.metadata);
+    case 'violators':
+      // A channel-wide violation has no violators: everyone is told.
+      return violation.violators.length === 0
+        ? participantIds(rt.metadata)
+        : violation.violators.filter((id) => isParticipant(rt.metadata, id));
+    default: {
+      const unknown: never = handler.notify;
+      throw new TypeError(`unknown notice ${String(unknown)}`);
+    }
+  }
+}
+
+async function runHandler(ctx: HubContext, rt: ChannelRuntime, due: Due, record: Envelope): Promise<void> {
+  const { expectation, handler, violation } = due;
+  if (handler.name === BuiltinHandler.AutoClose) {
+    await beginCloseLocked(ctx, rt, `expectation_violated:${expectation.name}`);
+    return;
+  }
+  if (handler.handle === undefined) return;
+  try {
+    await handler.handle({
+      channel_id: rt.metadata.channel_id,
+      expectation: expectation.name,
+      on_violation: handler.name,
+      violators: violation.violators,
+      detail: violation.detail,
+      envelope_id: record.envelope_id,
+    });
+  } catch (err) {
+    ctx.logger.warn({ err, channelId: rt.metadata.channel_id, handler: handler.name }, 'violation handler failed');
+  }
+}

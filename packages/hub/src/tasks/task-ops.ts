@@ -1,0 +1,274 @@
+import {
+  AccessDeniedError,
+  AuthError,
+  ProtocolError,
+  TaskState,
+  isParticipant,
+  isTerminalChannelState,
+  isTerminalTaskState,
+  parseDuration,
+  repr,
+  type HubRequestParsed,
+  type TaskMetadata,
+} from '@ag2net/protocol';
+import { AuditKind } from '../audit/kinds.js';
+import { isoAt } from '../clock.js';
+import { recordObservation } from '../core/agent-ops.js';
+import type { HubContext } from '../core/context.js';
+import { deniedError } from '../governance/arbiter.js';
+
+/** Runs `fn` alone for one task: every change to a task goes through here. */
+export function underTask<T>(ctx: HubContext, taskId: string, fn: () => Promise<T>): Promise<T> {
+  return ctx.serial.run(`task\u0000${taskId}`, fn);
+}
+
+/**
+ * AG2's `observe_task`: the caller reports a task it owns. A new task passes the arbiter (`max_concurrent_tasks`),
+ * must name a channel the owner is in (if any) that has not ended, and gets `expires_at` = now + the owner's
+ * `task_ttl_default` when it has none (AG2 declared that default but never applied it). A known task is updated:
+ * state, `started_at`, `expires_at`, `channel_id` when given, progress merged.
+ */
+export async function observeTask(ctx: HubContext, callerId: string, task: TaskMetadata): Promise<TaskMetadata> {
+  if (task.owner_id !== callerId) {
+    throw new AuthError(`owner_id ${repr(task.owner_id)} does not match the caller ${repr(callerId)}`);
+  }
+  const owner = ctx.registry.require(callerId);
+  return underTask(ctx, task.task_id, async () => {
+    const existing = ctx.tasks.get(task.task_id);
+    if (existing !== undefined) return observeExisting(ctx, callerId, existing, task);
+    if (task.channel_id !== null) checkTaskChannel(ctx, callerId, task.channel_id);
+    const decision = await ctx.arbiter.authorizeTask({ task, owner, openTasks: ctx.tasks.openCount(callerId) });
+    if (!decision.allow) throw deniedError(decision);
+    const nowMs = ctx.clock.now();
+    const ttl = parseDuration(owner.rule.limits.task_ttl_default);
+    const fresh: TaskMetadata = {
+      ...task,
+      expires_at: task.expires_at ?? (ttl > 0 ? isoAt(nowMs + ttl * 1000) : null),
+    };
+    return settle(ctx, null, stamp(fresh, task.state, nowMs), '');
+  });
+}
+
+async function observeExisting(
+  ctx: HubContext,
+  callerId: string,
+  existing: TaskMetadata,
+  report: TaskMetadata,
+): Promise<TaskMetadata> {
+  requireOwner(existing, callerId);
+  if (isTerminalTaskState(existing.state)) return existing;
+  checkTransition(existing, report.state);
+  if (report.channel_id !== null && report.channel_id !== existing.channel_id) {
+    checkTaskChannel(ctx, callerId, report.channel_id);
+  }
+  const next: TaskMetadata = {
+    ...existing,
+    state: report.state,
+    started_at: report.started_at ?? existing.started_at,
+    expires_at: report.expires_at ?? existing.expires_at,
+    channel_id: report.channel_id ?? existing.channel_id,
+    progress: { ...existing.progress, ...report.progress },
+    error: report.error ?? existing.error,
+  };
+  return settle(ctx, existing, stamp(next, report.state, ctx.clock.now()), report.error ?? '');
+}
+
+/**
+ * AG2's `update_task`, owner only: a terminal task is returned unchanged; progress is merged and stamps
+ * `last_progress_at`; result and error are set; a terminal state stamps `completed_at`. Unlike AG2, reaching a
+ * terminal state here is audited (`task_terminated`) like any other ending.
+ */
+export async function updateTask(
+  ctx: HubContext,
+  callerId: string,
+  req: HubRequestParsed<'updateTask'>,
+): Promise<TaskMetadata> {
+  return underTask(ctx, req.task_id, async () => {
+    const task = ctx.tasks.require(req.task_id);
+    requireOwner(task, callerId);
+    if (isTerminalTaskState(task.state)) return task;
+    const state = req.state ?? task.state;
+    checkTransition(task, state);
+    const nowMs = ctx.clock.now();
+    const next: TaskMetadata = {
+      ...task,
+      state,
+      progress: req.progress === null ? task.progress : { ...task.progress, ...req.progress },
+      last_progress_at: req.progress === null ? task.last_progress_at : isoAt(nowMs),
+      error: req.error ?? task.error,
+      ...(req.result === undefined ? {} : { result: req.result }),
+    };
+    return settle(ctx, task, stamp(next, state, nowMs), req.error ?? '');
+  });
+}
+
+/** Ends a task the hub ends (TTL, channel closed, cancelled by its owner's envelope); a terminal task is left alone. */
+export async function endTask(
+  ctx: HubContext,
+  taskId: string,
+  state: TaskState,
+  reason: string,
+): Promise<TaskMetadata | null> {
+  return underTask(ctx, taskId, async () => {
+    const task = ctx.tasks.get(taskId);
+    if (task === undefined || isTerminalTaskState(task.state)) return null;
+    const error = state === TaskState.Expired ? reason || task.error || 'expired' : reason || task.error;
+    return settle(ctx, task, stamp({ ...task, state, error }, state, ctx.clock.now()), reason);
+  });
+}
+
+/** AG2's cascade: every task of an ended channel that is still open expires with `channel_closed`. */
+export async function expireTasksOfChannel(ctx: HubContext, channelId: string): Promise<void> {
+  for (const task of ctx.tasks.open()) {
+    if (task.channel_id === channelId) await endTask(ctx, task.task_id, TaskState.Expired, 'channel_closed');
+  }
+}
+
+/** Open tasks past `expires_at` expire with `ttl_expired`. */
+export async function expireDueTasks(ctx: HubContext, nowMs: number): Promise<void> {
+  for (const task of ctx.tasks.open()) {
+    if (task.expires_at !== null && Date.parse(task.expires_at) <= nowMs) {
+      await endTask(ctx, task.task_id, TaskState.Expired, 'ttl_expired');
+    }
+  }
+}
+
+/** A task as the caller may see it: its owner, or a participant of its channel. */
+export function getTask(ctx: HubContext, callerId: string, taskId: string): TaskMetadata {
+  const task = ctx.tasks.require(taskId);
+  if (!canSee(ctx, callerId, task)) throw new AccessDeniedError(`${repr(callerId)} may not see task ${repr(taskId)}`);
+  return task;
+}
+
+/** AG2's `list_tasks` over the tasks the caller may see. */
+export function listTasks(ctx: HubContext, callerId: string, req: HubRequestParsed<'listTasks'>): TaskMetadata[] {
+  return ctx.tasks
+    .all()
+    .filter((t) => canSee(ctx, callerId, t))
+    .filter((t) => req.agent_id === null || t.owner_id === req.agent_id)
+    .filter((t) => req.channel_id === null || t.channel_id === req.channel_id)
+    .filter((t) => req.state === null || t.state === req.state)
+    .slice(0, req.limit);
+}
+
+export async function checkpointTask(
+  ctx: HubContext,
+  callerId: string,
+  req: HubRequestParsed<'checkpointTask'>,
+): Promise<void> {
+  requireOwner(ctx.tasks.require(req.task_id), callerId);
+  await ctx.tasks.writeCheckpoint(req.task_id, req.state);
+}
+
+export async function readTaskCheckpoint(
+  ctx: HubContext,
+  callerId: string,
+  taskId: string,
+): Promise<Record<string, unknown> | null> {
+  requireOwner(ctx.tasks.require(taskId), callerId);
+  return ctx.tasks.readCheckpoint(taskId);
+}
+
+/**
+ * AG2's `fire_task_event`: an event of the caller's task runtime (`mirror_failed`, …) becomes a `task_event` audit
+ * record. The task may be unknown to the hub (a mirror reports that its `observeTask` failed); a known task's
+ * events come from its owner only. Task state is not changed: that is `updateTask`'s job.
+ */
+export async function fireTaskEvent(
+  ctx: HubContext,
+  callerId: string,
+  req: HubRequestParsed<'fireTaskEvent'>,
+): Promise<void> {
+  ctx.registry.require(callerId);
+  const task = ctx.tasks.get(req.task_id);
+  if (task !== undefined) requireOwner(task, callerId);
+  await ctx.audit.record(AuditKind.TaskEvent, {
+    task_id: req.task_id,
+    owner_id: callerId,
+    channel_id: task?.channel_id ?? null,
+    event: req.kind,
+    payload: req.payload,
+  });
+}
+
+function canSee(ctx: HubContext, callerId: string, task: TaskMetadata): boolean {
+  if (task.owner_id === callerId) return true;
+  if (task.channel_id === null) return false;
+  const rt = ctx.channels.get(task.channel_id);
+  return rt !== undefined && isParticipant(rt.metadata, callerId);
+}
+
+function requireOwner(task: TaskMetadata, callerId: string): void {
+  if (task.owner_id !== callerId) {
+    throw new AccessDeniedError(`task ${repr(task.task_id)} belongs to ${repr(task.owner_id)}`);
+  }
+}
+
+function checkTaskChannel(ctx: HubContext, ownerId: string, channelId: string): void {
+  const rt = ctx.channels.require(channelId);
+  const cid = repr(channelId);
+  if (!isParticipant(rt.metadata, ownerId)) {
+    throw new AccessDeniedError(`${repr(ownerId)} is not a participant of channel ${cid}`);
+  }
+  if (isTerminalChannelState(rt.metadata.state)) throw new ProtocolError(`channel ${cid} is ${rt.metadata.state}`);
+}
+
+/** Tasks move forward: created → running → a terminal state (or created → terminal); never back to created. */
+function checkTransition(task: TaskMetadata, next: TaskState): void {
+  if (task.state === TaskState.Running && next === TaskState.Created) {
+    throw new ProtocolError(`task ${repr(task.task_id)} cannot go from running back to created`);
+  }
+}
+
+/** Stamps the times a state implies: `started_at` when it runs, `completed_at` when it ends. */
+function stamp(task: TaskMetadata, state: TaskState, nowMs: number): TaskMetadata {
+  const now = isoAt(nowMs);
+  return {
+    ...task,
+    state,
+    started_at: state === TaskState.Running ? (task.started_at ?? now) : task.started_at,
+    completed_at: isTerminalTaskState(state) ? (task.completed_at ?? now) : task.completed_at,
+  };
+}
+
+/**
+ * Stores the task; when it just became terminal, audits `task_terminated` and counts its outcome in the owner's
+ * observed record for its capability (once per task, whoever reports it first: the hub or the agent's mirror).
+ */
+async function settle(
+  ctx: HubContext,
+  before: TaskMetadata | null,
+  task: TaskMetadata,
+  reason: string,
+): Promise<TaskMetadata> {
+  await ctx.tasks.put(task);
+  const ended = isTerminalTaskState(task.state) && (before === null || !isTerminalTaskState(before.state));
+  if (!ended) return task;
+  ctx.logger.info({ taskId: task.task_id, state: task.state, reason }, 'task ended');
+  await ctx.audit.recordAfter(
+    AuditKind.TaskTerminated,
+    {
+      task_id: task.task_id,
+      owner_id: task.owner_id,
+      channel_id: task.channel_id,
+      outcome: task.state,
+      capability: task.spec.capability,
+      reason,
+    },
+    { id: `task_terminated.${task.task_id}`, ...(task.completed_at === null ? {} : { at: task.completed_at }) },
+  );
+  const capability = task.spec.capability;
+  if (capability !== null && ctx.registry.get(task.owner_id) !== undefined) {
+    const latency =
+      task.started_at === null || task.completed_at === null
+        ? null
+        : Math.max(0, Date.parse(task.completed_at) - Date.parse(task.started_at));
+    await recordObservation(ctx, task.owner_id, {
+      capability,
+      outcome: task.state,
+      latency_ms: latency,
+      task_id: task.task_id,
+    });
+  }
+  return task;
+}

@@ -1,0 +1,102 @@
+import { NotFoundError, TaskMetadataSchema, isTerminalTaskState, type TaskMetadata } from '@ag2net/protocol';
+import { JetStreamApiError } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { z } from 'zod';
+
+const META = 'meta';
+const CHECKPOINT = 'checkpoint';
+const OBSERVED = 'observed';
+const CheckpointSchema = z.record(z.string(), z.unknown());
+
+/**
+ * The tasks of one hub: records in memory over the KV bucket `<PREFIX>_tasks`, whose keys are
+ * `meta.<task_id>` (the `TaskMetadata`), `checkpoint.<task_id>` (the owner's last checkpoint) and
+ * `observed.<task_id>` (the task's outcome was counted in its owner's resume). Writes go to KV first.
+ */
+export class TaskTable {
+  readonly #tasks = new Map<string, TaskMetadata>();
+  /** Ids of tasks that are not terminal: what TTL sweeps and channel cascades look at. */
+  readonly #open = new Set<string>();
+
+  constructor(private readonly kv: KV) {}
+
+  get(taskId: string): TaskMetadata | undefined {
+    return this.#tasks.get(taskId);
+  }
+
+  /** The task; `NotFoundError` "task not found: <id>" otherwise (AG2's message). */
+  require(taskId: string): TaskMetadata {
+    const task = this.#tasks.get(taskId);
+    if (task === undefined) throw new NotFoundError(`task not found: ${taskId}`);
+    return task;
+  }
+
+  /** Rebuilds the table from KV. */
+  async load(): Promise<void> {
+    this.#tasks.clear();
+    this.#open.clear();
+    for await (const key of await this.kv.keys(`${META}.>`)) {
+      const entry = await this.kv.get(key);
+      if (entry !== null && entry.operation === 'PUT') this.#index(TaskMetadataSchema.parse(entry.json()));
+    }
+  }
+
+  /** Stores a task and then indexes it. */
+  async put(task: TaskMetadata): Promise<TaskMetadata> {
+    await this.kv.put(`${META}.${task.task_id}`, JSON.stringify(task));
+    this.#index(task);
+    return task;
+  }
+
+  #index(task: TaskMetadata): void {
+    this.#tasks.set(task.task_id, task);
+    if (isTerminalTaskState(task.state)) this.#open.delete(task.task_id);
+    else this.#open.add(task.task_id);
+  }
+
+  async writeCheckpoint(taskId: string, state: Readonly<Record<string, unknown>>): Promise<void> {
+    await this.kv.put(`${CHECKPOINT}.${taskId}`, JSON.stringify(state));
+  }
+
+  async readCheckpoint(taskId: string): Promise<Record<string, unknown> | null> {
+    const entry = await this.kv.get(`${CHECKPOINT}.${taskId}`);
+    return entry === null || entry.operation !== 'PUT' ? null : CheckpointSchema.parse(entry.json());
+  }
+
+  /**
+   * Marks a task's outcome as counted in its owner's resume; `false` when it already was. A KV create, so it holds
+   * across restarts and concurrent hubs (AG2 kept the set in memory).
+   */
+  async markObserved(taskId: string): Promise<boolean> {
+    try {
+      await this.kv.create(`${OBSERVED}.${taskId}`, '1');
+      return true;
+    } catch (err) {
+      if (err instanceof JetStreamApiError && err.code === 10071) return false;
+      if (err instanceof Error && /wrong last sequence|key exists/i.test(err.message)) return false;
+      throw err;
+    }
+  }
+
+  /** Every task, oldest first (by `created_at`, then id). */
+  all(): TaskMetadata[] {
+    return [...this.#tasks.values()].sort(byCreation);
+  }
+
+  /** The tasks that are not terminal, oldest first. */
+  open(): TaskMetadata[] {
+    return [...this.#open].map((id) => this.require(id)).sort(byCreation);
+  }
+
+  /** How many tasks `ownerId` has that are not terminal. */
+  openCount(ownerId: string): number {
+    let n = 0;
+    for (const id of this.#open) if (this.#tasks.get(id)?.owner_id === ownerId) n += 1;
+    return n;
+  }
+}
+
+function byCreation(a: TaskMetadata, b: TaskMetadata): number {
+  if (a.created_at !== b.created_at) return Date.parse(a.created_at) - Date.parse(b.created_at);
+  return a.task_id < b.task_id ? -1 : a.task_id > b.task_id ? 1 : 0;
+}
