@@ -1,0 +1,78 @@
+import type { TurnEvent } from '@ag2net/adapters';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { generateText, stepCountIs, type ModelMessage, type SystemModelMessage, type ToolSet } from 'ai';
+import { turnEventsOf } from './turn-events.js';
+
+/** Default number of model calls one `ask` may make (each tool round trip is one more). */
+export const DEFAULT_MAX_STEPS = 10;
+
+/** Options of `new Agent(...)`. */
+export interface AgentOptions {
+  /** The agent's name; its passport name unless registration says otherwise. */
+  readonly name: string;
+  /** The system prompt. Default none. */
+  readonly instructions?: string;
+  /** The AI SDK language model (`createModel(...)`, `modelFromEnv()`, a provider's model, a scripted model). */
+  readonly model: LanguageModelV3;
+  /** The agent's own tools (AI SDK tools by name), offered on every turn. */
+  readonly tools?: ToolSet;
+  /** Model calls per `ask`; default `DEFAULT_MAX_STEPS`. */
+  readonly maxSteps?: number;
+}
+
+/** Options of `ask`. */
+export interface AskOptions {
+  /** The conversation so far (a view's projection, `toModelMessages`); `system` messages join the system prompt. */
+  readonly history?: readonly ModelMessage[];
+  /** Tools for this turn only, merged over the agent's own (same name: this one wins). */
+  readonly tools?: ToolSet;
+  /** System text placed before the instructions (the network's "You are …" line). */
+  readonly preamble?: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+/** What one turn produced: the final text and the tool calls and results on the way. */
+export interface AskResult {
+  readonly text: string;
+  readonly events: readonly TurnEvent[];
+}
+
+/**
+ * An LLM agent: a name, instructions, a model and tools. `ask` runs one turn (model calls and tool calls until
+ * the model answers in text). Constructing one does no I/O; `registerAgent` puts it on the network.
+ */
+export class Agent {
+  readonly name: string;
+  readonly instructions: string;
+  readonly model: LanguageModelV3;
+  readonly tools: ToolSet;
+  readonly maxSteps: number;
+
+  constructor(options: AgentOptions) {
+    this.name = options.name;
+    this.instructions = options.instructions ?? '';
+    this.model = options.model;
+    this.tools = options.tools ?? {};
+    this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  }
+
+  /** Runs one turn on `input` after `history`. Model and transport errors are thrown. */
+  async ask(input: string, options: AskOptions = {}): Promise<AskResult> {
+    const history = options.history ?? [];
+    const system: SystemModelMessage[] = [
+      ...(options.preamble ?? []).map((content): SystemModelMessage => ({ role: 'system', content })),
+      ...(this.instructions === '' ? [] : [{ role: 'system' as const, content: this.instructions }]),
+      ...history.filter((m): m is SystemModelMessage => m.role === 'system'),
+    ];
+    const tools = { ...this.tools, ...options.tools };
+    const result = await generateText({
+      model: this.model,
+      ...(system.length === 0 ? {} : { system }),
+      messages: [...history.filter((m) => m.role !== 'system'), { role: 'user', content: input }],
+      ...(Object.keys(tools).length === 0 ? {} : { tools }),
+      stopWhen: stepCountIs(this.maxSteps),
+      ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
+    });
+    return { text: result.text, events: turnEventsOf(result.steps) };
+  }
+}

@@ -1,0 +1,162 @@
+import {
+  createDefaultAdapterRegistry,
+  type AdapterRegistry,
+  type ChannelAdapter,
+  type ToolSpec,
+  type ViewSpec,
+} from '@ag2net/adapters';
+import { ackInvite, replyEnvelopeId, type AgentClient, type AgentHandler, type Logger } from '@ag2net/client';
+import {
+  ChannelState,
+  EV_CHANNEL_INVITE,
+  isProtocolEvent,
+  type ChannelMetadata,
+  type Envelope,
+} from '@ag2net/protocol';
+import type { Agent } from '../agent.js';
+import type { TaskDirectory, ToolContext } from '../tools/context.js';
+import { adapterTools, networkTools, type AdapterToolBinder } from '../tools/network.js';
+import { toModelMessages } from '../views/messages.js';
+import { viewFromSpec } from '../views/spec.js';
+import type { ViewPolicy } from '../views/types.js';
+import { loadDirectory } from './directory.js';
+import { readLogUntil } from './log.js';
+import { hubTaskDirectory } from './tasks.js';
+import { reportTurnFailure } from './turn-failure.js';
+import { renderCurrentInput } from './turn-input.js';
+import { ChannelWaiters } from './waiters.js';
+
+/** Options of `createDefaultHandler`. */
+export interface DefaultHandlerOptions {
+  /** The adapters channels are read and answered with; default `createDefaultAdapterRegistry()`. */
+  readonly adapters?: AdapterRegistry;
+  /** Offer the network tools (`delegate`, `peers`, `channels`, `tasks`, `context`) and say who the agent is; default true. */
+  readonly networkTools?: boolean;
+  /** The view a participant sees a channel through; default the adapter's (`viewFromSpec`). */
+  readonly view?: (metadata: ChannelMetadata, participantId: string, adapterView: ViewSpec) => ViewPolicy;
+  /** Binds adapter tool descriptions other than the built-in `say`. */
+  readonly bindTool?: AdapterToolBinder;
+  /** The task records the `tasks` tool reads; default the hub's (`getTask`, `listTasks`); `null` for none. */
+  readonly tasks?: TaskDirectory | null;
+  /** pino-compatible logger; default the hub client's. */
+  readonly logger?: Logger;
+}
+
+/**
+ * AG2's default handler for `agent`: accepts invites, ignores other protocol events, and answers every other
+ * envelope with one LLM turn — once per trigger (a reply already posted with `causation_id` = the trigger ends
+ * the turn), only when the hub says it may send, over the channel's history as its view projects it, with the
+ * adapter's tools and the network tools. The reply the adapter builds is posted with `causation_id` = trigger
+ * and the id `replyEnvelopeId(agent, trigger)`, so a redelivered turn is admitted once. A failed turn is logged
+ * and reported, and never throws.
+ */
+export function createDefaultHandler(agent: Agent, options: DefaultHandlerOptions = {}): AgentHandler {
+  const adapters = options.adapters ?? createDefaultAdapterRegistry();
+  const waiters = new ChannelWaiters();
+  return async (envelope, client) => {
+    if (waiters.offer(envelope)) return;
+    const logger = options.logger ?? client.hub.logger;
+    if (envelope.event_type === EV_CHANNEL_INVITE) {
+      if (envelope.sender_id === client.agentId) return;
+      // A failed ack is not fatal: the hub times the invite out and closes the channel.
+      await ackInvite(client, envelope).catch((err: unknown) =>
+        logger.warn({ err, channelId: envelope.channel_id }, 'invite ack failed'),
+      );
+      return;
+    }
+    if (isProtocolEvent(envelope.event_type)) return;
+    try {
+      await runTurn(envelope, client, { agent, adapters, waiters, options });
+    } catch (err) {
+      await reportTurnFailure(client, envelope, err, logger);
+    }
+  };
+}
+
+interface TurnDeps {
+  readonly agent: Agent;
+  readonly adapters: AdapterRegistry;
+  readonly waiters: ChannelWaiters;
+  readonly options: DefaultHandlerOptions;
+}
+
+async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps): Promise<void> {
+  const self = client.agentId;
+  const channelId = envelope.channel_id;
+  const metadata = await client.hub.getChannel(channelId);
+  if (metadata.state !== ChannelState.Active) return;
+  if ((await client.findEnvelopeByCausation(channelId, self, envelope.envelope_id)) !== null) return;
+  if (!(await client.canSend(channelId))) return;
+
+  const adapter = deps.adapters.get(metadata.manifest.type, metadata.manifest.version);
+  const spec = adapter.defaultViewPolicy(metadata, self);
+  const view = deps.options.view?.(metadata, self, spec) ?? viewFromSpec(spec);
+  const directory = await loadDirectory(client.hub);
+  const history = await view.project(await readLogUntil(client, envelope), {
+    participantId: self,
+    channel: metadata,
+    renderEnvelope: (e) => adapter.renderEnvelope(e),
+    nameFor: directory.nameFor,
+  });
+  const input = await renderCurrentInput(envelope, {
+    view,
+    adapter,
+    participantId: self,
+    channel: metadata,
+    nameFor: directory.nameFor,
+  });
+  if (!input) return;
+
+  const ctx: ToolContext = {
+    client,
+    channel: metadata,
+    depth: envelope.depth,
+    adapters: deps.adapters,
+    waiters: deps.waiters,
+    tasks: deps.options.tasks === undefined ? hubTaskDirectory(client) : deps.options.tasks,
+  };
+  const logger = deps.options.logger ?? client.hub.logger;
+  const state = await client.hub.adapterState(channelId);
+  const bound = adapterTools(toolSpecs(adapter, metadata, state, self, logger), ctx, deps.options.bindTool);
+  if (bound.unbound.length > 0) logger.warn({ channelId, tools: bound.unbound }, 'adapter tools without a binding');
+  const network = deps.options.networkTools ?? true;
+  const reply = await deps.agent.ask(input, {
+    history: toModelMessages(history),
+    tools: { ...(network ? networkTools(ctx) : {}), ...bound.tools },
+    preamble: network ? [`You are ${client.passport.name} (agent_id: ${self}).`] : [],
+  });
+
+  // Tools may have moved the channel on during the turn (a `say`, a context update): build from the state now.
+  const after = await client.hub.adapterState(channelId);
+  if (after === null) throw new Error(`channel ${channelId} has no adapter state`);
+  const out = adapter.buildRoundEnvelope({
+    metadata,
+    senderId: self,
+    reply: { body: reply.text },
+    events: reply.events,
+    state: after,
+    nameToId: directory.nameToId,
+  });
+  if (out === null) return;
+  await client.sendEnvelope({
+    ...out,
+    envelope_id: replyEnvelopeId(self, envelope.envelope_id),
+    causation_id: envelope.envelope_id,
+  });
+}
+
+/** The adapter's tools for this turn; a failing `toolsFor` is logged and offers none (AG2). */
+function toolSpecs(
+  adapter: ChannelAdapter,
+  metadata: ChannelMetadata,
+  state: Record<string, unknown> | null,
+  self: string,
+  logger: Logger,
+): readonly ToolSpec[] {
+  try {
+    return adapter.toolsFor(metadata, state, self);
+  } catch (err) {
+    logger.error({ err, channelId: metadata.channel_id }, 'adapter toolsFor failed');
+    return [];
+  }
+}

@@ -1,0 +1,56 @@
+import type { AgentClient, AgentClientOptions, HubClient } from '@ag2net/client';
+import type { PassportInput, ResumeInput, RuleInput } from '@ag2net/protocol';
+import type { Agent } from '../agent.js';
+import { createDefaultHandler, type DefaultHandlerOptions } from './handler.js';
+
+/** Options of `registerAgent` and `attachAgent`. */
+export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'networkTools'> {
+  /** The passport; its name defaults to the agent's. */
+  readonly passport?: Partial<PassportInput>;
+  readonly resume?: ResumeInput;
+  /** The agent's SKILL.md. */
+  readonly skillMd?: string | null;
+  readonly rule?: RuleInput | null;
+  /** Give the agent the network tools (AG2's `NetworkPlugin`); default true. */
+  readonly attachPlugin?: boolean;
+  /** One turn per (agent, channel) across replicas; default true (see `AgentClientOptions`). */
+  readonly exclusiveTurns?: boolean;
+}
+
+/**
+ * Registers `agent` on the hub and starts answering its deliveries with the default handler (and, unless
+ * `attachPlugin: false`, the network tools). Resolves with the agent's client.
+ */
+export function registerAgent(hub: HubClient, agent: Agent, options: RegisterAgentOptions = {}): Promise<AgentClient> {
+  const { passport, ...rest } = options;
+  return hub.register({ ...passport, name: passport?.name ?? agent.name }, clientOptions(agent, rest));
+}
+
+/**
+ * Reconnects `agent` to its identity registered earlier (by name) and resumes its inbox; an unknown name is
+ * registered (the passport defaults to the agent's name). Call `resumePendingTurns()` on the result to answer
+ * the turns that were due while it was away.
+ */
+export function attachAgent(hub: HubClient, agent: Agent, options: RegisterAgentOptions = {}): Promise<AgentClient> {
+  const name = options.passport?.name ?? agent.name;
+  const { passport, ...rest } = options;
+  return hub.attach(name, { ...clientOptions(agent, rest), passport: { ...passport, name } });
+}
+
+function clientOptions(
+  agent: Agent,
+  options: Omit<RegisterAgentOptions, 'passport'>,
+): AgentClientOptions & {
+  readonly resume?: ResumeInput;
+  readonly skillMd?: string | null;
+  readonly rule?: RuleInput | null;
+} {
+  const { resume, skillMd, rule, attachPlugin, exclusiveTurns, ...handler } = options;
+  return {
+    ...(resume === undefined ? {} : { resume }),
+    ...(skillMd === undefined ? {} : { skillMd }),
+    ...(rule === undefined ? {} : { rule }),
+    ...(exclusiveTurns === undefined ? {} : { exclusiveTurns }),
+    handler: createDefaultHandler(agent, { ...handler, networkTools: attachPlugin ?? true }),
+  };
+}
