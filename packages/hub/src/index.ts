@@ -7,6 +7,13 @@
  *
  * await using hub = await startHub({ servers: 'nats://127.0.0.1:4222', prefix: 'ag2' });
  * hub.health(); // { role: 'active', active_channels: 0, … }
+ *
+ * // Governance: a custom arbiter on top of the rules, and a custom violation handler.
+ * const arbiter: HubArbiter = {
+ *   ...ruleBasedArbiter,
+ *   authorizeSend: (check) => (check.envelope.depth > 2 ? deny('too deep') : ruleBasedArbiter.authorizeSend(check)),
+ * };
+ * await startHub({ arbiter, violationHandlers: [{ name: 'page', notify: 'nobody', handle: (v) => pager.send(v) }] });
  * ```
  */
 export { startHub } from './hub.js';
@@ -20,3 +27,22 @@ export type { Clock } from './clock.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { globMatch, matchesAny } from './core/glob.js';
+export { ALLOW, deny, allowAllArbiter, ruleBasedArbiter } from './governance/arbiter.js';
+export type {
+  HubArbiter,
+  Decision,
+  Party,
+  SendCheck,
+  InboxCheck,
+  DispatchCheck,
+  ChannelOpenCheck,
+  TaskCheck,
+} from './governance/arbiter.js';
+export { BUILTIN_EVALUATORS, acksWithin, replyWithin, maxSilence, turnWithin } from './governance/evaluators.js';
+export type { ExpectationEvaluator, ExpectationContext, Violation } from './governance/evaluators.js';
+export type { ChannelFacts, TurnFact } from './governance/facts.js';
+export { BuiltinHandler } from './governance/handler-names.js';
+export { BUILTIN_HANDLERS } from './governance/violation-handlers.js';
+export type { ViolationHandler, ViolationNotice, FiredViolation } from './governance/violation-handlers.js';
+export { AuditKind, ResumeSource } from './audit/kinds.js';
+export type { AuditRecord } from './audit/audit-log.js';

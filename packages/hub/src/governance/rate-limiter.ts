@@ -28,12 +28,12 @@ export class RateLimiter {
       return { ok: true };
     }
     const capacity = rate.burst > 0 ? rate.burst : rate.per_minute;
-    const perMs = rate.per_minute / 60_000;
     const bucket = this.#buckets.get(agentId) ?? { tokens: capacity, at: nowMs };
-    const tokens = Math.min(capacity, bucket.tokens + Math.max(0, nowMs - bucket.at) * perMs);
+    // Multiply before dividing, so that whole seconds at whole rates give whole tokens.
+    const tokens = Math.min(capacity, bucket.tokens + (Math.max(0, nowMs - bucket.at) * rate.per_minute) / 60_000);
     if (tokens < 1) {
-      this.#buckets.set(agentId, { tokens, at: Math.max(bucket.at, nowMs) });
-      return { ok: false, retryAfterMs: Math.ceil((1 - tokens) / perMs) };
+      // A refusal leaves the bucket as it was: refill keeps counting from the last admission.
+      return { ok: false, retryAfterMs: Math.ceil(((1 - tokens) * 60_000) / rate.per_minute) };
     }
     this.#buckets.set(agentId, { tokens: tokens - 1, at: Math.max(bucket.at, nowMs) });
     return { ok: true };
