@@ -1,4 +1,5 @@
 import {
+  ProtocolError,
   newId,
   type ChannelMetadata,
   type Health,
@@ -123,10 +124,29 @@ export class HubClient {
           `attach('${name}'): name is not registered; a passport is required to fall back to register()`,
         );
       }
-      return this.register({ ...options.passport, name }, options);
+      try {
+        return await this.register({ ...options.passport, name }, options);
+      } catch (err) {
+        // Another replica registered the name between the lookup and the registration: attach to that identity.
+        if (!(err instanceof ProtocolError) || !err.message.includes('already registered')) throw err;
+        const { passport: _unused, ...rest } = options;
+        return this.attach(name, rest);
+      }
     }
     const { passport } = await this.call('getAgent', { name_or_id: id });
     return this.#track(await AgentClient.start(this, passport, options));
+  }
+
+  /** Reconnects to a human identity registered earlier (by name), or registers it when the name is new. */
+  async attachHuman(
+    name: string,
+    options: RegisterOptions & HumanClientOptions & { readonly passport?: PassportInput } = {},
+  ): Promise<HumanClient> {
+    const id = (await this.call('findAgentId', { name })).agent_id;
+    if (id === null) return this.registerHuman({ ...options.passport, name }, options);
+    const { passport } = await this.call('getAgent', { name_or_id: id });
+    if (passport.kind !== 'human') throw new TypeError(`attachHuman('${name}'): '${name}' is not a human identity`);
+    return this.#track(await HumanClient.start(this, passport, options));
   }
 
   async #registerIdentity(passport: PassportInput, options: RegisterOptions, call?: CallOptions): Promise<Passport> {

@@ -1,0 +1,88 @@
+import { ModelConfigSchema, ScriptStepSchema } from '@ag2net/agent';
+import { PrefixSchema, ResumeSchema, RuleSchema } from '@ag2net/protocol';
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/**
+ * `provider: auto` — a real model when the environment names one (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+ * AG2NET_LLM_BASE_URL), otherwise the scripted model with `script`. What the offline demo uses.
+ */
+const AutoModelSchema = z.strictObject({
+  provider: z.literal('auto'),
+  script: z.array(ScriptStepSchema).default([]),
+});
+
+/** Where an agent's extra tools come from: an ES module exporting an AI SDK tool set. */
+const ToolsSchema = z.strictObject({
+  /** Path of the module, relative to the config file. */
+  module: z.string().min(1),
+  /** The export holding the tool set; default `tools`. */
+  export: z.string().min(1).default('tools'),
+});
+
+/** One hosted agent. */
+export const AgentConfigSchema = z.strictObject({
+  name: z.string().min(1).max(128),
+  instructions: z.string().default(''),
+  model: z.union([AutoModelSchema, ModelConfigSchema]),
+  /** SKILL.md path, relative to the config file. */
+  skill: z.string().min(1).optional(),
+  resume: ResumeSchema.partial().optional(),
+  rule: RuleSchema.optional(),
+  tools: ToolsSchema.optional(),
+  /** Model calls per turn. */
+  max_steps: z.number().int().min(1).max(100).optional(),
+});
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+
+/** A runner's configuration file (YAML or JSON). */
+export const RunnerConfigSchema = z.strictObject({
+  /** The hub's prefix; default `ag2` (`AG2NET_PREFIX` overrides). */
+  prefix: PrefixSchema.optional(),
+  agents: z.array(AgentConfigSchema).min(1, 'declare at least one agent'),
+});
+export type RunnerConfig = z.infer<typeof RunnerConfigSchema>;
+
+/** The configuration could not be read or is invalid; the message lists every problem with its path. */
+export class RunnerConfigError extends Error {
+  override readonly name = 'RunnerConfigError';
+}
+
+/** Reads and validates a runner configuration file; relative paths in it resolve against its folder. */
+export async function loadRunnerConfig(path: string): Promise<{ config: RunnerConfig; baseDir: string }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new RunnerConfigError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { config: parseRunnerConfig(text, path), baseDir: dirname(resolve(path)) };
+}
+
+/** Parses configuration text (JSON for `.json`, YAML otherwise) and validates it. */
+export function parseRunnerConfig(text: string, path: string): RunnerConfig {
+  let raw: unknown;
+  try {
+    raw = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new RunnerConfigError(
+      `${path} is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const parsed = RunnerConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`);
+    throw new RunnerConfigError(`${path} is invalid:\n${lines.join('\n')}`);
+  }
+  const names = parsed.data.agents.map((a) => a.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw new RunnerConfigError(`${path} is invalid:\n  agents: ${twice} is declared twice`);
+  return parsed.data;
+}
+
+/** A path from the config file, made absolute. */
+export function resolveFrom(baseDir: string, path: string): string {
+  return isAbsolute(path) ? path : resolve(baseDir, path);
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+import { HubClient, type AgentClient } from '@ag2net/client';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { loadRunnerConfig, RunnerConfigError } from './config.js';
+import { hostAgent } from './host.js';
+
+const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P]
+
+Hosts the agents declared in the config file on the hub. Start several runners with the same file to share the
+work: each delivery is handled by one of them, and turns of one channel never run at once.
+  --nats-url   NATS server URL(s), comma-separated (env NATS_URL; default nats://127.0.0.1:4222)
+  --prefix     the hub's prefix (env AG2NET_PREFIX; else the file's prefix; default ag2)
+  --log-level  pino level (env LOG_LEVEL; default info)`;
+
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: {
+        'nats-url': { type: 'string' },
+        prefix: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.values.help === true || args.positionals.length !== 1) {
+    process.stdout.write(`${USAGE}\n`);
+    return args.values.help === true ? 0 : 2;
+  }
+  const configPath = args.positionals[0] ?? '';
+  let loaded;
+  try {
+    loaded = await loadRunnerConfig(configPath);
+  } catch (err) {
+    if (err instanceof RunnerConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const { config, baseDir } = loaded;
+  const log = pino({ name: 'agent-runner', level: args.values['log-level'] ?? process.env['LOG_LEVEL'] ?? 'info' });
+  const servers = (args.values['nats-url'] ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',');
+  const prefix = args.values.prefix ?? process.env['AG2NET_PREFIX'] ?? config.prefix ?? 'ag2';
+  const hub = await HubClient.connect({ servers, prefix, logger: log });
+  const clients: AgentClient[] = [];
+  try {
+    for (const agentConfig of config.agents) {
+      const { client, modelSource } = await hostAgent(hub, agentConfig, baseDir, process.env);
+      clients.push(client);
+      log.info({ agent: agentConfig.name, agentId: client.agentId, model: modelSource }, 'hosting agent');
+      const resumed = await client.resumePendingTurns();
+      if (resumed > 0) log.info({ agent: agentConfig.name, resumed }, 'resumed pending turns');
+    }
+  } catch (err) {
+    if (err instanceof RunnerConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      await hub.close();
+      return 2;
+    }
+    throw err;
+  }
+  log.info({ agents: clients.length, prefix }, 'runner ready');
+
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) {
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      log.info({ signal }, 'stopping: finishing turns in progress');
+      void hub.close().then(
+        () => {
+          log.info({}, 'stopped');
+          resolve(0);
+        },
+        (err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`agent-runner failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,140 @@
+import { HubClient, type Channel, type HumanClient } from '@ag2net/client';
+import { FromSpeaker, ToolCalled, AgentTarget, Transition, TransitionGraph, TerminateTarget } from '@ag2net/adapters';
+import {
+  EV_CHANNEL_CLOSED,
+  EV_CHANNEL_EXPIRED,
+  EV_PACKET,
+  EV_TEXT,
+  isChannelProtocolEvent,
+  type Envelope,
+} from '@ag2net/protocol';
+
+/** Who the demo talks to: the agents the demo runner hosts (agent-runner/demo/agents.yaml). */
+export const DEMO_AGENTS = ['expert', 'pal', 'critic', 'optimist', 'triage', 'billing'] as const;
+
+/** Options of `runDemo`. */
+export interface DemoOptions {
+  readonly natsUrl: string;
+  readonly prefix: string;
+  readonly say: (line: string) => void;
+  /** How long to wait for each agent answer, in ms. */
+  readonly turnTimeoutMs: number;
+}
+
+/**
+ * Drives one channel of each protocol as a human participant and prints the transcripts as they happen: a
+ * consulting question, a conversation, a three-way discussion, and a workflow with a handoff and a finish.
+ */
+export async function runDemo(options: DemoOptions): Promise<void> {
+  const { say } = options;
+  await using hub = await HubClient.connect({ servers: options.natsUrl, prefix: options.prefix });
+  for (const name of DEMO_AGENTS) {
+    const deadline = Date.now() + 60_000;
+    while ((await hub.findAgentId(name)) === null) {
+      if (Date.now() > deadline) throw new Error(`agent ${name} did not register; is agent-runner running?`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  const you = await hub.attachHuman('you');
+  const names = new Map<string, string>([[you.agentId, 'you']]);
+  for (const name of DEMO_AGENTS) names.set((await hub.findAgentId(name)) ?? name, name);
+  const show = (label: string, e: Envelope): void => say(`  ${label.padEnd(12)} ${line(names, e)}`);
+  you.onEnvelope((e) => {
+    if (!isChannelProtocolEvent(e.event_type) || e.event_type === EV_CHANNEL_CLOSED)
+      show(labels.get(e.channel_id) ?? '', e);
+  });
+  const labels = new Map<string, string>();
+  const wait = waiter(you, options.turnTimeoutMs);
+
+  say('\n1/4 consulting — one question, one answer, then the channel closes');
+  const consult = await openLabelled(you, labels, 'consulting', { type: 'consulting', target: 'expert' });
+  await sendShown(you, consult, 'What does a write-ahead log guarantee, in one sentence?', say);
+  await wait.closed(consult);
+
+  say('\n2/4 conversation — free two-party chat');
+  const chat = await openLabelled(you, labels, 'conversation', { type: 'conversation', target: 'pal' });
+  for (const text of ['Hi pal! How is the network today?', 'Tell me one fun fact about NATS.']) {
+    await sendShown(you, chat, text, say);
+    await wait.textFrom(chat, 'pal', names);
+  }
+  await chat.close('demo_done');
+  await wait.closed(chat);
+
+  say('\n3/4 discussion — round robin among you, critic and optimist');
+  const panel = await openLabelled(you, labels, 'discussion', { type: 'discussion', target: ['critic', 'optimist'] });
+  await sendShown(you, panel, 'Should we ship the release on Friday?', say);
+  await wait.textFrom(panel, 'critic', names);
+  await wait.textFrom(panel, 'optimist', names);
+  await sendShown(you, panel, 'Thank you both: we ship Monday.', say);
+  await panel.close('demo_done');
+  await wait.closed(panel);
+
+  say('\n4/4 workflow — triage hands off to billing, billing finishes the case');
+  const ids = (n: string): string => [...names].find(([, v]) => v === n)?.[0] ?? n;
+  const graph = new TransitionGraph({
+    initialSpeaker: you.agentId,
+    transitions: [
+      new Transition(new FromSpeaker(you.agentId), new AgentTarget(ids('triage'))),
+      new Transition(new ToolCalled('transfer_to_billing'), new AgentTarget(ids('billing'))),
+    ],
+    defaultTarget: new TerminateTarget('no_route'),
+    maxTurns: 6,
+  });
+  const flow = await openLabelled(you, labels, 'workflow', {
+    type: 'workflow',
+    target: ['triage', 'billing'],
+    knobs: { graph: graph.toDict() },
+  });
+  await sendShown(you, flow, 'I was charged twice for my subscription.', say);
+  const end = await wait.closed(flow);
+  say(`\nworkflow ended: ${String(end.event_data['reason'])}`);
+}
+
+async function openLabelled(
+  you: HumanClient,
+  labels: Map<string, string>,
+  label: string,
+  options: Parameters<HumanClient['open']>[0],
+): Promise<Channel> {
+  const channel = await you.open(options);
+  labels.set(channel.channelId, label);
+  return channel;
+}
+
+async function sendShown(you: HumanClient, channel: Channel, text: string, say: (line: string) => void): Promise<void> {
+  await channel.send(text);
+  say(`  ${channel.metadata.manifest.type.padEnd(12)} you: ${text}`);
+}
+
+function waiter(you: HumanClient, timeout: number) {
+  return {
+    closed: async (channel: Channel): Promise<Envelope> => {
+      const e = await you.waitForChannelEvent(channel.channelId, { timeout });
+      if (e === null) throw new Error('disconnected');
+      return e;
+    },
+    textFrom: async (channel: Channel, name: string, names: ReadonlyMap<string, string>): Promise<Envelope> => {
+      const e = await you.waitForChannelEvent(channel.channelId, {
+        timeout,
+        predicate: (x) => (x.event_type === EV_TEXT || x.event_type === EV_PACKET) && names.get(x.sender_id) === name,
+      });
+      if (e === null) throw new Error('disconnected');
+      return e;
+    },
+  };
+}
+
+function line(names: ReadonlyMap<string, string>, e: Envelope): string {
+  const who = names.get(e.sender_id) ?? e.sender_id;
+  if (e.event_type === EV_TEXT) return `${who}: ${String(e.event_data['text'])}`;
+  if (e.event_type === EV_PACKET) {
+    const routing = e.event_data['routing'];
+    const body = typeof e.event_data['body'] === 'string' ? e.event_data['body'] : '';
+    const kind = typeof routing === 'object' && routing !== null && 'kind' in routing ? String(routing.kind) : 'text';
+    return `${who}: ${body}${kind === 'text' ? '' : `  [${kind}]`}`;
+  }
+  if (e.event_type === EV_CHANNEL_CLOSED || e.event_type === EV_CHANNEL_EXPIRED) {
+    return `· channel ${e.event_type === EV_CHANNEL_CLOSED ? 'closed' : 'expired'}: ${String(e.event_data['reason'])}`;
+  }
+  return `· ${who}: ${e.event_type}`;
+}
