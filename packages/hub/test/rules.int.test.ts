@@ -109,6 +109,18 @@ describe('access rules', () => {
 });
 
 describe('limits', () => {
+  it('channel_ttl_default sets a channel’s expiry, a ttl overrides it, and a ttl of 0 means none', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice', { rule: { limits: { channel_ttl_default: '1h' } } });
+    const bob = await register(net, 'bob');
+    expect((await openChannel(net, alice, 'conversation', [bob])).expires_at).toBe('2026-01-01T01:00:00.000Z');
+    expect((await openChannel(net, alice, 'conversation', [bob], { ttl: '30m' })).expires_at).toBe(
+      '2026-01-01T00:30:00.000Z',
+    );
+    expect((await openChannel(net, alice, 'conversation', [bob], { ttl: 0 })).expires_at).toBeNull();
+    expect((await openChannel(net, bob, 'conversation', [alice])).expires_at).toBe('2026-01-01T02:00:00.000Z');
+  });
+
   it('delegation_depth refuses a deeper envelope, accepts one at the cap, and 0 means no cap', async () => {
     await using net = await openNet(nats.url);
     const carol = await register(net, 'carol', { rule: { limits: { delegation_depth: 2 } } });

@@ -109,6 +109,34 @@ describe('task lifecycle', () => {
     expect((await net.rpc.call('listTasks', { agent_id: bob.id }, bob.id)).tasks).toHaveLength(5);
   });
 
+  it('observing a known task again updates it in place, and a failure ends it with its error', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    await observe(net, alice, { task_id: 't', progress: { a: 1 } });
+    net.clock.advance(1_000);
+    expect(await observe(net, alice, { task_id: 't', state: 'running', progress: { b: 2 } })).toMatchObject({
+      state: 'running',
+      started_at: at(1_000),
+      progress: { a: 1, b: 2 },
+    });
+    net.clock.advance(1_000);
+    expect(await update(net, alice, { task_id: 't', state: 'failed', error: 'model down' })).toMatchObject({
+      state: 'failed',
+      error: 'model down',
+      completed_at: at(2_000),
+    });
+    expect(await observe(net, alice, { task_id: 'born-done', state: 'cancelled' })).toMatchObject({
+      state: 'cancelled',
+      started_at: null,
+      completed_at: at(2_000),
+    });
+    const ended = await auditCount(net, { kinds: ['task_terminated'] }, 2);
+    expect(ended.map((r) => [r['task_id'], r['outcome'], r['reason']])).toEqual([
+      ['t', 'failed', 'model down'],
+      ['born-done', 'cancelled', ''],
+    ]);
+  });
+
   it('updateTask merges progress, ends the task with its result, and then leaves it alone', async () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice');
