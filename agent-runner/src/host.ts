@@ -43,6 +43,7 @@ export async function hostAgent(
   config: AgentConfig,
   baseDir: string,
   env: NodeJS.ProcessEnv,
+  turnLockTtlMs?: number,
 ): Promise<{ client: AgentClient; modelSource: string }> {
   const { model, source } = modelConfigOf(config, env);
   const agent = new Agent({
@@ -57,6 +58,7 @@ export async function hostAgent(
     ...(config.resume === undefined ? {} : { resume: config.resume }),
     ...(skillMd === undefined ? {} : { skillMd }),
     ...(config.rule === undefined ? {} : { rule: config.rule }),
+    ...(turnLockTtlMs === undefined ? {} : { turnLockTtlMs }),
   });
   return { client, modelSource: source };
 }

@@ -11,7 +11,8 @@ Hosts the agents declared in the config file on the hub. Start several runners w
 work: each delivery is handled by one of them, and turns of one channel never run at once.
   --nats-url   NATS server URL(s), comma-separated (env NATS_URL; default nats://127.0.0.1:4222)
   --prefix     the hub's prefix (env AG2NET_PREFIX; else the file's prefix; default ag2)
-  --log-level  pino level (env LOG_LEVEL; default info)`;
+  --log-level  pino level (env LOG_LEVEL; default info)
+  --turn-lock-ttl-ms  how long a crashed replica's turn stays locked (env AG2NET_TURN_LOCK_TTL_MS; default 120000)`;
 
 async function main(): Promise<number> {
   let args;
@@ -23,6 +24,7 @@ async function main(): Promise<number> {
         'nats-url': { type: 'string' },
         prefix: { type: 'string' },
         'log-level': { type: 'string' },
+        'turn-lock-ttl-ms': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -49,11 +51,17 @@ async function main(): Promise<number> {
   const log = pino({ name: 'agent-runner', level: args.values['log-level'] ?? process.env['LOG_LEVEL'] ?? 'info' });
   const servers = (args.values['nats-url'] ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',');
   const prefix = args.values.prefix ?? process.env['AG2NET_PREFIX'] ?? config.prefix ?? 'ag2';
+  const lockTtl = args.values['turn-lock-ttl-ms'] ?? process.env['AG2NET_TURN_LOCK_TTL_MS'];
+  const turnLockTtlMs = lockTtl === undefined || lockTtl === '' ? undefined : Number(lockTtl);
+  if (turnLockTtlMs !== undefined && (!Number.isInteger(turnLockTtlMs) || turnLockTtlMs < 1000)) {
+    process.stderr.write(`--turn-lock-ttl-ms must be a whole number of ms, at least 1000; got ${lockTtl}\n`);
+    return 2;
+  }
   const hub = await HubClient.connect({ servers, prefix, logger: log });
   const clients: AgentClient[] = [];
   try {
     for (const agentConfig of config.agents) {
-      const { client, modelSource } = await hostAgent(hub, agentConfig, baseDir, process.env);
+      const { client, modelSource } = await hostAgent(hub, agentConfig, baseDir, process.env, turnLockTtlMs);
       clients.push(client);
       log.info({ agent: agentConfig.name, agentId: client.agentId, model: modelSource }, 'hosting agent');
       const resumed = await client.resumePendingTurns();

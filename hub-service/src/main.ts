@@ -31,6 +31,7 @@ async function main(): Promise<number> {
     leaseTtlMs: config.leaseTtlMs,
     inviteAckTimeoutMs: config.inviteAckTimeoutMs,
     sweepIntervalMs: config.sweepIntervalMs,
+    inboxAckWaitMs: config.inboxAckWaitMs,
     replicas: config.replicas,
     awaitActive: false,
   });

@@ -44,6 +44,7 @@ export function startService(
 
 /** Starts a hub-service process against `natsUrl`. */
 export function startHubService(options: {
+  readonly extraArgs?: readonly string[];
   readonly natsUrl: string;
   readonly prefix: string;
   readonly hubId: string;
@@ -60,5 +61,25 @@ export function startHubService(options: {
     String(options.leaseTtlMs ?? 1500),
     '--log-level',
     'info',
+    ...(options.extraArgs ?? []),
+  ]);
+}
+
+/** Starts an agent-runner process hosting the agents of `configPath` (a path from the repository root). */
+export function startRunner(options: {
+  readonly natsUrl: string;
+  readonly prefix: string;
+  readonly configPath: string;
+  readonly name: string;
+  readonly turnLockTtlMs?: number;
+}): ServiceProcess {
+  return startService(options.name, 'agent-runner/src/main.ts', [
+    options.configPath,
+    '--nats-url',
+    options.natsUrl,
+    '--prefix',
+    options.prefix,
+    '--turn-lock-ttl-ms',
+    String(options.turnLockTtlMs ?? 3000),
   ]);
 }

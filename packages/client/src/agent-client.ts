@@ -17,6 +17,8 @@ export interface AgentClientOptions {
    * run two turns of one channel at once. Default true.
    */
   readonly exclusiveTurns?: boolean;
+  /** Lock time of a crashed replica's turn, in ms, when this client creates the hub's lock bucket; default 120 000. */
+  readonly turnLockTtlMs?: number;
 }
 
 /**
@@ -37,7 +39,13 @@ export class AgentClient extends Participant {
   static async start(hub: HubClient, passport: Passport, options: AgentClientOptions): Promise<AgentClient> {
     const client = new AgentClient(hub, passport, options);
     if (options.exclusiveTurns ?? true) {
-      client.#locks = await TurnLocks.open(hub.nc, await jetstreamManager(hub.nc), hub.rpc.names, newId());
+      client.#locks = await TurnLocks.open(
+        hub.nc,
+        await jetstreamManager(hub.nc),
+        hub.rpc.names,
+        newId(),
+        options.turnLockTtlMs,
+      );
     }
     await client.startConsuming();
     return client;
@@ -57,11 +65,20 @@ export class AgentClient extends Participant {
     this.queue.push(envelope);
     if (this.#suppressed.has(envelope.channel_id)) return 'ack';
     const exclusive = this.#locks !== null && !isProtocolEvent(envelope.event_type);
-    if (exclusive && !(await this.#locks?.acquire(this.agentId, envelope.channel_id))) return 'retry';
+    const locks = exclusive ? this.#locks : null;
+    if (locks !== null && !(await locks.acquire(this.agentId, envelope.channel_id))) return 'retry';
+    const renew =
+      locks === null
+        ? null
+        : setInterval(
+            () => void locks.renew(this.agentId, envelope.channel_id).catch(() => undefined),
+            locks.ttlMs / 3,
+          );
     try {
       await this.#handler(envelope, this);
     } finally {
-      if (exclusive) await this.#locks?.release(this.agentId, envelope.channel_id);
+      if (renew !== null) clearInterval(renew);
+      if (locks !== null) await locks.release(this.agentId, envelope.channel_id);
     }
     return 'ack';
   }

@@ -77,6 +77,7 @@ export abstract class Participant {
   #messages: ConsumerMessages | null = null;
   #loop: Promise<void> | null = null;
   #disconnected = false;
+  #keepAliveMs = 15_000;
 
   protected constructor(hub: HubClient, passport: Passport) {
     if (passport.agent_id === null) throw new TypeError('participant has an unstamped passport (not registered)');
@@ -92,6 +93,8 @@ export abstract class Participant {
   protected async startConsuming(): Promise<void> {
     const names = this.hub.rpc.names;
     const consumer = await jetstream(this.hub.nc).consumers.get(names.inboxStream, names.inboxConsumer(this.agentId));
+    const ackWaitMs = ((await consumer.info()).config.ack_wait ?? 60_000_000_000) / 1_000_000;
+    this.#keepAliveMs = Math.max(100, Math.floor(ackWaitMs / 3));
     this.#messages = await consumer.consume({ max_messages: 64 });
     this.#loop = this.#consume(this.#messages);
   }
@@ -120,7 +123,7 @@ export abstract class Participant {
       return;
     }
     // Long turns keep the delivery from being redelivered to another replica while they run.
-    const keepAlive = setInterval(() => m.working(), 15_000);
+    const keepAlive = setInterval(() => m.working(), this.#keepAliveMs);
     try {
       const outcome = await this.handle(envelope, m);
       if (outcome === 'retry') {

@@ -17,12 +17,37 @@ export class TurnLocks {
     private readonly jsm: JetStreamManager,
     private readonly bucket: string,
     private readonly holder: string,
+    /** The bucket's TTL in ms: a lock not renewed within it lapses. */
+    readonly ttlMs: number,
   ) {}
 
-  static async open(nc: NatsConnection, jsm: JetStreamManager, names: HubNames, holder: string): Promise<TurnLocks> {
+  /** Keeps a held lock alive while a long turn runs. */
+  async renew(agentId: string, channelId: string): Promise<void> {
+    await this.kv.put(`${agentId}.${channelId}`, this.holder);
+  }
+
+  /**
+   * Opens (creating on first use) the lock bucket of the hub with `names`. `ttlMs` only applies when this call
+   * creates the bucket; every replica then shares the bucket's TTL.
+   */
+  static async open(
+    nc: NatsConnection,
+    jsm: JetStreamManager,
+    names: HubNames,
+    holder: string,
+    ttlMs = TURN_LOCK_TTL_MS,
+  ): Promise<TurnLocks> {
     const bucket = `${names.prefix.toUpperCase()}_turnlocks`;
-    const kv = await new Kvm(nc).create(bucket, { history: 1, ttl: TURN_LOCK_TTL_MS });
-    return new TurnLocks(kv, jsm, bucket, holder);
+    const kvm = new Kvm(nc);
+    let kv = await kvm.open(bucket);
+    let ttl: number;
+    try {
+      ttl = (await kv.status()).ttl;
+    } catch {
+      kv = await kvm.create(bucket, { history: 1, ttl: ttlMs });
+      ttl = ttlMs;
+    }
+    return new TurnLocks(kv, jsm, bucket, holder, ttl > 0 ? ttl : ttlMs);
   }
 
   /** Takes the lock of (agent, channel); false when another replica holds it. */

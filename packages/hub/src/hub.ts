@@ -75,6 +75,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     serial: new KeyedSerial(),
     waiters: new ChannelWaiters(),
     inviteAckTimeoutMs: opts.inviteAckTimeoutMs,
+    inboxAckWaitMs: opts.inboxAckWaitMs,
     epoch: 0,
     deliveredThrough: 0,
     arbiter: opts.arbiter,

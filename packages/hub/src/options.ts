@@ -25,6 +25,11 @@ export interface HubOptions {
   readonly adapters?: AdapterRegistry;
   /** How long invitees have to ack an invite, in ms; default 30 000. */
   readonly inviteAckTimeoutMs?: number;
+  /**
+   * How long an agent's inbox waits for a delivery's ack before redelivering it, in ms; default 60 000. Clients
+   * extend it while a turn runs, so it bounds how long a crashed runner's turn waits, not how long a turn may take.
+   */
+  readonly inboxAckWaitMs?: number;
   /** Lease time, in ms: a standby takes over this long after the active hub dies; default 6 000. */
   readonly leaseTtlMs?: number;
   /** How often sweepers run (handshake timeouts, TTLs), in ms; 0 disables the timer (call `tick()`); default 1 000. */
@@ -55,6 +60,7 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     logger: options.logger ?? silentLogger,
     adapters: options.adapters ?? createDefaultAdapterRegistry(),
     inviteAckTimeoutMs: options.inviteAckTimeoutMs ?? 30_000,
+    inboxAckWaitMs: options.inboxAckWaitMs ?? 60_000,
     leaseTtlMs: options.leaseTtlMs ?? 6_000,
     sweepIntervalMs: options.sweepIntervalMs ?? 1_000,
     replicas: options.replicas ?? 1,

@@ -15,6 +15,8 @@ export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'netwo
   readonly attachPlugin?: boolean;
   /** One turn per (agent, channel) across replicas; default true (see `AgentClientOptions`). */
   readonly exclusiveTurns?: boolean;
+  /** Lock time of a crashed replica's turn, in ms (see `AgentClientOptions.turnLockTtlMs`). */
+  readonly turnLockTtlMs?: number;
 }
 
 /**
@@ -45,12 +47,13 @@ function clientOptions(
   readonly skillMd?: string | null;
   readonly rule?: RuleInput | null;
 } {
-  const { resume, skillMd, rule, attachPlugin, exclusiveTurns, ...handler } = options;
+  const { resume, skillMd, rule, attachPlugin, exclusiveTurns, turnLockTtlMs, ...handler } = options;
   return {
     ...(resume === undefined ? {} : { resume }),
     ...(skillMd === undefined ? {} : { skillMd }),
     ...(rule === undefined ? {} : { rule }),
     ...(exclusiveTurns === undefined ? {} : { exclusiveTurns }),
+    ...(turnLockTtlMs === undefined ? {} : { turnLockTtlMs }),
     handler: createDefaultHandler(agent, { ...handler, networkTools: attachPlugin ?? true }),
   };
 }

@@ -47,7 +47,7 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
       rule: req.rule ?? defaultRule(),
       skill: req.skill_md,
     });
-    await ensureInboxConsumer(ctx.jsm, ctx.names, stamped.agent_id ?? '');
+    await ensureInboxConsumer(ctx.jsm, ctx.names, stamped.agent_id ?? '', ctx.inboxAckWaitMs);
     ctx.logger.info({ agentId: stamped.agent_id, name: stamped.name }, 'agent registered');
     await auditRegistered(ctx, record.passport);
     return record.passport;

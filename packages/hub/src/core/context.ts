@@ -37,6 +37,8 @@ export interface HubContext {
   readonly waiters: ChannelWaiters;
   /** How long invitees have to ack, in ms. */
   readonly inviteAckTimeoutMs: number;
+  /** Ack wait of the agents' inbox consumers, in ms. */
+  readonly inboxAckWaitMs: number;
   /** The writer's lease epoch, stamped into every WAL message. */
   epoch: number;
   /** Stream sequence up to which the delivery consumer has fanned the WAL out to inboxes. */

@@ -120,13 +120,18 @@ async function ensureDeliveryConsumer(jsm: JetStreamManager, names: HubNames): P
 }
 
 /** Creates the durable consumer of an agent's inbox (idempotent). */
-export async function ensureInboxConsumer(jsm: JetStreamManager, names: HubNames, agentId: string): Promise<void> {
+export async function ensureInboxConsumer(
+  jsm: JetStreamManager,
+  names: HubNames,
+  agentId: string,
+  ackWaitMs: number,
+): Promise<void> {
   await jsm.consumers.add(names.inboxStream, {
     durable_name: names.inboxConsumer(agentId),
     filter_subject: names.inbox(agentId),
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    ack_wait: 60_000 * NS_PER_MS,
+    ack_wait: ackWaitMs * NS_PER_MS,
     max_ack_pending: 1000,
     max_deliver: -1,
   });

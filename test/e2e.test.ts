@@ -1,0 +1,148 @@
+import { HubClient } from '@ag2net/client';
+import { EV_CHANNEL_CLOSED, EV_PACKET, EV_TEXT, type Envelope } from '@ag2net/protocol';
+import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runDemo } from '../scripts/stack/demo.js';
+import { startHubService, startRunner, type ServiceProcess } from './support/processes.js';
+
+let nats: NatsServer;
+let services: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+});
+
+afterEach(async () => {
+  await Promise.all(services.map((s) => s.stop('SIGKILL')));
+  services = [];
+});
+
+afterAll(async () => {
+  await nats.stop();
+});
+
+/** A hub-service process on a fresh prefix, serving. Inbox deliveries are redelivered 3 s after a crash. */
+async function stack(): Promise<{ prefix: string; hub: HubClient }> {
+  const prefix = uniqueName('e2e');
+  services.push(
+    startHubService({ natsUrl: nats.url, prefix, hubId: 'hub', extraArgs: ['--inbox-ack-wait-ms', '3000'] }),
+  );
+  const hub = await HubClient.connect({ servers: nats.url, prefix, retryForMs: 30_000 });
+  await waitFor(async () => (await hub.health({ timeout: 1000 })).role === 'active', {
+    timeoutMs: 30_000,
+    what: 'the hub',
+  });
+  return { prefix, hub };
+}
+
+const bodies = (log: readonly Envelope[], sender: string): string[] =>
+  log
+    .filter((e) => e.sender_id === sender && (e.event_type === EV_TEXT || e.event_type === EV_PACKET))
+    .map((e) => String(e.event_data['text'] ?? e.event_data['body']));
+
+describe('end to end across processes', () => {
+  it('runs every protocol to its end with a human and LLM agents hosted by two runner replicas', async () => {
+    const { prefix, hub } = await stack();
+    for (const name of ['runner-a', 'runner-b']) {
+      services.push(startRunner({ natsUrl: nats.url, prefix, configPath: 'agent-runner/demo/agents.yaml', name }));
+    }
+    const lines: string[] = [];
+    await runDemo({ natsUrl: nats.url, prefix, say: (l) => void lines.push(l), turnTimeoutMs: 30_000 });
+    const text = lines.join('\n');
+    expect(text).toContain('· channel closed: consulting_complete');
+    expect(text).toContain('· channel closed: resolved');
+    expect(text.match(/· channel closed: demo_done/g)).toHaveLength(2);
+
+    const channels = await hub.listChannels({ limit: 100 });
+    expect(channels.map((c) => [c.manifest.type, c.state, c.close_reason])).toEqual([
+      ['consulting', 'closed', 'consulting_complete'],
+      ['conversation', 'closed', 'demo_done'],
+      ['discussion', 'closed', 'demo_done'],
+      ['workflow', 'closed', 'resolved'],
+    ]);
+    const you = await hub.attachHuman('you');
+    const [consulting, conversation, discussion, workflow] = channels;
+    const id = async (name: string): Promise<string> => (await hub.findAgentId(name)) ?? name;
+    const expert = bodies(await you.readWal(consulting?.channel_id ?? ''), await id('expert'));
+    expect(expert).toHaveLength(1);
+    expect(bodies(await you.readWal(conversation?.channel_id ?? ''), await id('pal'))).toHaveLength(2);
+    const panel = await you.readWal(discussion?.channel_id ?? '');
+    expect(panel.filter((e) => e.event_type === EV_TEXT).map((e) => e.sender_id)).toEqual([
+      you.agentId,
+      await id('critic'),
+      await id('optimist'),
+      you.agentId,
+    ]);
+    const flow = await you.readWal(workflow?.channel_id ?? '');
+    const packets = flow.filter((e) => e.event_type === EV_PACKET);
+    expect(packets.map((e) => [e.sender_id, (e.event_data['routing'] as { kind: string }).kind])).toEqual([
+      [await id('triage'), 'handoff'],
+      [await id('billing'), 'finish'],
+    ]);
+    await hub.close();
+  }, 120_000);
+
+  it('answers a turn exactly once when the runner is killed in the middle of it and a replica takes over', async () => {
+    const { prefix, hub } = await stack();
+    const first = startRunner({
+      natsUrl: nats.url,
+      prefix,
+      configPath: 'test/fixtures/e2e/slow-agent.yaml',
+      name: 'first',
+    });
+    services.push(first);
+    await waitFor(async () => (await hub.findAgentId('slowpoke')) !== null, { timeoutMs: 30_000, what: 'slowpoke' });
+    const you = await hub.registerHuman({ name: 'asker' });
+    const channel = await you.open({ type: 'consulting', target: 'slowpoke' });
+    await channel.send('What are logs?');
+    await waitFor(() => first.output().includes('SLOW-TOOL-STARTED'), { timeoutMs: 30_000, what: 'the turn to start' });
+    await first.stop('SIGKILL');
+
+    const second = startRunner({
+      natsUrl: nats.url,
+      prefix,
+      configPath: 'test/fixtures/e2e/slow-agent.yaml',
+      name: 'second',
+    });
+    services.push(second);
+    const closed = await you.waitForChannelEvent(channel.channelId, { timeout: 60_000 });
+    expect(closed?.event_data['reason']).toBe('consulting_complete');
+    expect(second.output()).toContain('SLOW-TOOL-STARTED');
+    const slowpoke = (await hub.findAgentId('slowpoke')) ?? '';
+    const log = await you.readWal(channel.channelId);
+    expect(bodies(log, slowpoke)).toEqual(['Logs are append-only.']);
+    expect(log.filter((e) => e.event_type === EV_CHANNEL_CLOSED)).toHaveLength(1);
+    await hub.close();
+  }, 120_000);
+
+  it('delivers what a human missed while disconnected once it reconnects, exactly once', async () => {
+    const { prefix, hub } = await stack();
+    services.push(
+      startRunner({ natsUrl: nats.url, prefix, configPath: 'agent-runner/demo/agents.yaml', name: 'runner' }),
+    );
+    await waitFor(async () => (await hub.findAgentId('expert')) !== null, { timeoutMs: 30_000, what: 'expert' });
+    const first = await HubClient.connect({ servers: nats.url, prefix });
+    const me = await first.registerHuman({ name: 'me' });
+    const channel = await me.open({ type: 'consulting', target: 'expert' });
+    await channel.send('What does a write-ahead log guarantee?');
+    await first.close();
+
+    await waitFor(async () => (await hub.getChannel(channel.channelId)).state === 'closed', {
+      timeoutMs: 30_000,
+      what: 'the answer while the human is away',
+    });
+    const again = await HubClient.connect({ servers: nats.url, prefix });
+    const back = await again.attachHuman('me');
+    const got: Envelope[] = [];
+    for (;;) {
+      const e = await back.nextEnvelope({ timeout: 2000 }).catch(() => null);
+      if (e === null) break;
+      got.push(e);
+    }
+    const mine = got.filter((e) => e.channel_id === channel.channelId);
+    expect(mine.map((e) => e.event_type)).toEqual([EV_TEXT, EV_CHANNEL_CLOSED]);
+    expect(mine[0]?.sender_id).toBe(await hub.findAgentId('expert'));
+    await again.close();
+    await hub.close();
+  }, 120_000);
+});
