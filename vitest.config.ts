@@ -28,7 +28,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['packages/*/test/**/*.int.test.ts', 'test/**/*.test.ts'],
+          include: ['packages/*/test/**/*.int.test.ts', 'test/**/*.test.ts', 'bench/test/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

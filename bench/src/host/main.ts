@@ -1,0 +1,109 @@
+/**
+ * A bench host: the process the hub runs in during the bench, driven by the bench over Node's IPC channel. It starts
+ * the hub with `startHub` exactly as hub-service does (default options, its own NATS connection) minus the pino
+ * logger, and measures it from inside: memory after garbage collection, the duration of a sweeper tick, the time
+ * from start to active (hydrate). It also runs the raw baselines that need a process of their own (echo responder,
+ * relay, stream replay), so that hub and baseline run in the same kind of process.
+ *
+ * Started by `HostProcess.start()` with `--expose-gc` (and `--cpu-prof` under `npm run bench -- --profile`).
+ */
+import { startHub, type Hub } from '@ag2net/hub';
+import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { performance } from 'node:perf_hooks';
+import { startEcho } from '../raw/echo.js';
+import { RawRelay } from '../raw/relay.js';
+import { loadBucket, replayStream } from '../raw/replay.js';
+import { HOST_OPS, HostRequestSchema, type HostOp, type HostReply, type HostResult } from './protocol.js';
+
+/** Each handler parses its own parameters with its operation's schema. */
+type Handlers = { readonly [Op in HostOp]: (params: unknown) => Promise<HostResult<Op>> };
+
+let hub: Hub | null = null;
+let nc: NatsConnection | null = null;
+const subs: Subscription[] = [];
+const relays: RawRelay[] = [];
+
+async function connection(servers: string): Promise<NatsConnection> {
+  nc ??= await connect({ servers, name: 'bench-host' });
+  return nc;
+}
+
+const handlers: Handlers = {
+  async startHub(params) {
+    const { servers, prefix } = HOST_OPS.startHub.params.parse(params);
+    if (hub !== null) throw new Error('a hub is already running in this host');
+    const started = performance.now();
+    hub = await startHub({ servers, prefix });
+    return { start_ms: performance.now() - started, hub_id: hub.hubId };
+  },
+  async stopHub() {
+    await hub?.close();
+    hub = null;
+    return {};
+  },
+  memory() {
+    gc?.();
+    gc?.();
+    const m = process.memoryUsage();
+    return Promise.resolve({ heap_used: m.heapUsed, rss: m.rss, external: m.external, array_buffers: m.arrayBuffers });
+  },
+  cpu() {
+    const { user, system } = process.cpuUsage();
+    return Promise.resolve({ user_us: user, system_us: system });
+  },
+  async tick(params) {
+    const { count } = HOST_OPS.tick.params.parse(params);
+    if (hub === null) throw new Error('no hub is running in this host');
+    const durations: number[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const started = performance.now();
+      await hub.tick();
+      durations.push(performance.now() - started);
+    }
+    return { durations_ms: durations };
+  },
+  async startEcho(params) {
+    const { servers, subject } = HOST_OPS.startEcho.params.parse(params);
+    subs.push(startEcho(await connection(servers), subject));
+    return {};
+  },
+  async startRelay(params) {
+    const { servers, prefix } = HOST_OPS.startRelay.params.parse(params);
+    relays.push(await RawRelay.start(await connection(servers), prefix));
+    return {};
+  },
+  async replay(params) {
+    const { servers, stream } = HOST_OPS.replay.params.parse(params);
+    return replayStream(await connection(servers), stream);
+  },
+  async kvLoad(params) {
+    const { servers, bucket } = HOST_OPS.kvLoad.params.parse(params);
+    return loadBucket(await connection(servers), bucket);
+  },
+};
+
+async function handle(raw: unknown): Promise<HostReply> {
+  const request = HostRequestSchema.safeParse(raw);
+  if (!request.success) return { id: -1, ok: false, error: `bad host request: ${request.error.message}` };
+  const { id, op } = request.data;
+  try {
+    return { id, ok: true, result: await handlers[op](request.data.params) };
+  } catch (err) {
+    return { id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+}
+
+/** The driver went away (normal end, or it crashed): stop everything and exit, which writes a CPU profile. */
+async function shutdown(): Promise<void> {
+  await hub?.close().catch(() => undefined);
+  for (const relay of relays) await relay.stop().catch(() => undefined);
+  for (const sub of subs) sub.unsubscribe();
+  await nc?.close().catch(() => undefined);
+  process.exit(0);
+}
+
+process.on('message', (raw) => {
+  void handle(raw).then((reply) => process.send?.(reply));
+});
+process.on('disconnect', () => void shutdown());
+process.send?.({ id: 0, ok: true, result: { ready: true } });

@@ -1,0 +1,65 @@
+import { EV_TEXT, RpcReplySchema, createEnvelope, newId, type Envelope, type HubNames } from '@ag2net/protocol';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+/** Time one post may take before the bench counts it as failed, in ms. */
+export const POST_TIMEOUT_MS = 30_000;
+
+/** The hub refused a post (or answered with something that is not a reply). */
+export class PostRejectedError extends Error {
+  override readonly name = 'PostRejectedError';
+}
+
+/**
+ * A lean client for the hot path: it sends the exact bytes the SDK (`HubRpc`) sends for a post, a complete envelope
+ * with a client-minted id, but builds them from a template instead of validating each one with zod, so that the
+ * load generator, which shares the machine's two cores with the hub and nats-server, costs as little as it can.
+ * The reply is still parsed and checked.
+ */
+export class LeanPoster {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly names: HubNames,
+  ) {}
+
+  /** Posts `body` (see `textTemplate`) as `senderId`; resolves once the hub acked it, throws if it refused. */
+  async post(senderId: string, body: string): Promise<void> {
+    const msg = await this.nc.request(this.names.rpc('post', senderId), body, { timeout: POST_TIMEOUT_MS });
+    const reply = RpcReplySchema.safeParse(JSON.parse(msg.string()));
+    if (!reply.success) throw new PostRejectedError(`not an RPC reply: ${msg.string().slice(0, 200)}`);
+    if (!reply.data.ok) throw new PostRejectedError(`${reply.data.error.code}: ${reply.data.error.message}`);
+  }
+}
+
+/** The text of every benchmark post: 200 ASCII characters. */
+export const BENCH_TEXT = 'The quick brown fox jumps over the lazy dog. '.repeat(5).slice(0, 200);
+
+/** A validated text envelope from `senderId` into `channelId`; `withId` gives its wire bytes with a fresh id. */
+export interface TextTemplate {
+  readonly envelope: Envelope;
+  withId(envelopeId?: string): { readonly id: string; readonly body: string };
+}
+
+export function textTemplate(channelId: string, senderId: string, text: string = BENCH_TEXT): TextTemplate {
+  const envelope = createEnvelope({
+    channel_id: channelId,
+    sender_id: senderId,
+    event_type: EV_TEXT,
+    event_data: { text },
+  });
+  return {
+    envelope,
+    withId(envelopeId = newId()) {
+      return { id: envelopeId, body: JSON.stringify({ ...envelope, envelope_id: envelopeId }) };
+    },
+  };
+}
+
+/** The bytes the hub stores for such an envelope once admitted (stamped id, time and sequence): the raw payload. */
+export function storedPayload(template: TextTemplate): string {
+  return JSON.stringify({
+    ...template.envelope,
+    envelope_id: newId(),
+    created_at: new Date().toISOString(),
+    sequence: 1,
+  });
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: what the hub costs on top of raw NATS JetStream on the same machine, in the same run. Starts a
+ * nats-server (or uses `NATS_URL`), runs each scenario against a hub in its own process and against the raw
+ * baseline, prints a table of raw figure, hub figure and ratio, and writes the JSON (`bench/results/latest.json`).
+ * See docs/performance.md.
+ */
+import { startNatsServer, type NatsServer } from '@ag2net/test-support';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { codeFacts, machineFacts } from './machine.js';
+import { USAGE, parseOptions, type BenchOptions } from './options.js';
+import { formatMachine, formatTable } from './report.js';
+import {
+  BenchResultsSchema,
+  PartialBenchResultsSchema,
+  SCENARIO_NAMES,
+  type PartialBenchResults,
+  type ScenarioName,
+  type Scenarios,
+} from './results.js';
+import { admission } from './scenarios/admission.js';
+import { withScenario, type ContextBase, type ScenarioContext } from './scenarios/context.js';
+import { fanout } from './scenarios/fanout.js';
+import { hydrate } from './scenarios/hydrate.js';
+import { latency } from './scenarios/latency.js';
+import { scale } from './scenarios/scale.js';
+import { round } from './stats.js';
+import { evaluateTargets } from './targets.js';
+
+const RUNNERS: { readonly [K in ScenarioName]: (ctx: ScenarioContext) => Promise<Scenarios[K]> } = {
+  admission,
+  latency,
+  fanout,
+  hydrate,
+  scale,
+};
+
+export const HUB_PLACEMENT =
+  'its own process (a bench host calling startHub with hub-service defaults and a silent logger), ' +
+  'apart from the load generator; raw baselines use the same kind of process or the load generator itself';
+
+function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+async function run(options: BenchOptions): Promise<PartialBenchResults> {
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
+  const loadStart = loadavg();
+  const code = codeFacts();
+  let nats: NatsServer | null = null;
+  if (options.natsUrl === undefined) nats = await startNatsServer();
+  const natsUrl = options.natsUrl ?? nats?.url ?? '';
+  const nc = await connect({ servers: natsUrl, name: 'bench-driver' });
+  try {
+    const base: ContextBase = {
+      natsUrl,
+      nc,
+      js: jetstream(nc),
+      jsm: await jetstreamManager(nc),
+      sizes: options.sizes,
+      natsPid: nats?.pid,
+      profileDir: options.profileDir,
+      log,
+    };
+    const scenarios: Partial<Scenarios> = {};
+    const runOne = async <K extends ScenarioName>(name: K): Promise<void> => {
+      const t0 = performance.now();
+      log(`${name}: start`);
+      scenarios[name] = await withScenario(base, name, RUNNERS[name]);
+      log(`${name}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    };
+    for (const name of options.only) await runOne(name);
+    return {
+      schema_version: 1,
+      mode: options.quick ? 'quick' : 'full',
+      started_at: startedAt,
+      duration_s: round((performance.now() - started) / 1000, 1),
+      hub_placement: HUB_PLACEMENT,
+      code,
+      machine: machineFacts(nc, options.natsUrl !== undefined, loadStart),
+      scenarios,
+      targets: evaluateTargets(scenarios),
+    };
+  } finally {
+    await nc.close();
+    await nats?.stop();
+  }
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions | 'help';
+  try {
+    options = parseOptions(process.argv.slice(2), process.env);
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const results = await run(options);
+  // A full run must hold every scenario with finite figures; a partial one what it ran.
+  const complete = options.only.length === SCENARIO_NAMES.length;
+  const checked = complete ? BenchResultsSchema.parse(results) : PartialBenchResultsSchema.parse(results);
+  await mkdir(dirname(options.outFile), { recursive: true });
+  await writeFile(options.outFile, `${JSON.stringify(checked, null, 2)}\n`);
+  process.stdout.write(`\n${formatMachine(checked)}\n\n${formatTable(checked)}\n\nJSON: ${options.outFile}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

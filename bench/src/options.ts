@@ -1,0 +1,103 @@
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SCENARIO_NAMES, type ScenarioName } from './results.js';
+
+/** How big each scenario is. The full sizes are the issue's; the quick ones only check that everything runs. */
+export interface BenchSizes {
+  readonly admission: {
+    /** Channels posted into concurrently, one post in flight per channel. */
+    readonly channels: number;
+    /** Agents the channels are spread over (pairs of them). */
+    readonly agents: number;
+    /** Posts in flight into the one hot channel (the raw baseline can only have one: OCC serializes a subject). */
+    readonly hotInFlight: number;
+    /** Rounds of (raw, relay, hub); each run has its own warm-up and measurement window. */
+    readonly rounds: number;
+    readonly warmupMs: number;
+    readonly measureMs: number;
+  };
+  readonly latency: { readonly warmup: number; readonly samples: number };
+  readonly fanout: { readonly participants: number; readonly warmup: number; readonly samples: number };
+  readonly hydrate: { readonly channels: number; readonly envelopes: number; readonly agents: number };
+  readonly scale: {
+    readonly channels: number;
+    readonly agents: number;
+    /** Agents that are invited into every channel and ack their invites (the bench reads their inboxes). */
+    readonly ackers: number;
+    readonly ticks: number;
+  };
+}
+
+export const FULL_SIZES: BenchSizes = {
+  admission: { channels: 100, agents: 20, hotInFlight: 32, rounds: 3, warmupMs: 1_000, measureMs: 2_500 },
+  latency: { warmup: 200, samples: 1_000 },
+  fanout: { participants: 10, warmup: 20, samples: 200 },
+  hydrate: { channels: 1_000, envelopes: 100_000, agents: 20 },
+  scale: { channels: 10_000, agents: 1_000, ackers: 10, ticks: 9 },
+};
+
+export const QUICK_SIZES: BenchSizes = {
+  admission: { channels: 10, agents: 4, hotInFlight: 4, rounds: 1, warmupMs: 200, measureMs: 500 },
+  latency: { warmup: 5, samples: 30 },
+  fanout: { participants: 4, warmup: 2, samples: 10 },
+  hydrate: { channels: 20, envelopes: 1_000, agents: 4 },
+  scale: { channels: 100, agents: 30, ackers: 3, ticks: 3 },
+};
+
+/** Options of one `npm run bench`. */
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly sizes: BenchSizes;
+  /** Scenarios to run, in this order. */
+  readonly only: readonly ScenarioName[];
+  /** Where the JSON goes. */
+  readonly outFile: string;
+  /** An existing NATS server (`NATS_URL`); otherwise the bench starts its own. */
+  readonly natsUrl: string | undefined;
+  /** A directory for V8 CPU profiles of the hub process (`--cpu-prof`), or `undefined` for none. */
+  readonly profileDir: string | undefined;
+}
+
+const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
+
+export const USAGE = `Usage: npm run bench -- [--quick] [--only admission,latency,fanout,hydrate,scale] [--out FILE] [--profile]
+
+  --quick     tiny sizes: checks that every scenario runs (CI smoke test), not how fast
+  --only      run some scenarios; the JSON then goes to results/partial.json unless --out is given
+  --out FILE  where to write the JSON (default results/latest.json, results/quick.json with --quick)
+  --profile   run the hub process with --cpu-prof; profiles go to results/profiles/
+  NATS_URL    use this nats-server instead of starting one`;
+
+/** Parses the command line; `'help'` when usage was asked for. Throws on unknown flags or scenario names. */
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      out: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const only = values.only === undefined ? SCENARIO_NAMES : values.only.split(',').map(scenarioName);
+  const partial = only.length !== SCENARIO_NAMES.length;
+  const defaultOut = partial ? 'partial.json' : values.quick ? 'quick.json' : 'latest.json';
+  return {
+    quick: values.quick,
+    sizes: values.quick ? QUICK_SIZES : FULL_SIZES,
+    only,
+    outFile: values.out ?? `${RESULTS_DIR}${defaultOut}`,
+    natsUrl: env['NATS_URL'] || undefined,
+    profileDir: values.profile ? `${RESULTS_DIR}profiles` : undefined,
+  };
+}
+
+function scenarioName(text: string): ScenarioName {
+  const found = SCENARIO_NAMES.find((n) => n === text.trim());
+  if (found === undefined)
+    throw new Error(`unknown scenario ${JSON.stringify(text)}; choose from ${SCENARIO_NAMES.join(', ')}`);
+  return found;
+}

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+
+/**
+ * The shape of `bench/results/latest.json`. Every figure is a finite number (NaN and Infinity are refused), so a
+ * scenario that measured nothing fails validation instead of writing `null`. Times are in ms unless the name says
+ * `_s`; rates are per second; ratios are hub ÷ raw (for latencies: hub ÷ raw, lower is better).
+ */
+const num = z.number();
+const count = z.number().int().min(0);
+
+export const LatencySummarySchema = z.strictObject({
+  count,
+  p50_ms: num,
+  p90_ms: num,
+  p99_ms: num,
+  max_ms: num,
+  mean_ms: num,
+});
+
+/** CPU a process used during a measurement window: cores' worth (1 = one core busy) and µs per operation. */
+export const CpuShareSchema = z.strictObject({ core_share: num, us_per_op: num });
+
+/** A closed-loop throughput run: operations completed inside the measurement window. */
+export const ThroughputSchema = z.strictObject({
+  per_s: num,
+  count,
+  seconds: num,
+  errors: count,
+  in_flight: count,
+  latency: LatencySummarySchema,
+  /** By process (`driver`, `hub`, `nats-server` when the bench started it). */
+  cpu: z.record(z.string(), CpuShareSchema),
+});
+
+const AdmissionCaseSchema = z.strictObject({
+  channels: count,
+  /** The baseline: the hub's appends, done directly. */
+  raw: ThroughputSchema,
+  /** The raw relay: request → append → reply → fan-out, the hub's hops with none of its logic. */
+  relay: ThroughputSchema,
+  hub: ThroughputSchema,
+  ratio: num,
+  /** hub ÷ relay: what the hub's logic costs beyond its hops. */
+  relay_ratio: num,
+  /** Envelopes fanned out to inboxes per second, from the first post until the delivery consumer caught up. */
+  hub_delivery_per_s: num,
+});
+
+export const AdmissionResultSchema = z.strictObject({
+  payload_bytes: count,
+  agents: count,
+  setup_s: num,
+  spread: AdmissionCaseSchema,
+  hot: AdmissionCaseSchema,
+});
+
+export const LatencyResultSchema = z.strictObject({
+  samples: count,
+  request_reply: LatencySummarySchema,
+  js_publish: LatencySummarySchema,
+  raw_sum_p50_ms: num,
+  raw_sum_p99_ms: num,
+  hub_ack: LatencySummarySchema,
+  hub_delivery: LatencySummarySchema,
+  raw_pipeline_ack: LatencySummarySchema,
+  raw_pipeline_delivery: LatencySummarySchema,
+  ack_p50_ratio: num,
+  ack_p99_ratio: num,
+  delivery_p50_ratio: num,
+  delivery_p99_ratio: num,
+});
+
+export const FanoutResultSchema = z.strictObject({
+  participants: count,
+  samples: count,
+  hub_ack: LatencySummarySchema,
+  hub_all: LatencySummarySchema,
+  raw_ack: LatencySummarySchema,
+  raw_all: LatencySummarySchema,
+  all_p50_ratio: num,
+  all_p99_ratio: num,
+});
+
+const ReplayRunSchema = z.strictObject({ seconds: num, per_s: num });
+
+export const HydrateResultSchema = z.strictObject({
+  channels: count,
+  envelopes_posted: count,
+  wal_messages: count,
+  seed_s: num,
+  seed_per_s: num,
+  /** A hub started in a fresh process (cold JIT), as after a crash. */
+  hub_first: ReplayRunSchema,
+  /** The same hydrate again in the same process (warm JIT): the headline figure. */
+  hub_warm: ReplayRunSchema,
+  raw_first: ReplayRunSchema,
+  raw_warm: ReplayRunSchema,
+  ratio: num,
+  ratio_first: num,
+  /** Reading every channel's metadata from KV the way hydrate does (keys, then one get each): a component. */
+  kv_metadata_load_s: num,
+});
+
+const MemorySchema = z.strictObject({ heap_used: count, rss: count, external: count, array_buffers: count });
+
+export const ScaleResultSchema = z.strictObject({
+  agents: count,
+  channels: count,
+  register_s: num,
+  create_s: num,
+  create_per_s: num,
+  memory_start: MemorySchema,
+  memory_agents: MemorySchema,
+  memory_channels: MemorySchema,
+  heap_per_agent_bytes: num,
+  heap_per_channel_bytes: num,
+  rss_per_channel_bytes: num,
+  tick: LatencySummarySchema,
+});
+
+export const TargetSchema = z.strictObject({
+  id: z.string(),
+  description: z.string(),
+  value: num,
+  limit: num,
+  comparison: z.enum(['>=', '<=', '<']),
+  unit: z.string(),
+  met: z.boolean(),
+});
+
+export const CodeSchema = z.strictObject({
+  commit: z.string(),
+  /** Tracked files outside bench/ that differ from the commit when the run started (empty for a clean tree). */
+  changed_files: z.array(z.string()),
+});
+
+export const MachineSchema = z.strictObject({
+  cpus: count,
+  cpu_model: z.string(),
+  total_memory_mb: count,
+  platform: z.string(),
+  arch: z.string(),
+  node: z.string(),
+  nats_server: z.string(),
+  nats_external: z.boolean(),
+  loadavg_start: z.array(num),
+  loadavg_end: z.array(num),
+});
+
+const ScenariosSchema = z.strictObject({
+  admission: AdmissionResultSchema,
+  latency: LatencyResultSchema,
+  fanout: FanoutResultSchema,
+  hydrate: HydrateResultSchema,
+  scale: ScaleResultSchema,
+});
+
+/** A whole run: every scenario. */
+export const BenchResultsSchema = z.strictObject({
+  schema_version: z.literal(1),
+  mode: z.enum(['full', 'quick']),
+  started_at: z.string(),
+  duration_s: num,
+  hub_placement: z.string(),
+  code: CodeSchema,
+  machine: MachineSchema,
+  scenarios: ScenariosSchema,
+  targets: z.array(TargetSchema),
+});
+
+/** A run of some scenarios (`--only`), written beside the full results, never over them. */
+export const PartialBenchResultsSchema = BenchResultsSchema.extend({ scenarios: ScenariosSchema.partial() });
+
+export type LatencySummaryResult = z.infer<typeof LatencySummarySchema>;
+export type Throughput = z.infer<typeof ThroughputSchema>;
+export type AdmissionResult = z.infer<typeof AdmissionResultSchema>;
+export type LatencyResult = z.infer<typeof LatencyResultSchema>;
+export type FanoutResult = z.infer<typeof FanoutResultSchema>;
+export type HydrateResult = z.infer<typeof HydrateResultSchema>;
+export type ScaleResult = z.infer<typeof ScaleResultSchema>;
+export type Target = z.infer<typeof TargetSchema>;
+export type Machine = z.infer<typeof MachineSchema>;
+export type Code = z.infer<typeof CodeSchema>;
+export type BenchResults = z.infer<typeof BenchResultsSchema>;
+export type PartialBenchResults = z.infer<typeof PartialBenchResultsSchema>;
+export type Scenarios = z.infer<typeof ScenariosSchema>;
+export type Memory = z.infer<typeof MemorySchema>;
+export type ScenarioName = keyof Scenarios;
+export const SCENARIO_NAMES: readonly ScenarioName[] = ['admission', 'latency', 'fanout', 'hydrate', 'scale'];

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { QUICK_SIZES } from '../src/options.js';
+import { BenchResultsSchema, SCENARIO_NAMES } from '../src/results.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const dirs: string[] = [];
+
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** Runs the bench CLI as `npm run bench:quick` does, writing the JSON to `out`; resolves with its exit code. */
+function runQuick(out: string): Promise<{ code: number | null; output: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@ag2net/source', '--import', 'tsx', 'bench/src/main.ts', '--quick', '--out', out],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+}
+
+// Checks that the benchmark runs end to end and reports every figure, never how fast anything is.
+describe('npm run bench -- --quick', () => {
+  it('runs every scenario against a real hub and writes a JSON with a finite figure for each field', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ag2net-bench-'));
+    dirs.push(dir);
+    const out = join(dir, 'quick.json');
+
+    const { code, output } = await runQuick(out);
+    expect(code, output).toBe(0);
+
+    const results = BenchResultsSchema.parse(JSON.parse(await readFile(out, 'utf8')));
+    expect(results.mode).toBe('quick');
+    expect(Object.keys(results.scenarios).sort()).toEqual([...SCENARIO_NAMES].sort());
+    expect(results.targets.map((t) => t.id)).toEqual([
+      'admission_spread',
+      'admission_hot',
+      'post_ack_p50',
+      'hydrate',
+      'memory_per_channel',
+      'sweeper_tick',
+    ]);
+    const { admission, latency, fanout, hydrate, scale } = results.scenarios;
+    expect(admission.spread.channels).toBe(QUICK_SIZES.admission.channels);
+    expect(admission.spread.hub.errors).toBe(0);
+    expect(admission.hot.hub.errors).toBe(0);
+    expect(latency.hub_ack.count).toBe(QUICK_SIZES.latency.samples);
+    expect(latency.hub_delivery.count).toBe(QUICK_SIZES.latency.samples);
+    expect(fanout.hub_all.count).toBe(QUICK_SIZES.fanout.samples);
+    expect(fanout.raw_all.count).toBe(QUICK_SIZES.fanout.samples);
+    expect(hydrate.envelopes_posted).toBe(QUICK_SIZES.hydrate.envelopes);
+    expect(hydrate.wal_messages).toBeGreaterThan(hydrate.envelopes_posted);
+    expect(scale.channels).toBe(QUICK_SIZES.scale.channels);
+    expect(scale.tick.count).toBe(QUICK_SIZES.scale.ticks);
+    expect(output).toContain('| Scenario');
+  }, 300_000);
+});
