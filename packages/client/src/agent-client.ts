@@ -1,9 +1,19 @@
-import { isProtocolEvent, newId, type Envelope, type Passport } from '@ag2net/protocol';
+import {
+  EV_TASK_CANCEL_REQUEST,
+  TaskCancelDataSchema,
+  isProtocolEvent,
+  newId,
+  type Envelope,
+  type Passport,
+} from '@ag2net/protocol';
 import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { HubClient } from './hub-client.js';
 import { ackInvite, isInviteFor } from './invites.js';
 import { Participant } from './participant.js';
 import { TurnLocks } from './turn-locks.js';
+
+/** Called when a cancel request for a task arrives: the task id, the reason, the request envelope. */
+export type TaskCancelListener = (taskId: string, reason: string, request: Envelope) => void;
 
 /** What an agent does with a delivery. Runs in order per channel; channels run in parallel. */
 export type AgentHandler = (envelope: Envelope, client: AgentClient) => Promise<void>;
@@ -29,6 +39,7 @@ export class AgentClient extends Participant {
   #handler: AgentHandler;
   #locks: TurnLocks | null = null;
   readonly #suppressed = new Set<string>();
+  readonly #cancelListeners = new Set<TaskCancelListener>();
 
   private constructor(hub: HubClient, passport: Passport, options: AgentClientOptions) {
     super(hub, passport);
@@ -49,6 +60,28 @@ export class AgentClient extends Participant {
     }
     await client.startConsuming();
     return client;
+  }
+
+  /**
+   * Calls `listener` for every `ag2.task.cancel_request` sent to this agent, as soon as it arrives, even while a
+   * turn of the same channel is running. Returns the function that removes the listener.
+   */
+  onTaskCancelRequest(listener: TaskCancelListener): () => void {
+    this.#cancelListeners.add(listener);
+    return () => this.#cancelListeners.delete(listener);
+  }
+
+  protected override observe(envelope: Envelope): void {
+    if (envelope.event_type !== EV_TASK_CANCEL_REQUEST || envelope.sender_id === this.agentId) return;
+    const data = TaskCancelDataSchema.safeParse(envelope.event_data);
+    if (!data.success) return;
+    for (const listener of [...this.#cancelListeners]) {
+      try {
+        listener(data.data.task_id, data.data.reason, envelope);
+      } catch (err) {
+        this.hub.logger.error({ err, agentId: this.agentId }, 'task cancel listener failed');
+      }
+    }
   }
 
   /** Replaces the delivery handler. */

@@ -20,7 +20,7 @@ export type { HubClientOptions, RegisterOptions } from './hub-client.js';
 export { Participant, EnvelopeTimeoutError, DisconnectedError } from './participant.js';
 export type { SendOptions, OpenOptions, NextOptions } from './participant.js';
 export { AgentClient } from './agent-client.js';
-export type { AgentHandler, AgentClientOptions } from './agent-client.js';
+export type { AgentHandler, AgentClientOptions, TaskCancelListener } from './agent-client.js';
 export { HumanClient } from './human-client.js';
 export type { HumanCallback, HumanClientOptions } from './human-client.js';
 export { Channel } from './channel.js';

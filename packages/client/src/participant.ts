@@ -86,6 +86,12 @@ export abstract class Participant {
     this.agentId = passport.agent_id;
   }
 
+  /**
+   * Sees every delivery as it arrives, before it waits for its channel's turn: for signals that must not queue
+   * behind a running turn (a cancel request for the task that turn runs). Must not throw.
+   */
+  protected observe(_envelope: Envelope): void {}
+
   /** Handles one delivery; called in order per channel. */
   protected abstract handle(envelope: Envelope, msg: JsMsg): Promise<'ack' | 'retry'>;
 
@@ -108,6 +114,7 @@ export abstract class Participant {
         continue;
       }
       const envelope = parsed.data;
+      this.observe(envelope);
       const previous = this.#channelTails.get(envelope.channel_id) ?? Promise.resolve();
       const tail = previous.then(() => this.#deliver(envelope, m));
       this.#channelTails.set(envelope.channel_id, tail);

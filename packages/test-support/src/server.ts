@@ -118,8 +118,8 @@ async function waitForPort(portsDir: string, child: ChildProcess, timeoutMs: num
     const files = (await readdir(portsDir)).filter((f) => f.endsWith('.ports'));
     const file = files[0];
     if (file !== undefined) {
-      const parsed: unknown = JSON.parse(await readFile(join(portsDir, file), 'utf8'));
-      const url = portsUrl(parsed);
+      // The server may still be writing the file: an empty or partial file is read again on the next poll.
+      const url = portsUrl(parseOrNull(await readFile(join(portsDir, file), 'utf8')));
       if (url !== null) return Number(new URL(url).port);
     }
     await sleep(20);
@@ -131,4 +131,12 @@ function portsUrl(parsed: unknown): string | null {
   if (typeof parsed !== 'object' || parsed === null || !('nats' in parsed)) return null;
   const urls = parsed.nats;
   return Array.isArray(urls) && typeof urls[0] === 'string' ? urls[0] : null;
+}
+
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -24,6 +24,7 @@ import { readLogUntil } from './log.js';
 import { hubTaskDirectory } from './tasks.js';
 import { reportTurnFailure } from './turn-failure.js';
 import { renderCurrentInput } from './turn-input.js';
+import { withTurn } from './turn-context.js';
 import { ChannelWaiters } from './waiters.js';
 
 /** Options of `createDefaultHandler`. */
@@ -120,11 +121,13 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
   const bound = adapterTools(toolSpecs(adapter, metadata, state, self, logger), ctx, deps.options.bindTool);
   if (bound.unbound.length > 0) logger.warn({ channelId, tools: bound.unbound }, 'adapter tools without a binding');
   const network = deps.options.networkTools ?? true;
-  const reply = await deps.agent.ask(input, {
-    history: toModelMessages(history),
-    tools: { ...(network ? networkTools(ctx) : {}), ...bound.tools },
-    preamble: network ? [`You are ${client.passport.name} (agent_id: ${self}).`] : [],
-  });
+  const reply = await withTurn({ client, channelId, triggerId: envelope.envelope_id }, () =>
+    deps.agent.ask(input, {
+      history: toModelMessages(history),
+      tools: { ...(network ? networkTools(ctx) : {}), ...bound.tools },
+      preamble: network ? [`You are ${client.passport.name} (agent_id: ${self}).`] : [],
+    }),
+  );
 
   // Tools may have moved the channel on during the turn (a `say`, a context update): build from the state now.
   const after = await client.hub.adapterState(channelId);

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EV_TASK_CANCEL_REQUEST, isTerminalTaskState, repr, type TaskMetadata } from '@ag2net/protocol';
 import type { TaskDirectory, ToolContext } from './context.js';
+import { currentTask } from '../tasks/run.js';
 import { message, pyFloat } from './format.js';
 
 /** Arguments of `tasks`. */
@@ -24,8 +25,8 @@ export interface TasksArgs {
 
 /**
  * AG2's `tasks`: observe tasks (`list`, `status`, `wait`) and ask an owner to stop one (`cancel` posts
- * `ag2.task.cancel_request` to the owner in the task's channel). `progress` and `complete` act on the task
- * running in the current turn, which this runtime does not have, so they answer as AG2 does without one.
+ * `ag2.task.cancel_request` to the owner in the task's channel). `progress` and `complete` act on the task that
+ * `runTask` runs around the current tool call; without one they answer as AG2 does.
  * Failures are `Error: …` strings.
  */
 export async function tasks(
@@ -34,10 +35,18 @@ export async function tasks(
 ): Promise<Record<string, unknown>[] | Record<string, unknown> | string> {
   const directory = ctx.tasks;
   switch (args.action) {
-    case 'progress':
-      return 'Error: progress requires an active `agent.task(...)` block';
-    case 'complete':
-      return 'Error: complete requires an active `agent.task(...)` block';
+    case 'progress': {
+      const task = currentTask();
+      if (task === undefined) return 'Error: progress requires an active `agent.task(...)` block';
+      await task.progress(args.payload ?? {});
+      return `progress recorded for task ${task.taskId}`;
+    }
+    case 'complete': {
+      const task = currentTask();
+      if (task === undefined) return 'Error: complete requires an active `agent.task(...)` block';
+      task.complete(args.result ?? null);
+      return `task ${task.taskId} will complete with this result`;
+    }
     case 'list':
       return directory === null ? NO_TASK_OPS : list(ctx, directory, args);
     case 'status': {
