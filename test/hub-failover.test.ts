@@ -69,7 +69,10 @@ describe('hub-service failover', () => {
     });
     const second = startHubService({ natsUrl: nats.url, prefix, hubId: 'second' });
     services.push(second);
-    await waitFor(() => second.output().includes('started as standby'), { timeoutMs: 20_000, what: 'the standby' });
+    await waitFor(() => second.output().includes('started; competing for the lease'), {
+      timeoutMs: 20_000,
+      what: 'the standby',
+    });
 
     const pairs: { a: string; b: string; channel: string }[] = [];
     for (let i = 0; i < CHANNELS; i += 1) {

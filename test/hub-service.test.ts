@@ -34,7 +34,10 @@ describe('hub-service process', () => {
     });
     const second = startHubService({ natsUrl: nats.url, prefix, hubId: 'second', leaseTtlMs: 600_000 });
     services.push(second);
-    await waitFor(() => second.output().includes('started as standby'), { timeoutMs: 20_000, what: 'the standby' });
+    await waitFor(() => second.output().includes('started; competing for the lease'), {
+      timeoutMs: 20_000,
+      what: 'the standby',
+    });
 
     expect(await first.stop('SIGTERM')).toBe(0);
     const logs = first

@@ -53,7 +53,7 @@ export async function hostAgent(
     tools: await loadTools(config, baseDir),
     ...(config.max_steps === undefined ? {} : { maxSteps: config.max_steps }),
   });
-  const skillMd = config.skill === undefined ? undefined : await readFile(resolveFrom(baseDir, config.skill), 'utf8');
+  const skillMd = config.skill === undefined ? undefined : await readSkill(config, resolveFrom(baseDir, config.skill));
   const client = await attachAgent(hub, agent, {
     ...(config.resume === undefined ? {} : { resume: config.resume }),
     ...(skillMd === undefined ? {} : { skillMd }),
@@ -61,4 +61,14 @@ export async function hostAgent(
     ...(turnLockTtlMs === undefined ? {} : { turnLockTtlMs }),
   });
   return { client, modelSource: source };
+}
+
+async function readSkill(config: AgentConfig, path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new RunnerConfigError(
+      `agent ${config.name}: cannot read skill ${path}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
 }

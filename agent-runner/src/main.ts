@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { loadRunnerConfig, RunnerConfigError } from './config.js';
 import { hostAgent } from './host.js';
 
-const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P]
+const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P] [--log-level L] [--turn-lock-ttl-ms MS]
 
 Hosts the agents declared in the config file on the hub. Start several runners with the same file to share the
 work: each delivery is handled by one of them, and turns of one channel never run at once.
@@ -48,11 +48,13 @@ async function main(): Promise<number> {
     throw err;
   }
   const { config, baseDir } = loaded;
-  const log = pino({ name: 'agent-runner', level: args.values['log-level'] ?? process.env['LOG_LEVEL'] ?? 'info' });
-  const servers = (args.values['nats-url'] ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',');
-  const prefix = args.values.prefix ?? process.env['AG2NET_PREFIX'] ?? config.prefix ?? 'ag2';
-  const lockTtl = args.values['turn-lock-ttl-ms'] ?? process.env['AG2NET_TURN_LOCK_TTL_MS'];
-  const turnLockTtlMs = lockTtl === undefined || lockTtl === '' ? undefined : Number(lockTtl);
+  const setting = (flag: 'nats-url' | 'prefix' | 'log-level' | 'turn-lock-ttl-ms', env: string): string | undefined =>
+    [args.values[flag], process.env[env]].find((v): v is string => typeof v === 'string' && v !== '');
+  const log = pino({ name: 'agent-runner', level: setting('log-level', 'LOG_LEVEL') ?? 'info' });
+  const servers = (setting('nats-url', 'NATS_URL') ?? 'nats://127.0.0.1:4222').split(',');
+  const prefix = setting('prefix', 'AG2NET_PREFIX') ?? config.prefix ?? 'ag2';
+  const lockTtl = setting('turn-lock-ttl-ms', 'AG2NET_TURN_LOCK_TTL_MS');
+  const turnLockTtlMs = lockTtl === undefined ? undefined : Number(lockTtl);
   if (turnLockTtlMs !== undefined && (!Number.isInteger(turnLockTtlMs) || turnLockTtlMs < 1000)) {
     process.stderr.write(`--turn-lock-ttl-ms must be a whole number of ms, at least 1000; got ${lockTtl}\n`);
     return 2;

@@ -35,7 +35,7 @@ async function main(): Promise<number> {
     replicas: config.replicas,
     awaitActive: false,
   });
-  log.info({ hubId: hub.hubId }, hub.role === 'active' ? 'active' : 'started as standby; waiting for the lease');
+  log.info({ hubId: hub.hubId }, 'started; competing for the lease');
   void hub.whenActive().then(() => log.info({ hubId: hub.hubId, epoch: hub.epoch }, 'serving'));
 
   return new Promise((resolve) => {

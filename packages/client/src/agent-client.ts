@@ -97,28 +97,33 @@ export class AgentClient extends Participant {
   protected async handle(envelope: Envelope, _msg: JsMsg): Promise<'ack' | 'retry'> {
     this.queue.push(envelope);
     if (this.#suppressed.has(envelope.channel_id)) return 'ack';
-    const exclusive = this.#locks !== null && !isProtocolEvent(envelope.event_type);
-    const locks = exclusive ? this.#locks : null;
-    if (locks !== null && !(await locks.acquire(this.agentId, envelope.channel_id))) return 'retry';
+    return (await this.#runExclusive(envelope)) ? 'ack' : 'retry';
+  }
+
+  /**
+   * Runs the handler on `envelope` holding the (agent, channel) turn lock when turns are exclusive; false when
+   * another replica holds the lock (the turn is theirs for now).
+   */
+  async #runExclusive(envelope: Envelope): Promise<boolean> {
+    const locks = this.#locks !== null && !isProtocolEvent(envelope.event_type) ? this.#locks : null;
+    if (locks !== null && !(await locks.acquire(this.agentId, envelope.channel_id))) return false;
     const renew =
       locks === null
         ? null
-        : setInterval(
-            () => void locks.renew(this.agentId, envelope.channel_id).catch(() => undefined),
-            locks.ttlMs / 3,
-          );
+        : setInterval(() => void locks.renew(this.agentId, envelope.channel_id).catch(() => false), locks.ttlMs / 3);
     try {
       await this.#handler(envelope, this);
     } finally {
       if (renew !== null) clearInterval(renew);
-      if (locks !== null) await locks.release(this.agentId, envelope.channel_id);
+      if (locks !== null) await locks.release(this.agentId, envelope.channel_id).catch(() => undefined);
     }
-    return 'ack';
+    return true;
   }
 
   /**
    * Re-runs the handler for every turn the hub expects from this agent whose trigger is known: after a restart, an
-   * agent picks up where it stopped. Resolves with the number of turns re-run.
+   * agent picks up where it stopped. A turn another replica is running (it holds the turn lock) is left to it.
+   * Resolves with the number of turns re-run.
    */
   async resumePendingTurns(): Promise<number> {
     let count = 0;
@@ -127,8 +132,7 @@ export class AgentClient extends Participant {
       const log = await this.readWal(turn.channel_id);
       const trigger = log.find((e) => e.envelope_id === turn.triggering_envelope_id);
       if (trigger === undefined) continue;
-      await this.#handler(trigger, this);
-      count += 1;
+      if (await this.#runExclusive(trigger)) count += 1;
     }
     return count;
   }

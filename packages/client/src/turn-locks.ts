@@ -8,10 +8,13 @@ export const TURN_LOCK_TTL_MS = 120_000;
 
 /**
  * Mutual exclusion of turns for one (agent, channel) across every replica that hosts the agent: a KV key per pair,
- * taken with `create` (only one replica wins) and released with a subject purge. The bucket TTL frees the lock of a
- * replica that died mid-turn.
+ * taken with `create` (only one replica wins), kept alive with `update` on the revision this replica wrote (so a
+ * replica whose lock lapsed cannot overwrite the next holder's), and released with a subject purge once the key is
+ * checked to still be this replica's. The bucket TTL frees the lock of a replica that died mid-turn.
  */
 export class TurnLocks {
+  readonly #revisions = new Map<string, number>();
+
   private constructor(
     private readonly kv: KV,
     private readonly jsm: JetStreamManager,
@@ -21,14 +24,9 @@ export class TurnLocks {
     readonly ttlMs: number,
   ) {}
 
-  /** Keeps a held lock alive while a long turn runs. */
-  async renew(agentId: string, channelId: string): Promise<void> {
-    await this.kv.put(`${agentId}.${channelId}`, this.holder);
-  }
-
   /**
-   * Opens (creating on first use) the lock bucket of the hub with `names`. `ttlMs` only applies when this call
-   * creates the bucket; every replica then shares the bucket's TTL.
+   * Opens (creating on first use) the lock bucket of the hub with `names`, with the replica count of the hub's
+   * inbox stream. `ttlMs` only applies when this call creates the bucket; every replica then shares its TTL.
    */
   static async open(
     nc: NatsConnection,
@@ -44,7 +42,8 @@ export class TurnLocks {
     try {
       ttl = (await kv.status()).ttl;
     } catch {
-      kv = await kvm.create(bucket, { history: 1, ttl: ttlMs });
+      const replicas = (await jsm.streams.info(names.inboxStream)).config.num_replicas;
+      kv = await kvm.create(bucket, { history: 1, ttl: ttlMs, replicas });
       ttl = ttlMs;
     }
     return new TurnLocks(kv, jsm, bucket, holder, ttl > 0 ? ttl : ttlMs);
@@ -52,15 +51,37 @@ export class TurnLocks {
 
   /** Takes the lock of (agent, channel); false when another replica holds it. */
   async acquire(agentId: string, channelId: string): Promise<boolean> {
+    const key = `${agentId}.${channelId}`;
     try {
-      await this.kv.create(`${agentId}.${channelId}`, this.holder);
+      this.#revisions.set(key, await this.kv.create(key, this.holder));
       return true;
     } catch {
       return false;
     }
   }
 
+  /** Keeps a held lock alive while a long turn runs; false when it was lost (lapsed and taken). */
+  async renew(agentId: string, channelId: string): Promise<boolean> {
+    const key = `${agentId}.${channelId}`;
+    const revision = this.#revisions.get(key);
+    if (revision === undefined) return false;
+    try {
+      this.#revisions.set(key, await this.kv.update(key, this.holder, revision));
+      return true;
+    } catch {
+      this.#revisions.delete(key);
+      return false;
+    }
+  }
+
+  /** Gives the lock up, unless it already lapsed and another replica holds it now. */
   async release(agentId: string, channelId: string): Promise<void> {
-    await this.jsm.streams.purge(`KV_${this.bucket}`, { filter: `$KV.${this.bucket}.${agentId}.${channelId}` });
+    const key = `${agentId}.${channelId}`;
+    const revision = this.#revisions.get(key);
+    this.#revisions.delete(key);
+    if (revision === undefined) return;
+    const entry = await this.kv.get(key);
+    if (entry === null || entry.revision !== revision) return;
+    await this.jsm.streams.purge(`KV_${this.bucket}`, { filter: `$KV.${this.bucket}.${key}` });
   }
 }

@@ -144,7 +144,11 @@ class HubInstance implements Hub {
       } catch (err) {
         this.ctx.logger.warn({ err }, 'lease attempt failed');
       }
-      if (epoch !== null && !this.#closed) {
+      if (epoch !== null && this.#closed) {
+        await this.lease.release().catch(() => undefined);
+        return;
+      }
+      if (epoch !== null) {
         await this.#becomeActive(epoch);
         return;
       }
@@ -159,7 +163,10 @@ class HubInstance implements Hub {
     await this.#deliverer.start();
     this.#rpc.start(buildHandlers(this.ctx, () => this.health()));
     this.#role = 'active';
-    const renewMs = Math.max(50, Math.floor(this.opts.leaseTtlMs / 3));
+    // The bucket's TTL is what the first hub created it with; renew within it whatever this hub was told.
+    const bucketTtlMs = (await this.ctx.resources.leases.status()).ttl;
+    const ttlMs = bucketTtlMs > 0 ? Math.min(bucketTtlMs, this.opts.leaseTtlMs) : this.opts.leaseTtlMs;
+    const renewMs = Math.max(50, Math.floor(ttlMs / 3));
     this.#timers.push(setInterval(() => void this.#renew(), renewMs));
     if (this.opts.sweepIntervalMs > 0) {
       this.#timers.push(
