@@ -93,6 +93,13 @@ export function formatTable(results: PartialBenchResults): string {
         `≥ 0.5× ${met('hydrate')}`,
       ],
       [
+        '… replay + JSON.parse; + EnvelopeSchema.parse (components); KV metadata load',
+        `${rate(h.replay_json.per_s)}; ${rate(h.replay_schema.per_s)}; ${h.kv_metadata_load_s.toFixed(2)} s`,
+        '',
+        '',
+        '',
+      ],
+      [
         '… same, first run in a fresh process (cold JIT)',
         rate(h.raw_first.per_s),
         `${rate(h.hub_first.per_s)} (${h.hub_first.seconds.toFixed(2)} s)`,

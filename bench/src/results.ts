@@ -97,6 +97,10 @@ export const HydrateResultSchema = z.strictObject({
   raw_warm: ReplayRunSchema,
   ratio: num,
   ratio_first: num,
+  /** The replay again, with `JSON.parse` of each message: a component of hydrate. */
+  replay_json: ReplayRunSchema,
+  /** The replay again, with `JSON.parse` and `EnvelopeSchema.parse` (what the hub's WAL reader does). */
+  replay_schema: ReplayRunSchema,
   /** Reading every channel's metadata from KV the way hydrate does (keys, then one get each): a component. */
   kv_metadata_load_s: num,
 });

@@ -73,8 +73,8 @@ const handlers: Handlers = {
     return {};
   },
   async replay(params) {
-    const { servers, stream } = HOST_OPS.replay.params.parse(params);
-    return replayStream(await connection(servers), stream);
+    const { servers, stream, decode } = HOST_OPS.replay.params.parse(params);
+    return replayStream(await connection(servers), stream, decode);
   },
   async kvLoad(params) {
     const { servers, bucket } = HOST_OPS.kvLoad.params.parse(params);

@@ -35,9 +35,12 @@ export const HOST_OPS = {
   startEcho: { params: z.strictObject({ servers, subject: z.string().min(1) }), result: Empty },
   /** The raw relay: the hub's hops (append with OCC, reply, fan out to inboxes) with no hub logic. */
   startRelay: { params: z.strictObject({ servers, prefix: z.string().min(1) }), result: Empty },
-  /** Replays a whole stream with an ordered consumer, as fast as it comes. */
+  /**
+   * Replays a whole stream with an ordered consumer, as fast as it comes, decoding each message: not at all (the
+   * baseline), with `JSON.parse`, or with `JSON.parse` and the envelope schema (what the hub's WAL reader does).
+   */
   replay: {
-    params: z.strictObject({ servers, stream: z.string().min(1) }),
+    params: z.strictObject({ servers, stream: z.string().min(1), decode: z.enum(['none', 'json', 'schema']) }),
     result: z.strictObject({ messages: z.number().int().min(0), seconds: z.number() }),
   },
   /** Reads every key of a KV bucket one get at a time, as the hub's hydrate reads channel metadata. */

@@ -1,13 +1,22 @@
+import { EnvelopeSchema } from '@ag2net/protocol';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { performance } from 'node:perf_hooks';
 
+/** How `replayStream` decodes each message. */
+export type ReplayDecode = 'none' | 'json' | 'schema';
+
 /**
  * Replays a whole stream with an ordered consumer, with the consume settings the hub's WAL reader uses
- * (`max_messages: 1000`, stop when nothing is pending), and touches each message's bytes without parsing them.
+ * (`max_messages: 1000`, stop when nothing is pending). `none` only touches each message's bytes (the baseline);
+ * `json` and `schema` add what the hub's WAL reader does per message, to show what decoding costs on its own.
  */
-export async function replayStream(nc: NatsConnection, stream: string): Promise<{ messages: number; seconds: number }> {
+export async function replayStream(
+  nc: NatsConnection,
+  stream: string,
+  decode: ReplayDecode = 'none',
+): Promise<{ messages: number; seconds: number }> {
   const jsm = await jetstreamManager(nc);
   const expected = (await jsm.streams.info(stream)).state.messages;
   const started = performance.now();
@@ -20,6 +29,8 @@ export async function replayStream(nc: NatsConnection, stream: string): Promise<
       for await (const m of messages) {
         count += 1;
         bytes += m.data.length;
+        if (decode === 'json') JSON.parse(m.string());
+        else if (decode === 'schema') EnvelopeSchema.parse(JSON.parse(m.string()));
         if (m.info.pending === 0) break;
       }
     }

@@ -68,8 +68,12 @@ export async function hydrate(ctx: ScenarioContext): Promise<HydrateResult> {
 
   ctx.log('raw ordered-consumer replay, fresh process then warm');
   const rawHost = await ctx.host('raw');
-  const rawFirst = await rawHost.call('replay', { servers: ctx.natsUrl, stream: names.walStream });
-  const rawWarm = await rawHost.call('replay', { servers: ctx.natsUrl, stream: names.walStream });
+  const replay = (decode: 'none' | 'json' | 'schema') =>
+    rawHost.call('replay', { servers: ctx.natsUrl, stream: names.walStream, decode });
+  const rawFirst = await replay('none');
+  const rawWarm = await replay('none');
+  const rawJson = await replay('json');
+  const rawSchema = await replay('schema');
   const kv = await rawHost.call('kvLoad', { servers: ctx.natsUrl, bucket: names.channelsBucket });
   const rate = (seconds: number) => ({ seconds: round(seconds), per_s: round(walMessages / seconds, 1) });
   const hubFirstRate = rate(hubFirst);
@@ -88,6 +92,8 @@ export async function hydrate(ctx: ScenarioContext): Promise<HydrateResult> {
     raw_warm: rawWarmRate,
     ratio: ratio(hubWarmRate.per_s, rawWarmRate.per_s),
     ratio_first: ratio(hubFirstRate.per_s, rawFirstRate.per_s),
+    replay_json: rate(rawJson.seconds),
+    replay_schema: rate(rawSchema.seconds),
     kv_metadata_load_s: round(kv.seconds),
   };
 }
