@@ -70,6 +70,8 @@ async function connectionOptions(config: HubServiceConfig): Promise<ConnectionOp
     servers: config.natsUrl.split(','),
     name: `ag2net-hub${config.hubId === undefined ? '' : `-${config.hubId}`}`,
     maxReconnectAttempts: -1,
+    // Async stack traces cost an Error with a stack per request; the hub makes several per admitted envelope.
+    noAsyncTraces: true,
   };
   if (config.creds !== undefined) {
     options.authenticator = credsAuthenticator(await readFile(config.creds));

@@ -51,7 +51,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const opts = withDefaults(options);
   const expectations = createExpectationRegistry(opts.evaluators, opts.violationHandlers);
   const nc =
-    opts.connection ?? (await connect({ servers: opts.servers, maxReconnectAttempts: -1, name: `hub-${opts.hubId}` }));
+    opts.connection ??
+    (await connect({
+      servers: opts.servers,
+      maxReconnectAttempts: -1,
+      noAsyncTraces: true,
+      name: `hub-${opts.hubId}`,
+    }));
   const names = hubNames(opts.prefix);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);

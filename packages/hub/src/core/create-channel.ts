@@ -138,7 +138,7 @@ async function checkOpenRules(
 ): Promise<void> {
   const creator = ctx.registry.require(creatorId);
   const invitees = inviteeIds.map((id) => ctx.registry.require(id));
-  const openChannels = ctx.channels.open().filter((rt) => rt.metadata.creator_id === creatorId).length;
+  const openChannels = ctx.channels.openCountBy(creatorId);
   const decision = await ctx.arbiter.authorizeChannelOpen({ manifest, creator, invitees, openChannels });
   if (!decision.allow) throw deniedError(decision);
 }

@@ -24,7 +24,8 @@ export class WalConflictError extends Error {
 export interface WalEntry {
   readonly envelope: Envelope;
   readonly streamSeq: number;
-  readonly epoch: number;
+  /** The writer's lease epoch (header `Ag2-Epoch`), decoded only when read: hydrate never needs it. */
+  readonly epoch: () => number;
 }
 
 /**
@@ -69,7 +70,7 @@ export class WalWriter {
     return {
       envelope: parseStored(msg.string()),
       streamSeq: msg.seq,
-      epoch: Number(msg.header.get(WalHeader.Epoch) || 0),
+      epoch: () => Number(msg.header.get(WalHeader.Epoch) || 0),
     };
   }
 }
@@ -121,5 +122,9 @@ export class WalReader {
 }
 
 function entryOf(m: JsMsg): WalEntry {
-  return { envelope: parseStored(m.string()), streamSeq: m.seq, epoch: Number(m.headers?.get(WalHeader.Epoch) || 0) };
+  return {
+    envelope: parseStored(m.string()),
+    streamSeq: m.seq,
+    epoch: () => Number(m.headers?.get(WalHeader.Epoch) || 0),
+  };
 }
