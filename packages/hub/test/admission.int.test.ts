@@ -1,7 +1,7 @@
 import { roundRobin } from '@ag2net/adapters';
 import { EV_CHANNEL_CLOSED, EV_PACKET, EV_TEXT, newId } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import {
   T0,
   at,
@@ -21,13 +21,7 @@ import {
   type TestNet,
 } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 /** alice asks bob in a fresh consulting channel; mallory is registered but not in it. */
 async function consulting(net: TestNet) {

@@ -1,6 +1,6 @@
 import { EV_CHANNEL_EXPIRED, type HubResponse } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import {
   T0,
   at,
@@ -16,13 +16,7 @@ import {
   waitForState,
 } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 /** Records without their ids, for one exact comparison. */
 function withoutIds(records: HubResponse<'readAudit'>['records']) {

@@ -7,8 +7,8 @@ import {
   newId,
   type HubRequest,
 } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import {
   INVITE_ACK_TIMEOUT_MS,
   T0,
@@ -28,13 +28,7 @@ import {
   type TestNet,
 } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 async function trio(net: TestNet) {
   const alice = await register(net, 'alice');

@@ -10,8 +10,8 @@ import {
   newId,
   type ChannelManifestInput,
 } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import type { ViolationHandler } from '../src/governance/violation-handlers.js';
 import {
   audit,
@@ -32,13 +32,7 @@ import {
   type TestNet,
 } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 /** A two-party channel type with the given expectations (a conversation otherwise). */
 function customAdapter(type: string, expectations: ChannelManifestInput['expectations']) {

@@ -1,7 +1,7 @@
 import { roundRobin } from '@ag2net/adapters';
 import { EV_CHANNEL_CLOSED, EV_CHANNEL_INVITE, EV_PACKET, newId } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import {
   INVITE_ACK_TIMEOUT_MS,
   failure,
@@ -20,13 +20,7 @@ import {
   type TestNet,
 } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 function packet(cid: string, routing: Record<string, unknown>, body: string) {
   return {

@@ -1,15 +1,9 @@
 import { EV_CHANNEL_INVITE, visibleTo } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import { failure, openChannel, openNet, readWal, register, say, type TestAgent, type TestNet } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 /** A round-robin discussion alice → bob → carol, and mallory outside it. */
 async function discussion(net: TestNet) {

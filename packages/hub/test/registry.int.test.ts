@@ -1,15 +1,9 @@
 import { NetworkError, defaultRule, newId } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import { T0, ULID, at, failure, nowIso, openChannel, openNet, rawFailure, register, say } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 describe('register', () => {
   it('stamps a ULID agent_id and the clock time on the passport', async () => {

@@ -1,6 +1,6 @@
 import { EV_CHANNEL_CLOSED, EV_TEXT, newId } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import { allowAllArbiter, deny, ruleBasedArbiter, type HubArbiter } from '../src/index.js';
 import {
   failure,
@@ -14,13 +14,7 @@ import {
   type TestNet,
 } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 async function closeChannel(net: TestNet, by: TestAgent, cid: string): Promise<void> {
   await net.rpc.call('closeChannel', { channel_id: cid }, by.id);

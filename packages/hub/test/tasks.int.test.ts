@@ -1,6 +1,6 @@
 import { EV_TASK_CANCELLED, EV_TASK_CANCEL_REQUEST, type HubRequest, type TaskMetadataInput } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
 import {
   T0,
   at,
@@ -18,13 +18,7 @@ import {
   type TestNet,
 } from './support.js';
 
-let nats: NatsServer;
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-afterAll(async () => {
-  await nats.stop();
-});
+const nats = natsPerFile();
 
 type TaskFields = Omit<TaskMetadataInput, 'owner_id' | 'created_at'> & { created_at?: string };
 

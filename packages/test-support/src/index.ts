@@ -19,3 +19,5 @@ export type { NatsCluster } from './cluster.js';
 export { uniqueName } from './names.js';
 export { waitFor } from './wait.js';
 export type { WaitOptions } from './wait.js';
+export { natsPerFile } from './per-file.js';
+export type { FileNats } from './per-file.js';
