@@ -9,46 +9,33 @@ import {
   hubNames,
   type Envelope,
 } from '@ag2net/protocol';
-import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
+import { uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fileStack } from './support/file-stack.js';
 import { startService, type ServiceProcess } from './support/processes.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const TTL_MS = 900_000;
 
-let nats: NatsServer;
-let nc: NatsConnection;
-const services: ServiceProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
-});
-
-afterAll(async () => {
-  await Promise.all(services.map((s) => s.stop('SIGKILL')));
-  await nc.close();
-  await nats.stop();
-});
+const stack = fileStack();
 
 /** A hub process with a manual clock (see support/clocked-hub.ts). */
 function startClockedHub(prefix: string, hubId: string): ServiceProcess {
   const hub = startService(`clocked-${hubId}`, 'test/support/clocked-hub.ts', [
-    nats.url,
+    stack.url,
     prefix,
     hubId,
     String(T0),
     '1500',
   ]);
-  services.push(hub);
+  stack.track(hub);
   return hub;
 }
 
 /** Sets a hub process's clock to T0 + `ms` and, if `tick`, runs its sweepers once. */
 async function clockAt(prefix: string, hubId: string, ms: number, tick: boolean): Promise<string> {
-  const reply = await nc.request(`${prefix}.test.${hubId}.clock`, JSON.stringify({ set_ms: T0 + ms, tick }), {
+  const reply = await stack.nc.request(`${prefix}.test.${hubId}.clock`, JSON.stringify({ set_ms: T0 + ms, tick }), {
     timeout: 10_000,
   });
   const answer: unknown = JSON.parse(reply.string());
@@ -60,7 +47,7 @@ async function clockAt(prefix: string, hubId: string, ms: number, tick: boolean)
 
 async function nextInboxEnvelope(prefix: string, agentId: string): Promise<Envelope> {
   const names = hubNames(prefix);
-  const consumer = await jetstream(nc).consumers.get(names.inboxStream, names.inboxConsumer(agentId));
+  const consumer = await jetstream(stack.nc).consumers.get(names.inboxStream, names.inboxConsumer(agentId));
   const msg = await consumer.next({ expires: 10_000 });
   if (msg === null) throw new Error(`no delivery for ${agentId}`);
   msg.ack();
@@ -70,7 +57,7 @@ async function nextInboxEnvelope(prefix: string, agentId: string): Promise<Envel
 describe('governance across a hub failover', () => {
   it('the standby expires a channel exactly at its TTL after the active hub is killed just before, and re-fires no violation', async () => {
     const prefix = uniqueName('gfo');
-    const rpc = new HubRpc(nc, { prefix, retryForMs: 60_000 });
+    const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 60_000 });
     const first = startClockedHub(prefix, 'first');
     await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 30_000,
@@ -158,7 +145,7 @@ describe('governance across a hub failover', () => {
     expect(log.some((e) => e.event_type === EV_TEXT)).toBe(false);
 
     const names = hubNames(prefix);
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(stack.nc);
     await waitFor(
       async () => {
         const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer);

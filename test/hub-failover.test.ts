@@ -7,30 +7,17 @@ import {
   hubNames,
   type Envelope,
 } from '@ag2net/protocol';
-import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
+import { uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHubService, type ServiceProcess } from './support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { fileStack } from './support/file-stack.js';
+import { startHubService } from './support/processes.js';
 
 const CHANNELS = 10;
 const POSTS_PER_CHANNEL = 110;
 const KILL_AFTER_ACKS = 300;
 
-let nats: NatsServer;
-let nc: NatsConnection;
-const services: ServiceProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
-});
-
-afterAll(async () => {
-  await Promise.all(services.map((s) => s.stop('SIGKILL')));
-  await nc.close();
-  await nats.stop();
-});
+const stack = fileStack();
 
 async function firstInboxEnvelope(js: JetStreamClient, prefix: string, agentId: string): Promise<Envelope> {
   const names = hubNames(prefix);
@@ -59,16 +46,16 @@ async function drainInbox(js: JetStreamClient, prefix: string, agentId: string):
 describe('hub-service failover', () => {
   it('loses and duplicates nothing when the active hub is killed in the middle of 1,100 posts across 10 channels', async () => {
     const prefix = uniqueName('fo');
-    const rpc = new HubRpc(nc, { prefix, retryForMs: 60_000 });
-    const js = jetstream(nc);
-    const first = startHubService({ natsUrl: nats.url, prefix, hubId: 'first' });
-    services.push(first);
+    const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 60_000 });
+    const js = jetstream(stack.nc);
+    const first = startHubService({ natsUrl: stack.url, prefix, hubId: 'first' });
+    stack.track(first);
     await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 20_000,
       what: 'the first hub to serve',
     });
-    const second = startHubService({ natsUrl: nats.url, prefix, hubId: 'second' });
-    services.push(second);
+    const second = startHubService({ natsUrl: stack.url, prefix, hubId: 'second' });
+    stack.track(second);
     await waitFor(() => second.output().includes('started; competing for the lease'), {
       timeoutMs: 20_000,
       what: 'the standby',
@@ -119,7 +106,7 @@ describe('hub-service failover', () => {
     expect(await first.exited).toBeNull();
 
     const names = hubNames(prefix);
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(stack.nc);
     await waitFor(
       async () => {
         const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer);

@@ -1,39 +1,26 @@
 import { HubRpc } from '@ag2net/client';
 import { hubNames } from '@ag2net/protocol';
-import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
+import { uniqueName, waitFor } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHubService, startService, type ServiceProcess } from './support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { fileStack } from './support/file-stack.js';
+import { startHubService, startService } from './support/processes.js';
 
-let nats: NatsServer;
-let nc: NatsConnection;
-const services: ServiceProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
-});
-
-afterAll(async () => {
-  await Promise.all(services.map((s) => s.stop('SIGKILL')));
-  await nc.close();
-  await nats.stop();
-});
+const stack = fileStack();
 
 describe('hub-service process', () => {
   it('on SIGTERM releases the lease, so the standby serves at once instead of after the lease time', async () => {
     const prefix = uniqueName('svc');
-    const rpc = new HubRpc(nc, { prefix, retryForMs: 20_000 });
+    const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 20_000 });
     // A lease of 10 minutes: the standby can only take over this test's time budget if the lease is released.
-    const first = startHubService({ natsUrl: nats.url, prefix, hubId: 'first', leaseTtlMs: 600_000 });
-    services.push(first);
+    const first = startHubService({ natsUrl: stack.url, prefix, hubId: 'first', leaseTtlMs: 600_000 });
+    stack.track(first);
     await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 20_000,
       what: 'the first hub',
     });
-    const second = startHubService({ natsUrl: nats.url, prefix, hubId: 'second', leaseTtlMs: 600_000 });
-    services.push(second);
+    const second = startHubService({ natsUrl: stack.url, prefix, hubId: 'second', leaseTtlMs: 600_000 });
+    stack.track(second);
     await waitFor(() => second.output().includes('started; competing for the lease'), {
       timeoutMs: 20_000,
       what: 'the standby',
@@ -49,7 +36,7 @@ describe('hub-service process', () => {
 
     const health = await rpc.call('health', {}, undefined, { timeout: 1000 });
     expect(health).toMatchObject({ hub_id: 'second', role: 'active' });
-    const lease = await (await new Kvm(nc).open(hubNames(prefix).leasesBucket)).get('active');
+    const lease = await (await new Kvm(stack.nc).open(hubNames(prefix).leasesBucket)).get('active');
     expect(lease?.string()).toBe('second');
   }, 60_000);
 
