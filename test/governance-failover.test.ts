@@ -2,7 +2,6 @@ import { HubRpc } from '@ag2net/client';
 import {
   EV_CHANNEL_EXPIRED,
   EV_CHANNEL_INVITE,
-  EV_CHANNEL_INVITE_ACK,
   EV_EXPECTATION_VIOLATED,
   EV_TEXT,
   EnvelopeSchema,
@@ -13,6 +12,7 @@ import { uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
+import { ackInviteAs } from './support/invites.js';
 import { startService, type ServiceProcess } from './support/processes.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -83,17 +83,7 @@ describe('governance across a hub failover', () => {
     for (const invitee of [bob, carol]) {
       const invite = await nextInboxEnvelope(prefix, invitee);
       expect(invite.event_type).toBe(EV_CHANNEL_INVITE);
-      await rpc.call(
-        'post',
-        {
-          channel_id: invite.channel_id,
-          sender_id: invitee,
-          event_type: EV_CHANNEL_INVITE_ACK,
-          event_data: { channel_id: invite.channel_id },
-          causation_id: invite.envelope_id,
-        },
-        invitee,
-      );
+      await ackInviteAs(rpc, invite, invitee);
     }
     const cid = (await creating).channel.channel_id;
 

@@ -1,16 +1,10 @@
 import { HubRpc } from '@ag2net/client';
-import {
-  EV_CHANNEL_INVITE,
-  EV_CHANNEL_INVITE_ACK,
-  EV_TEXT,
-  EnvelopeSchema,
-  hubNames,
-  type Envelope,
-} from '@ag2net/protocol';
+import { EV_CHANNEL_INVITE, EV_TEXT, EnvelopeSchema, hubNames, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
+import { ackInviteAs } from './support/invites.js';
 import { startHubService } from './support/processes.js';
 
 const CHANNELS = 10;
@@ -68,17 +62,7 @@ describe('hub-service failover', () => {
       const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, a);
       const invite = await firstInboxEnvelope(js, prefix, b);
       expect(invite.event_type).toBe(EV_CHANNEL_INVITE);
-      await rpc.call(
-        'post',
-        {
-          channel_id: invite.channel_id,
-          sender_id: b,
-          event_type: EV_CHANNEL_INVITE_ACK,
-          event_data: { channel_id: invite.channel_id },
-          causation_id: invite.envelope_id,
-        },
-        b,
-      );
+      await ackInviteAs(rpc, invite, b);
       pairs.push({ a, b, channel: (await creating).channel.channel_id });
     }
 

@@ -1,9 +1,8 @@
+import { inboxStreamConfig, walStreamConfig } from '@ag2net/hub';
 import {
   AckPolicy,
   DeliverPolicy,
   JetStreamApiError,
-  RetentionPolicy,
-  StorageType,
   type JetStreamManager,
 } from '@nats-io/jetstream';
 
@@ -38,33 +37,14 @@ export function rawNames(prefix: string): RawNames {
   };
 }
 
-/**
- * The raw WAL: the same stream settings as the hub's WAL (packages/hub/src/nats/provision.ts), so that the baseline
- * pays for exactly the same storage work.
- */
+/** The raw WAL: the hub's own WAL stream config (`walStreamConfig`), so the baseline pays the same storage work. */
 export async function createRawWal(jsm: JetStreamManager, names: RawNames): Promise<void> {
-  await jsm.streams.add({
-    name: names.walStream,
-    subjects: [names.walAll],
-    storage: StorageType.File,
-    num_replicas: 1,
-    retention: RetentionPolicy.Limits,
-    allow_direct: true,
-    allow_rollup_hdrs: true,
-    duplicate_window: 120_000 * NS_PER_MS,
-  });
+  await jsm.streams.add(walStreamConfig(names, 1));
 }
 
-/** The raw inboxes: the hub's inbox stream settings, with one durable consumer per recipient. */
+/** The raw inboxes: the hub's inbox stream config, with one durable consumer per recipient. */
 export async function createRawInboxes(jsm: JetStreamManager, names: RawNames): Promise<void> {
-  await jsm.streams.add({
-    name: names.inboxStream,
-    subjects: [names.inboxAll],
-    storage: StorageType.File,
-    num_replicas: 1,
-    retention: RetentionPolicy.Workqueue,
-    duplicate_window: 120_000 * NS_PER_MS,
-  });
+  await jsm.streams.add(inboxStreamConfig(names, 1));
 }
 
 /** A durable consumer like an agent's inbox consumer in the hub. */

@@ -1,4 +1,12 @@
-import { AgentClient, DisconnectedError, EnvelopeTimeoutError, HubClient, replyEnvelopeId } from '@ag2net/client';
+import {
+  AgentClient,
+  DisconnectedError,
+  EnvelopeTimeoutError,
+  HubClient,
+  ackInvite,
+  isInviteFor,
+  replyEnvelopeId,
+} from '@ag2net/client';
 import { startHub, type Hub } from '@ag2net/hub';
 import { EV_TEXT, type Envelope } from '@ag2net/protocol';
 import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
@@ -29,6 +37,36 @@ async function net(): Promise<{ hub: Hub; client: HubClient; prefix: string }> {
 
 const texts = (envelopes: readonly Envelope[]): string[] =>
   envelopes.filter((e) => e.event_type === EV_TEXT).map((e) => String(e.event_data['text']));
+
+/**
+ * A handler that accepts invites and, for each text, records it after a short pause while counting how many texts
+ * run at once (`maxRunning`): the probe of turn exclusivity.
+ */
+function countingTurns(pauseMs: number): {
+  handler: (who: string) => (e: Envelope, self: AgentClient) => Promise<void>;
+  handled: string[];
+  maxRunning: () => number;
+} {
+  let running = 0;
+  let max = 0;
+  const handled: string[] = [];
+  return {
+    handled,
+    maxRunning: () => max,
+    handler: (who) => async (e, self) => {
+      if (isInviteFor(self, e)) {
+        await ackInvite(self, e);
+        return;
+      }
+      if (e.event_type !== EV_TEXT) return;
+      running += 1;
+      max = Math.max(max, running);
+      await new Promise((r) => setTimeout(r, pauseMs));
+      handled.push(`${String(e.event_data['text'])}@${who}`);
+      running -= 1;
+    },
+  };
+}
 
 describe('HubClient participants', () => {
   it('lets a human open a conversation with an agent that accepts the invite, and both read the same log', async () => {
@@ -121,32 +159,13 @@ describe('HubClient participants', () => {
   it('runs one channel’s deliveries in order and never two of them at once', async () => {
     const { client } = await net();
     const alice = await client.registerHuman({ name: 'alice' });
-    let running = 0;
-    let maxRunning = 0;
-    const order: string[] = [];
-    const bob = await client.register(
-      { name: 'bob' },
-      {
-        handler: async (e, self) => {
-          if (e.event_type === 'ag2.channel.invite') {
-            const { ackInvite } = await import('@ag2net/client');
-            await ackInvite(self, e);
-            return;
-          }
-          if (e.event_type !== EV_TEXT) return;
-          running += 1;
-          maxRunning = Math.max(maxRunning, running);
-          await new Promise((r) => setTimeout(r, 20));
-          order.push(String(e.event_data['text']));
-          running -= 1;
-        },
-      },
-    );
+    const turns = countingTurns(20);
+    const bob = await client.register({ name: 'bob' }, { handler: turns.handler('bob') });
     const channel = await alice.open({ type: 'conversation', target: 'bob' });
     for (const t of ['a', 'b', 'c', 'd']) await channel.send(t);
-    await waitFor(() => order.length === 4, { what: 'four turns' });
-    expect(order).toEqual(['a', 'b', 'c', 'd']);
-    expect(maxRunning).toBe(1);
+    await waitFor(() => turns.handled.length === 4, { what: 'four turns' });
+    expect(turns.handled).toEqual(['a@bob', 'b@bob', 'c@bob', 'd@bob']);
+    expect(turns.maxRunning()).toBe(1);
     expect(bob).toBeInstanceOf(AgentClient);
   });
 
@@ -181,22 +200,7 @@ describe('HubClient participants', () => {
     const first = await client.register({ name: 'bob' });
     const replica = await HubClient.connect({ servers: nats.url, prefix });
     open.push(replica);
-    let running = 0;
-    let maxRunning = 0;
-    const handled: string[] = [];
-    const handler = (who: string) => async (e: Envelope, self: AgentClient) => {
-      if (e.event_type === 'ag2.channel.invite') {
-        const { ackInvite } = await import('@ag2net/client');
-        await ackInvite(self, e);
-        return;
-      }
-      if (e.event_type !== EV_TEXT) return;
-      running += 1;
-      maxRunning = Math.max(maxRunning, running);
-      await new Promise((r) => setTimeout(r, 15));
-      handled.push(`${String(e.event_data['text'])}@${who}`);
-      running -= 1;
-    };
+    const { handler, handled, maxRunning } = countingTurns(15);
     first.onEnvelope(handler('first'));
     const second = await replica.attach('bob', { handler: handler('second') });
     expect(second.agentId).toBe(first.agentId);
@@ -205,6 +209,6 @@ describe('HubClient participants', () => {
     for (const t of sent) await channel.send(t);
     await waitFor(() => handled.length === sent.length, { timeoutMs: 15_000, what: 'every turn handled' });
     expect(handled.map((h) => h.split('@')[0]).sort()).toEqual(sent);
-    expect(maxRunning).toBe(1);
+    expect(maxRunning()).toBe(1);
   });
 });

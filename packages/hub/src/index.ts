@@ -27,6 +27,8 @@ export type { Clock } from './clock.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { globMatch, matchesAny } from './core/glob.js';
+export { walStreamConfig, inboxStreamConfig } from './nats/provision.js';
+export type { StreamNames } from './nats/provision.js';
 export { ALLOW, deny, allowAllArbiter, ruleBasedArbiter } from './governance/arbiter.js';
 export type {
   HubArbiter,

@@ -130,12 +130,10 @@ export function pendingTurnsFor(ctx: HubContext, agentId: string): PendingTurn[]
     if (expected === null || expected.agentId !== agentId) continue;
     const trigger = expected.triggeringEnvelopeId;
     const ref = trigger === null ? undefined : rt.envelopeIds.get(trigger);
-    const lastId = [...rt.envelopeIds.keys()].at(-1);
-    const lastRef = lastId === undefined ? undefined : rt.envelopeIds.get(lastId);
     turns.push({
       channel_id: rt.metadata.channel_id,
       triggering_envelope_id: trigger,
-      expected_at: ref?.createdAt ?? lastRef?.createdAt ?? rt.metadata.created_at,
+      expected_at: ref?.createdAt ?? (rt.lastCreatedAt || rt.metadata.created_at),
     });
   }
   return turns;

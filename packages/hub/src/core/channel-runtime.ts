@@ -18,6 +18,8 @@ export interface ChannelRuntime {
   readonly causation: Map<string, string>;
   /** For a closing channel: the last sequence that must be delivered before it closes. */
   closingAt: number | null;
+  /** `created_at` of the channel's last envelope (`''` while its log is empty). */
+  lastCreatedAt: string;
   /** What expectation evaluators read, kept up to date here so that sweeps never read the log. */
   readonly facts: ChannelFacts;
 }
@@ -47,6 +49,7 @@ export function newRuntime(
     envelopeIds: new Map(),
     causation: new Map(),
     closingAt: null,
+    lastCreatedAt: '',
     facts: newFacts(),
   };
 }
@@ -58,6 +61,7 @@ export function newRuntime(
  */
 export function applyAppended(rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
   rt.lastStreamSeq = streamSeq;
+  rt.lastCreatedAt = envelope.created_at;
   rt.streamSeqs.push(streamSeq);
   rt.envelopeIds.set(envelope.envelope_id, {
     sequence: envelope.sequence ?? rt.streamSeqs.length,

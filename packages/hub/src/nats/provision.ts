@@ -33,6 +33,43 @@ const NS_PER_MS = 1_000_000;
 /** How long the delivery consumer waits for a fan-out's ack before redelivering it, in ms. */
 export const DELIVERY_ACK_WAIT_MS = 3_000;
 
+/** The names a WAL or inbox stream config needs: its stream name and the subjects it captures. */
+export interface StreamNames {
+  readonly walStream: string;
+  readonly walAll: string;
+  readonly inboxStream: string;
+  readonly inboxAll: string;
+}
+
+/**
+ * The WAL stream: one literal subject per channel, file storage, direct get, rollups, a 2-minute duplicate window.
+ * Exported so that the benchmark's raw baseline stores its appends exactly as the hub does.
+ */
+export function walStreamConfig(names: StreamNames, replicas: number): Partial<StreamConfig> & { name: string } {
+  return {
+    name: names.walStream,
+    subjects: [names.walAll],
+    storage: StorageType.File,
+    num_replicas: replicas,
+    retention: RetentionPolicy.Limits,
+    allow_direct: true,
+    allow_rollup_hdrs: true,
+    duplicate_window: 120_000 * NS_PER_MS,
+  };
+}
+
+/** The inbox stream: a work queue, one durable consumer per agent, a 2-minute duplicate window. */
+export function inboxStreamConfig(names: StreamNames, replicas: number): Partial<StreamConfig> & { name: string } {
+  return {
+    name: names.inboxStream,
+    subjects: [names.inboxAll],
+    storage: StorageType.File,
+    num_replicas: replicas,
+    retention: RetentionPolicy.Workqueue,
+    duplicate_window: 120_000 * NS_PER_MS,
+  };
+}
+
 /**
  * Creates, or checks, every stream, bucket and consumer of one hub. Idempotent. nats-server 2.9 silently drops
  * settings it does not know, so each created stream's returned config is checked for the settings we rely on.
@@ -43,24 +80,14 @@ export async function provision(
   names: HubNames,
   options: ProvisionOptions,
 ): Promise<HubResources> {
-  const common = { storage: StorageType.File, num_replicas: options.replicas };
+  await ensureStream(jsm, walStreamConfig(names, options.replicas));
+  await ensureStream(jsm, inboxStreamConfig(names, options.replicas));
   await ensureStream(jsm, {
-    ...common,
-    name: names.walStream,
-    subjects: [names.walAll],
-    retention: RetentionPolicy.Limits,
-    allow_direct: true,
-    allow_rollup_hdrs: true,
-    duplicate_window: 120_000 * NS_PER_MS,
+    name: names.auditStream,
+    subjects: [`${names.prefix}.audit.>`],
+    storage: StorageType.File,
+    num_replicas: options.replicas,
   });
-  await ensureStream(jsm, {
-    ...common,
-    name: names.inboxStream,
-    subjects: [names.inboxAll],
-    retention: RetentionPolicy.Workqueue,
-    duplicate_window: 120_000 * NS_PER_MS,
-  });
-  await ensureStream(jsm, { ...common, name: names.auditStream, subjects: [`${names.prefix}.audit.>`] });
   await ensureDeliveryConsumer(jsm, names);
 
   const kvm = new Kvm(nc);
