@@ -1,10 +1,5 @@
 import { inboxStreamConfig, walStreamConfig } from '@ag2net/hub';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  JetStreamApiError,
-  type JetStreamManager,
-} from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 
 const NS_PER_MS = 1_000_000;
 
