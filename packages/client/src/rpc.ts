@@ -1,6 +1,8 @@
 import {
   HUB_OPS,
   InternalError,
+  NetworkError,
+  RETRYABLE_ERROR_CODES,
   RpcReplySchema,
   errorFromWire,
   hubNames,
@@ -38,9 +40,10 @@ export class HubUnavailableError extends Error {
 
 /**
  * Typed request/reply to the hub. Requests are validated before they leave, replies when they arrive; a hub error
- * is rethrown as its typed `NetworkError`. When no hub answers (failover in progress) or an attempt times out, the
- * same request is sent again until `retryForMs` runs out: posts carry a client-minted envelope id, so a retried post
- * is admitted once.
+ * is rethrown as its typed `NetworkError`. When no hub answers (failover in progress), the hub answers `unavailable`,
+ * or an attempt of an idempotent operation times out, the same request is sent again until `retryForMs` runs out:
+ * posts carry a client-minted envelope id, so a retried post is admitted once. A non-idempotent operation
+ * (`HUB_OPS[op].idempotent === false`) that timed out is not resent: it may have been applied.
  */
 export class HubRpc {
   readonly names: HubNames;
@@ -72,7 +75,7 @@ export class HubRpc {
         const msg = await this.#nc.request(subject, payload, { timeout: options.timeout ?? DEFAULT_RPC_TIMEOUT_MS });
         return decodeReply(op, msg.string());
       } catch (err) {
-        if (!isRetryable(err)) throw err;
+        if (!isRetryable(err, spec.idempotent)) throw err;
         if (Date.now() >= deadline) {
           throw new HubUnavailableError(`no hub answered ${op} within ${this.#retryForMs} ms`, { cause: err });
         }
@@ -89,8 +92,13 @@ function withEnvelopeId(request: unknown): unknown {
   return { ...request, envelope_id: newId() };
 }
 
-function isRetryable(err: unknown): boolean {
-  if (err instanceof errors.TimeoutError) return true;
+/**
+ * A request is sent again when no hub got it (no responders), when the hub said it did nothing with it
+ * (`unavailable`), or when it timed out and the operation is idempotent (a timed-out request may have been applied).
+ */
+function isRetryable(err: unknown, idempotent: boolean): boolean {
+  if (err instanceof NetworkError) return RETRYABLE_ERROR_CODES.includes(err.code);
+  if (err instanceof errors.TimeoutError) return idempotent;
   if (err instanceof errors.RequestError) return err.isNoResponders();
   if (err instanceof errors.NoRespondersError) return true;
   return false;

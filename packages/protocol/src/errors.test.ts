@@ -3,6 +3,7 @@ import { ZodError } from 'zod';
 import {
   AccessDeniedError,
   AuthError,
+  ConflictError,
   ErrorCode,
   InboxFull,
   InboxFullError,
@@ -11,6 +12,9 @@ import {
   NetworkError,
   NotFoundError,
   ProtocolError,
+  RETRYABLE_ERROR_CODES,
+  UnavailableError,
+  UnknownNetworkError,
   errorFromWire,
   toNetworkError,
 } from '@ag2net/protocol';
@@ -23,10 +27,12 @@ const CLASSES = [
   { Class: InboxFullError, name: 'InboxFullError', code: 'inbox_full' },
   { Class: InvalidRequestError, name: 'InvalidRequestError', code: 'invalid_request' },
   { Class: InternalError, name: 'InternalError', code: 'internal' },
+  { Class: ConflictError, name: 'ConflictError', code: 'conflict' },
+  { Class: UnavailableError, name: 'UnavailableError', code: 'unavailable' },
 ] as const;
 
 describe('ErrorCode', () => {
-  it('holds exactly the seven stable wire codes', () => {
+  it('holds exactly the nine stable wire codes', () => {
     expect(Object.values(ErrorCode)).toEqual([
       'not_found',
       'access_denied',
@@ -35,6 +41,8 @@ describe('ErrorCode', () => {
       'inbox_full',
       'invalid_request',
       'internal',
+      'conflict',
+      'unavailable',
     ]);
   });
 });
@@ -128,7 +136,6 @@ describe('errorFromWire', () => {
   it.each([
     ['null', null],
     ['a string', 'boom'],
-    ["AG2's generic code error", { code: 'error', message: 'x' }],
     ['a missing message', { code: 'not_found' }],
     ['a missing code', { message: 'x' }],
     ['a non-object details', { code: 'internal', message: 'x', details: ['a'] }],
@@ -138,6 +145,26 @@ describe('errorFromWire', () => {
     expect(err.code).toBe('internal');
     expect(err.message).toBe('malformed error response');
     expect(err.cause).toBeInstanceOf(ZodError);
+  });
+});
+
+describe('errorFromWire with a code this version does not know', () => {
+  it('keeps the code, message and details of an unknown code', () => {
+    const err = errorFromWire({ code: 'quota_exceeded', message: 'too many', details: { limit: 3 } });
+    expect(err).toBeInstanceOf(UnknownNetworkError);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.code).toBe('quota_exceeded');
+    expect(err.message).toBe('too many');
+    expect(err.details).toStrictEqual({ limit: 3 });
+    expect(err.toWire()).toStrictEqual({ code: 'quota_exceeded', message: 'too many', details: { limit: 3 } });
+  });
+
+  it("keeps AG2's generic code error as its code", () => {
+    expect(errorFromWire({ code: 'error', message: 'x' }).code).toBe('error');
+  });
+
+  it('marks only unavailable as retryable', () => {
+    expect(RETRYABLE_ERROR_CODES).toStrictEqual(['unavailable']);
   });
 });
 

@@ -9,20 +9,22 @@ export const ErrorCode = {
   InboxFull: 'inbox_full',
   InvalidRequest: 'invalid_request',
   Internal: 'internal',
+  /** Another write got there first (an envelope id already used in the channel by someone else). */
+  Conflict: 'conflict',
+  /** The hub cannot serve the request right now (storage unavailable, stepping down); retry it. */
+  Unavailable: 'unavailable',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** An error as it travels in an RPC response. */
+/** The codes a client may retry with the same request: the hub did nothing with it. */
+export const RETRYABLE_ERROR_CODES: readonly string[] = [ErrorCode.Unavailable];
+
+/**
+ * An error as it travels in an RPC response. The set of codes is open: a client that meets a code it does not know
+ * keeps it (a newer hub may send one) and treats it like `internal`.
+ */
 export const WireErrorSchema = z.object({
-  code: z.enum([
-    ErrorCode.NotFound,
-    ErrorCode.AccessDenied,
-    ErrorCode.AuthFailed,
-    ErrorCode.ProtocolError,
-    ErrorCode.InboxFull,
-    ErrorCode.InvalidRequest,
-    ErrorCode.Internal,
-  ]),
+  code: z.string().min(1).max(64),
   message: z.string(),
   details: z.record(z.string(), z.unknown()).optional(),
 });
@@ -38,7 +40,8 @@ export interface NetworkErrorOptions {
 /** Base of every error that can cross the wire. `code` is stable; `message` is for people. */
 export class NetworkError extends Error {
   override readonly name: string = 'NetworkError';
-  readonly code: ErrorCode = ErrorCode.Internal;
+  /** One of `ErrorCode`, or a code this version does not know (kept as received). */
+  readonly code: ErrorCode | (string & {}) = ErrorCode.Internal;
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
   constructor(message: string, options: NetworkErrorOptions = {}) {
@@ -101,6 +104,28 @@ export class InternalError extends NetworkError {
   override readonly code = ErrorCode.Internal;
 }
 
+/** Another write got there first; the request was not applied. */
+export class ConflictError extends NetworkError {
+  override readonly name: string = 'ConflictError';
+  override readonly code = ErrorCode.Conflict;
+}
+
+/** The hub could not serve the request now and did nothing with it; the same request may be sent again. */
+export class UnavailableError extends NetworkError {
+  override readonly name: string = 'UnavailableError';
+  override readonly code = ErrorCode.Unavailable;
+}
+
+/** A wire error whose code this version does not know: the code is kept as received. */
+export class UnknownNetworkError extends NetworkError {
+  override readonly name: string = 'UnknownNetworkError';
+  override readonly code: string;
+  constructor(code: string, message: string, options: NetworkErrorOptions = {}) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
 type NetworkErrorClass = new (message: string, options?: NetworkErrorOptions) => NetworkError;
 
 const CLASSES: Readonly<Record<ErrorCode, NetworkErrorClass>> = {
@@ -111,7 +136,13 @@ const CLASSES: Readonly<Record<ErrorCode, NetworkErrorClass>> = {
   [ErrorCode.InboxFull]: InboxFullError,
   [ErrorCode.InvalidRequest]: InvalidRequestError,
   [ErrorCode.Internal]: InternalError,
+  [ErrorCode.Conflict]: ConflictError,
+  [ErrorCode.Unavailable]: UnavailableError,
 };
+
+function isKnownCode(code: string): code is ErrorCode {
+  return Object.hasOwn(CLASSES, code);
+}
 
 /**
  * Rebuilds the typed error from its wire form. Input that is not a wire error becomes an `InternalError`
@@ -123,8 +154,10 @@ export function errorFromWire(wire: unknown): NetworkError {
     return new InternalError('malformed error response', { cause: parsed.error });
   }
   const { code, message, details } = parsed.data;
+  const options = details === undefined ? {} : { details };
+  if (!isKnownCode(code)) return new UnknownNetworkError(code, message, options);
   const ErrorClass = CLASSES[code];
-  return details === undefined ? new ErrorClass(message) : new ErrorClass(message, { details });
+  return new ErrorClass(message, options);
 }
 
 /**

@@ -80,6 +80,10 @@ export {
   InboxFullError as InboxFull,
   InvalidRequestError,
   InternalError,
+  ConflictError,
+  UnavailableError,
+  UnknownNetworkError,
+  RETRYABLE_ERROR_CODES,
   errorFromWire,
   toNetworkError,
 } from './errors.js';

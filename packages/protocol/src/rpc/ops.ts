@@ -45,12 +45,16 @@ const TaskReply = z.strictObject({ task: TaskMetadataSchema });
 const TaskRef = z.strictObject({ task_id: IdSchema });
 
 /**
- * Every hub operation: its request and response schemas, and whether the subject carries the caller's agent id
- * (`<prefix>.hub.v1.<op>.<caller_id>`) so that NATS permissions can pin a connection to its identity.
+ * Every hub operation: its request and response schemas, whether the subject carries the caller's agent id
+ * (`<prefix>.hub.v1.<op>.<caller_id>`) so that NATS permissions can pin a connection to its identity, and whether
+ * it is `idempotent`: the same request applied twice has the effect of once (reads, and writes keyed by an id the
+ * client chose), so a client may resend it after a timeout. A non-idempotent request is resent only when it provably
+ * reached no hub (no responders).
  */
 export const HUB_OPS = {
   register: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({
       passport: PassportSchema,
       resume: ResumeSchema.prefault({}),
@@ -59,30 +63,40 @@ export const HUB_OPS = {
     }),
     response: AgentReply,
   },
-  unregister: { caller: true, request: Empty, response: Empty },
-  getAgent: { caller: false, request: z.strictObject({ name_or_id: z.string().min(1) }), response: AgentReply },
+  unregister: { caller: true, idempotent: false, request: Empty, response: Empty },
+  getAgent: {
+    caller: false,
+    idempotent: true,
+    request: z.strictObject({ name_or_id: z.string().min(1) }),
+    response: AgentReply,
+  },
   getResume: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({ agent_id: IdSchema }),
     response: z.strictObject({ resume: ResumeSchema }),
   },
   getSkill: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({ agent_id: IdSchema }),
     response: z.strictObject({ skill_md: z.string().nullable() }),
   },
   getRule: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({ agent_id: IdSchema }),
     response: z.strictObject({ rule: RuleSchema }),
   },
   findAgentId: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({ name: z.string().min(1) }),
     response: z.strictObject({ agent_id: IdSchema.nullable() }),
   },
   listAgents: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({
       capability: z.string().nullable().default(null),
       query: z.string().nullable().default(null),
@@ -94,17 +108,25 @@ export const HUB_OPS = {
   },
   setResume: {
     caller: true,
+    idempotent: false,
     request: z.strictObject({ resume: ResumeSchema }),
     response: z.strictObject({ resume: ResumeSchema }),
   },
-  setSkill: { caller: true, request: z.strictObject({ skill_md: z.string().max(65_536).nullable() }), response: Empty },
+  setSkill: {
+    caller: true,
+    idempotent: true,
+    request: z.strictObject({ skill_md: z.string().max(65_536).nullable() }),
+    response: Empty,
+  },
   setRule: {
     caller: true,
+    idempotent: false,
     request: z.strictObject({ rule: RuleSchema }),
     response: z.strictObject({ rule: RuleSchema }),
   },
   recordObservation: {
     caller: true,
+    idempotent: false,
     request: z.strictObject({
       capability: z.string().min(1),
       outcome: TaskStateSchema,
@@ -115,6 +137,7 @@ export const HUB_OPS = {
   },
   createChannel: {
     caller: true,
+    idempotent: true,
     request: z.strictObject({
       /** Proposed id, so that a retried create finds the channel it already made. */
       channel_id: IdSchema.nullable().default(null),
@@ -130,11 +153,13 @@ export const HUB_OPS = {
   },
   getChannel: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({ channel_id: IdSchema }),
     response: z.strictObject({ channel: ChannelMetadataSchema }),
   },
   listChannels: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({
       agent_id: IdSchema.nullable().default(null),
       state: ChannelStateSchema.nullable().default(null),
@@ -144,11 +169,13 @@ export const HUB_OPS = {
   },
   closeChannel: {
     caller: true,
+    idempotent: true,
     request: z.strictObject({ channel_id: IdSchema, reason: z.string().max(256).default('') }),
     response: z.strictObject({ channel: ChannelMetadataSchema }),
   },
   post: {
     caller: true,
+    idempotent: true,
     request: EnvelopeSchema,
     response: z.strictObject({
       envelope_id: IdSchema,
@@ -158,6 +185,7 @@ export const HUB_OPS = {
   },
   readWal: {
     caller: true,
+    idempotent: true,
     request: z.strictObject({
       channel_id: IdSchema,
       /** First sequence to return (1-based, inclusive); default 1. */
@@ -170,30 +198,44 @@ export const HUB_OPS = {
   },
   findEnvelopeByCausation: {
     caller: true,
+    idempotent: true,
     request: z.strictObject({ channel_id: IdSchema, sender_id: IdSchema, causation_id: z.string().min(1) }),
     response: z.strictObject({ envelope: EnvelopeSchema.nullable() }),
   },
   canSend: {
     caller: true,
+    idempotent: true,
     request: z.strictObject({ channel_id: IdSchema, event_type: z.string().nullable().default(null) }),
     response: z.strictObject({ allowed: z.boolean() }),
   },
-  pendingTurnsFor: { caller: true, request: Empty, response: z.strictObject({ turns: z.array(PendingTurnSchema) }) },
+  pendingTurnsFor: {
+    caller: true,
+    idempotent: true,
+    request: Empty,
+    response: z.strictObject({ turns: z.array(PendingTurnSchema) }),
+  },
   adapterState: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({ channel_id: IdSchema }),
     response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
   },
-  health: { caller: false, request: Empty, response: HealthSchema },
+  health: { caller: false, idempotent: true, request: Empty, response: HealthSchema },
   /**
    * AG2's `observe_task`: records a task the caller owns (`owner_id` must be the caller). A new task id is checked
    * against the owner's `max_concurrent_tasks` and gets `expires_at` from `task_ttl_default` when it has none; a
    * known one is updated (state, timestamps, channel, progress merged).
    */
-  observeTask: { caller: true, request: z.strictObject({ task: TaskMetadataSchema }), response: TaskReply },
+  observeTask: {
+    caller: true,
+    idempotent: true,
+    request: z.strictObject({ task: TaskMetadataSchema }),
+    response: TaskReply,
+  },
   /** AG2's `update_task`, owner only: state, progress (merged), result, error. A terminal task is left as it is. */
   updateTask: {
     caller: true,
+    idempotent: true,
     request: z.strictObject({
       task_id: IdSchema,
       state: TaskStateSchema.nullable().default(null),
@@ -204,10 +246,11 @@ export const HUB_OPS = {
     response: TaskReply,
   },
   /** A task its owner or a participant of its channel may see. */
-  getTask: { caller: true, request: TaskRef, response: TaskReply },
+  getTask: { caller: true, idempotent: true, request: TaskRef, response: TaskReply },
   /** The tasks the caller may see, filtered by owner, channel and state, in creation order. */
   listTasks: {
     caller: true,
+    idempotent: true,
     request: z.strictObject({
       agent_id: IdSchema.nullable().default(null),
       channel_id: IdSchema.nullable().default(null),
@@ -219,18 +262,21 @@ export const HUB_OPS = {
   /** Stores the owner's checkpoint of a task (last write wins). */
   checkpointTask: {
     caller: true,
+    idempotent: true,
     request: z.strictObject({ task_id: IdSchema, state: z.record(z.string(), z.unknown()) }),
     response: Empty,
   },
   /** The owner's last checkpoint of a task, or `null`. */
   readTaskCheckpoint: {
     caller: true,
+    idempotent: true,
     request: TaskRef,
     response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
   },
   /** AG2's `fire_task_event`: a task event of the caller's runtime (e.g. `mirror_failed`) goes to the audit trail. */
   fireTaskEvent: {
     caller: true,
+    idempotent: false,
     request: z.strictObject({
       task_id: IdSchema,
       kind: z.string().min(1).max(64),
@@ -241,6 +287,7 @@ export const HUB_OPS = {
   /** AG2's `report_turn_failure`: the caller's turn on an envelope failed; recorded as `turn_failed`. */
   reportTurnFailure: {
     caller: true,
+    idempotent: false,
     request: z.strictObject({
       channel_id: IdSchema,
       envelope_id: IdSchema,
@@ -255,6 +302,7 @@ export const HUB_OPS = {
    */
   readAudit: {
     caller: false,
+    idempotent: true,
     request: z.strictObject({
       kinds: z.array(z.string().min(1)).default([]),
       channel_id: IdSchema.nullable().default(null),
