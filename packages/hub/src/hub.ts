@@ -90,8 +90,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     rateLimiter: new RateLimiter(),
     audit: new AuditLog(js, jsm, names, opts.clock, ids, logger),
     tasks: new TaskTable(resources.tasks),
+    lease: new Lease(resources.leases, jsm, names, opts.hubId),
+    counters: { quarantined: 0, deadLetters: 0 },
   };
-  const hub = new HubInstance(ctx, opts, new Lease(resources.leases, jsm, names, opts.hubId), opts.connection === null);
+  const hub = new HubInstance(ctx, opts, opts.connection === null);
   hub.startElection();
   if (opts.awaitActive) await hub.whenActive();
   return hub;
@@ -112,7 +114,6 @@ class HubInstance implements Hub {
   constructor(
     private readonly ctx: HubContext,
     private readonly opts: ResolvedHubOptions,
-    private readonly lease: Lease,
     private readonly ownsConnection: boolean,
   ) {
     this.hubId = opts.hubId;
@@ -146,12 +147,12 @@ class HubInstance implements Hub {
     while (!this.#closed) {
       let epoch: number | null = null;
       try {
-        epoch = await this.lease.tryAcquire();
+        epoch = await this.ctx.lease.tryAcquire();
       } catch (err) {
         this.ctx.logger.warn({ err }, 'lease attempt failed');
       }
       if (epoch !== null && this.#closed) {
-        await this.lease.release().catch(() => undefined);
+        await this.ctx.lease.release().catch(() => undefined);
         return;
       }
       if (epoch !== null) {
@@ -188,7 +189,7 @@ class HubInstance implements Hub {
 
   async #renew(): Promise<void> {
     if (this.#role !== 'active' || this.#closed) return;
-    if (await this.lease.renew()) return;
+    if (await this.ctx.lease.renew()) return;
     this.ctx.logger.error({ epoch: this.ctx.epoch }, 'lease lost; stepping down');
     await this.#stepDown();
     if (!this.#closed) this.startElection();
@@ -221,6 +222,8 @@ class HubInstance implements Hub {
       registered_agents: this.ctx.registry.size,
       adapters_loaded: this.ctx.adapters.size,
       uptime_seconds: (Date.now() - this.#startedAt) / 1000,
+      quarantined: this.ctx.counters.quarantined,
+      dead_letters: this.ctx.counters.deadLetters,
     };
   }
 
@@ -231,7 +234,7 @@ class HubInstance implements Hub {
     if (wasActive) await this.#stepDown();
     await this.#election;
     if (wasActive)
-      await this.lease.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'lease release failed'));
+      await this.ctx.lease.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'lease release failed'));
     if (this.ownsConnection) await this.ctx.nc.close();
     this.ctx.logger.info({}, 'hub stopped');
   }

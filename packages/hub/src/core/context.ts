@@ -11,6 +11,7 @@ import type { RateLimiter } from '../governance/rate-limiter.js';
 import type { Logger } from '../logger.js';
 import type { HubResources } from '../nats/provision.js';
 import type { WalReader, WalWriter } from '../nats/wal.js';
+import type { Lease } from '../lease.js';
 import type { KeyedSerial } from '../serial.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import type { ChannelTable } from './channel-table.js';
@@ -53,4 +54,16 @@ export interface HubContext {
   readonly rateLimiter: RateLimiter;
   readonly audit: AuditLog;
   readonly tasks: TaskTable;
+  /** The single-writer lease this hub competes for and, while active, holds. */
+  readonly lease: Lease;
+  /** Counts of what the hub refused to fold or deliver, since it started; reported by `health`. */
+  readonly counters: HubCounters;
+}
+
+/** Counters the hub reports in `health` (and, later, as metrics). */
+export interface HubCounters {
+  /** WAL messages and KV records skipped because they were not what the hub writes (hydrate, delivery). */
+  quarantined: number;
+  /** Deliveries given up after their retries and parked in the audit trail. */
+  deadLetters: number;
 }

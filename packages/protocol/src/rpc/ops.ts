@@ -30,6 +30,10 @@ export const HealthSchema = z.strictObject({
   registered_agents: z.number().int().min(0),
   adapters_loaded: z.number().int().min(0),
   uptime_seconds: z.number().min(0),
+  /** WAL messages and KV records this hub skipped because they were not what a hub writes. */
+  quarantined: z.number().int().min(0),
+  /** Deliveries this hub gave up after their retries and parked in the audit trail. */
+  dead_letters: z.number().int().min(0),
 });
 export type Health = z.infer<typeof HealthSchema>;
 
