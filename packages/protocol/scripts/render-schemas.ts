@@ -26,6 +26,7 @@ export const SCHEMA_DESCRIPTIONS = {
   ExpectationViolatedData: '`event_data` of `ag2.expectation.violated`.',
   ContextSetData: '`event_data` of `ag2.context.set`: context variables to set and delete.',
   TaskCancelData: '`event_data` of `ag2.task.cancel_request` and `ag2.task.cancelled`.',
+  TurnFailedData: '`event_data` of `ag2.turn.failed`: which agent could not take its turn, and why.',
 } as const satisfies Readonly<Record<WireTypeName, string>>;
 
 /** The file name of a wire type's JSON Schema. */

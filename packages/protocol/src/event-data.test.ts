@@ -11,6 +11,7 @@ import {
   PacketDataSchema,
   PacketRoutingSchema,
   TaskCancelDataSchema,
+  TurnFailedDataSchema,
   TextDataSchema,
 } from '@ag2net/protocol';
 
@@ -29,8 +30,9 @@ describe('EVENT_DATA_SCHEMAS', () => {
       'ag2.context.set': ContextSetDataSchema,
       'ag2.task.cancel_request': TaskCancelDataSchema,
       'ag2.task.cancelled': TaskCancelDataSchema,
+      'ag2.turn.failed': TurnFailedDataSchema,
     });
-    expect(Object.keys(EVENT_DATA_SCHEMAS)).toHaveLength(12);
+    expect(Object.keys(EVENT_DATA_SCHEMAS)).toHaveLength(13);
     expect(Object.isFrozen(EVENT_DATA_SCHEMAS)).toBe(true);
   });
 });

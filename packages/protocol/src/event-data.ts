@@ -12,6 +12,7 @@ import {
   EV_TASK_CANCEL_REQUEST,
   EV_TASK_CANCELLED,
   EV_TEXT,
+  EV_TURN_FAILED,
 } from './events.js';
 import { IdSchema } from './ids.js';
 
@@ -91,6 +92,18 @@ export type ContextSetData = ContextUpdates;
 export const TaskCancelDataSchema = z.looseObject({ task_id: z.string(), reason: z.string().default('') });
 export type TaskCancelData = z.infer<typeof TaskCancelDataSchema>;
 
+/**
+ * `event_data` of `EV_TURN_FAILED`: `agent_name` (the failing agent's passport name), `reason` (one short sentence
+ * for people, e.g. `the model rejected the API key`; never the prompt or a key) and `code` (stable, for programs:
+ * `model_auth`, `model_timeout`, `model_unavailable`, `model_malformed_output`, `model_rejected`, `turn_error`).
+ */
+export const TurnFailedDataSchema = z.looseObject({
+  agent_name: z.string(),
+  reason: z.string().max(500),
+  code: z.string().min(1),
+});
+export type TurnFailedData = z.infer<typeof TurnFailedDataSchema>;
+
 /** The `event_data` schema of every built-in event type. Custom event types have none and pass untouched. */
 export const EVENT_DATA_SCHEMAS: Readonly<Record<string, z.ZodType<Record<string, unknown>>>> = Object.freeze({
   [EV_TEXT]: TextDataSchema,
@@ -105,4 +118,5 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<string, z.ZodType<Record<string
   [EV_CONTEXT_SET]: ContextSetDataSchema,
   [EV_TASK_CANCEL_REQUEST]: TaskCancelDataSchema,
   [EV_TASK_CANCELLED]: TaskCancelDataSchema,
+  [EV_TURN_FAILED]: TurnFailedDataSchema,
 });

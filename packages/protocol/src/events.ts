@@ -22,6 +22,11 @@ export const EV_CONTEXT_SET = 'ag2.context.set';
 export const EV_TASK_CANCEL_REQUEST = 'ag2.task.cancel_request';
 /** Task owner → channel: the task was cancelled. */
 export const EV_TASK_CANCELLED = 'ag2.task.cancelled';
+/**
+ * Agent → channel: the agent could not take its turn (its model failed after its retries, timed out or answered
+ * malformed output). `event_data` says who and why in words a person can read (see `TurnFailedDataSchema`).
+ */
+export const EV_TURN_FAILED = 'ag2.turn.failed';
 
 /** The six channel-protocol event types, in AG2's order. */
 export const CHANNEL_PROTOCOL_EVENTS: readonly string[] = Object.freeze([

@@ -23,6 +23,7 @@ export {
   EV_CONTEXT_SET,
   EV_TASK_CANCEL_REQUEST,
   EV_TASK_CANCELLED,
+  EV_TURN_FAILED,
   CHANNEL_PROTOCOL_EVENTS,
   isChannelProtocolEvent,
   isTaskEvent,
@@ -41,6 +42,7 @@ export {
   ExpectationViolatedDataSchema,
   ContextSetDataSchema,
   TaskCancelDataSchema,
+  TurnFailedDataSchema,
   EVENT_DATA_SCHEMAS,
 } from './event-data.js';
 export type {
@@ -55,6 +57,7 @@ export type {
   ExpectationViolatedData,
   ContextSetData,
   TaskCancelData,
+  TurnFailedData,
 } from './event-data.js';
 export {
   Priority,

@@ -12,6 +12,7 @@ import {
   PacketDataSchema,
   TaskCancelDataSchema,
   TextDataSchema,
+  TurnFailedDataSchema,
 } from './event-data.js';
 import { FinishSchema, HandoffSchema } from './handoff.js';
 import { PassportSchema, ResumeSchema } from './identity.js';
@@ -44,6 +45,7 @@ export const WIRE_SCHEMAS = {
   ExpectationViolatedData: ExpectationViolatedDataSchema,
   ContextSetData: ContextSetDataSchema,
   TaskCancelData: TaskCancelDataSchema,
+  TurnFailedData: TurnFailedDataSchema,
 } as const satisfies Readonly<Record<string, z.ZodType>>;
 
 export type WireTypeName = keyof typeof WIRE_SCHEMAS;
