@@ -145,9 +145,12 @@ export {
   InboxBlockSchema,
   LimitsBlockSchema,
   RuleSchema,
+  StoredRuleSchema,
   defaultRule,
 } from './rule.js';
 export type { ChannelTypeAccess, AccessBlock, RateBlock, InboxBlock, LimitsBlock, Rule, RuleInput } from './rule.js';
+export { MAX_GLOB_LENGTH, MAX_GLOBS_PER_LIST, parseGlob, globProblem, matchGlobTokens } from './glob.js';
+export type { GlobToken, ParsedGlob } from './glob.js';
 export { HandoffSchema, FinishSchema, handoff, finish } from './handoff.js';
 export type { Handoff, Finish } from './handoff.js';
 export {

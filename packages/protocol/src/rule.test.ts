@@ -69,3 +69,18 @@ describe('Rule', () => {
     expect(RuleSchema.safeParse({ limits: { inbox: { max_pending: -1 } } }).success).toBe(false);
   });
 });
+
+describe('Rule globs', () => {
+  it('refuses a malformed glob with the list, index and problem, and too many patterns', () => {
+    const bad = RuleSchema.safeParse({ access: { inbound_from: ['*', '[b-a]'] } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['access.inbound_from.1', "invalid glob: reversed range 'b-a' in a set"],
+    ]);
+    const many = RuleSchema.safeParse({ access: { outbound_to: Array.from({ length: 65 }, (_, i) => `a${i}`) } });
+    expect(many.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['access.outbound_to', 'at most 64 patterns'],
+    ]);
+    expect(RuleSchema.safeParse({ access: { channel_types: { accept: ['conv['] } } }).success).toBe(false);
+  });
+});

@@ -1,7 +1,24 @@
 import { z } from 'zod';
 import { DurationSchema } from './duration.js';
+import { MAX_GLOBS_PER_LIST, globProblem } from './glob.js';
 
-const GlobListSchema = z.array(z.string()).default(['*']);
+/**
+ * A list of globs as a rule states it: at most `MAX_GLOBS_PER_LIST` patterns, each well-formed (`parseGlob`). The
+ * message names the first bad pattern's position and problem, never the pattern itself, so it stays short.
+ */
+const GlobListSchema = z
+  .array(z.string())
+  .max(MAX_GLOBS_PER_LIST, `at most ${MAX_GLOBS_PER_LIST} patterns`)
+  .superRefine((patterns, ctx) => {
+    for (const [index, pattern] of patterns.entries()) {
+      const problem = globProblem(pattern);
+      if (problem !== null) {
+        ctx.addIssue({ code: 'custom', path: [index], message: `invalid glob: ${problem}` });
+        return;
+      }
+    }
+  })
+  .default(['*']);
 
 /** Which channel types an agent may initiate and accept (globs). */
 export const ChannelTypeAccessSchema = z.strictObject({
@@ -17,6 +34,17 @@ export const AccessBlockSchema = z.strictObject({
   channel_types: ChannelTypeAccessSchema.prefault({}),
 });
 export type AccessBlock = z.infer<typeof AccessBlockSchema>;
+
+/**
+ * The access block as the hub reads it back from storage: the same shape without the glob checks, so that a rule
+ * stored before patterns were validated still loads (its malformed patterns match nothing).
+ */
+const StoredGlobListSchema = z.array(z.string()).default(['*']);
+const StoredAccessBlockSchema = z.strictObject({
+  inbound_from: StoredGlobListSchema,
+  outbound_to: StoredGlobListSchema,
+  channel_types: z.strictObject({ initiate: StoredGlobListSchema, accept: StoredGlobListSchema }).prefault({}),
+});
 
 /** A token bucket over admitted envelopes: `per_minute` refill, `burst` capacity. 0 disables. */
 export const RateBlockSchema = z.strictObject({
@@ -53,6 +81,13 @@ export const RuleSchema = z.strictObject({
 });
 export type Rule = z.infer<typeof RuleSchema>;
 export type RuleInput = z.input<typeof RuleSchema>;
+
+/** A rule as stored by the hub: `RuleSchema` without the glob checks (see `StoredAccessBlockSchema`). */
+export const StoredRuleSchema = z.strictObject({
+  version: z.number().int().min(1).default(1),
+  access: StoredAccessBlockSchema.prefault({}),
+  limits: LimitsBlockSchema.prefault({}),
+});
 
 /** The default rule: everyone in and out, AG2's default limits. */
 export function defaultRule(): Rule {

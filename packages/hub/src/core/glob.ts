@@ -1,9 +1,14 @@
+import { parseGlob, matchGlobTokens, type GlobToken } from '@ag2net/protocol';
+
 /**
- * Python's `fnmatch.fnmatchcase`: `*` any run, `?` one character, `[abc]` / `[!abc]` a set; case-sensitive.
- * Rules use these globs over passport names.
+ * Python's `fnmatch.fnmatchcase` over passport names and channel types: `*` any run, `?` one character, `[abc]` /
+ * `[!abc]` / `[a-z]` a set; case-sensitive. Patterns are data: parsed once into tokens and matched in
+ * O(name × pattern) steps without a RegExp, so no pattern can throw or stall the event loop. Rules are validated
+ * when they are set; a malformed pattern stored before that (e.g. `[b-a]`) matches nothing and is reported once.
  */
 export function globMatch(name: string, pattern: string): boolean {
-  return globToRegExp(pattern).test(name);
+  const tokens = compile(pattern);
+  return tokens !== null && matchGlobTokens(name, tokens);
 }
 
 /** True when `name` matches any of `patterns`. */
@@ -11,28 +16,30 @@ export function matchesAny(name: string, patterns: readonly string[]): boolean {
   return patterns.some((p) => globMatch(name, p));
 }
 
-const cache = new Map<string, RegExp>();
+/** Told once per process about each malformed pattern met while matching. */
+export type BadGlobListener = (pattern: string, problem: string) => void;
 
-function globToRegExp(pattern: string): RegExp {
+const listeners = new Set<BadGlobListener>();
+/** Parsed patterns (`null`: malformed), bounded so that a stream of distinct patterns cannot grow it without end. */
+const cache = new Map<string, readonly GlobToken[] | null>();
+const CACHE_LIMIT = 4096;
+const reported = new Set<string>();
+
+/** Subscribes to malformed-pattern reports (the hub logs them); returns the unsubscribe. */
+export function onBadGlob(listener: BadGlobListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function compile(pattern: string): readonly GlobToken[] | null {
   const cached = cache.get(pattern);
   if (cached !== undefined) return cached;
-  let out = '';
-  for (let i = 0; i < pattern.length; i += 1) {
-    const ch = pattern.charAt(i);
-    if (ch === '*') out += '.*';
-    else if (ch === '?') out += '.';
-    else if (ch === '[') {
-      const end = pattern.indexOf(']', i + 2);
-      if (end < 0) out += '\\[';
-      else {
-        let body = pattern.slice(i + 1, end).replaceAll('\\', '\\\\');
-        if (body.startsWith('!')) body = `^${body.slice(1)}`;
-        out += `[${body}]`;
-        i = end;
-      }
-    } else out += ch.replace(/[.+^${}()|\\/-]/g, '\\$&');
+  const parsed = parseGlob(pattern);
+  const tokens = parsed.ok ? parsed.tokens : null;
+  if (!parsed.ok && !reported.has(pattern) && reported.size < CACHE_LIMIT) {
+    reported.add(pattern);
+    for (const listener of listeners) listener(pattern.slice(0, 64), parsed.problem);
   }
-  const re = new RegExp(`^${out}$`, 's');
-  if (cache.size < 1024) cache.set(pattern, re);
-  return re;
+  if (cache.size < CACHE_LIMIT) cache.set(pattern, tokens);
+  return tokens;
 }

@@ -3,7 +3,7 @@ import {
   PassportSchema,
   ProtocolError,
   ResumeSchema,
-  RuleSchema,
+  StoredRuleSchema,
   defaultRule,
   effectiveKind,
   repr,
@@ -58,7 +58,7 @@ export class AgentRegistry {
       if (passportEntry === null || passportEntry.operation !== 'PUT') continue;
       const passport = PassportSchema.parse(passportEntry.json());
       const resume = await this.#read(`${id}.resume`, (v) => ResumeSchema.parse(v));
-      const rule = await this.#read(`${id}.rule`, (v) => RuleSchema.parse(v));
+      const rule = await this.#read(`${id}.rule`, (v) => StoredRuleSchema.parse(v));
       const skillEntry = await this.kv.get(`${id}.skill`);
       const skill = skillEntry !== null && skillEntry.operation === 'PUT' ? skillEntry.string() : null;
       this.#index({ passport, resume: resume ?? ResumeSchema.parse({}), rule: rule ?? defaultRule(), skill });
