@@ -71,6 +71,7 @@ export {
 export type { Envelope, EnvelopeInput } from './envelope.js';
 export { IdSchema, createIdFactory, newId, isId, parseHubUrn } from './ids.js';
 export type { Id, IdFactory } from './ids.js';
+export { replyEnvelopeId, isReplyFormId, isReplyIdOf } from './reply-id.js';
 export {
   ErrorCode,
   WireErrorSchema,
