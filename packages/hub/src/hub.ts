@@ -1,7 +1,6 @@
-import { InternalError, createIdFactory, hubNames, type Health, type HubNames } from '@ag2net/protocol';
+import { UnavailableError, createIdFactory, hubNames, type Health, type HubNames } from '@ag2net/protocol';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AuditLog } from './audit/audit-log.js';
 import { ChannelTable } from './core/channel-table.js';
 import type { HubContext } from './core/context.js';
@@ -14,6 +13,7 @@ import { InboxCounters } from './governance/inbox-counters.js';
 import { RateLimiter } from './governance/rate-limiter.js';
 import { buildHandlers, openChannelCount } from './handlers.js';
 import { Lease } from './lease.js';
+import { backoffMs, keepLease, pause, type RenewableLease } from './lease-keeper.js';
 import { provision } from './nats/provision.js';
 import { WalReader, WalWriter } from './nats/wal.js';
 import { withDefaults, type HubOptions, type ResolvedHubOptions } from './options.js';
@@ -40,6 +40,11 @@ export interface Hub {
   health(): Health;
   /** Graceful stop: stop admitting, finish what was admitted, stop delivering, release the lease. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Settles when the hub has stopped for good: `undefined` after `close()`, an `Error` when it stopped on its own
+   * (its NATS connection closed). A lost lease or a failed term is not an end: the hub campaigns again.
+   */
+  closed(): Promise<void | Error>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -99,17 +104,29 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   return hub;
 }
 
+/** Why a term (one holding of the lease) ended. */
+type TermEnd = 'closed' | 'lost' | 'failed';
+
+/** The longest pause between two campaigns after failures, ms. */
+const MAX_BACKOFF_MS = 5_000;
+
 class HubInstance implements Hub {
   readonly hubId: string;
   readonly names: HubNames;
   #role: 'active' | 'standby' = 'standby';
   #closed = false;
+  /** Aborted by `close()`: ends the current term and every pause of the campaign. */
+  readonly #stop = new AbortController();
   #election: Promise<void> | null = null;
+  /** Incremented at every acquisition: work of an older term never touches a newer one. */
+  #term = 0;
   #activeWaiters: (() => void)[] = [];
   #timers: NodeJS.Timeout[] = [];
   readonly #rpc: RpcServer;
   readonly #deliverer: Deliverer;
   readonly #startedAt: number;
+  readonly #closedResult: Promise<void | Error>;
+  #settleClosed: (result: void | Error) => void = () => undefined;
 
   constructor(
     private readonly ctx: HubContext,
@@ -121,6 +138,14 @@ class HubInstance implements Hub {
     this.#rpc = new RpcServer(ctx.nc, ctx.names, ctx.logger);
     this.#deliverer = new Deliverer(ctx);
     this.#startedAt = Date.now();
+    this.#closedResult = new Promise((resolve) => (this.#settleClosed = resolve));
+    // A connection closed for good (not by `close()`) ends the hub: nothing it does can work any more.
+    void ctx.nc.closed().then((err) => {
+      if (this.#closed) return;
+      const reason = err instanceof Error ? err : new Error('the NATS connection closed');
+      ctx.logger.error({ err: reason }, 'NATS connection closed; the hub stops');
+      void this.#shutdown(reason);
+    });
   }
 
   get role(): 'active' | 'standby' {
@@ -136,72 +161,170 @@ class HubInstance implements Hub {
     return new Promise((resolve) => this.#activeWaiters.push(resolve));
   }
 
-  startElection(): void {
-    this.#election = this.#campaign();
+  closed(): Promise<void | Error> {
+    return this.#closedResult;
   }
 
-  /** Tries for the lease until it is won (or the hub closes), then serves. */
+  startElection(): void {
+    this.#election = this.#campaign().catch((err: unknown) => {
+      // #campaign catches everything it awaits; this is the last line, so that nothing is ever unhandled.
+      this.ctx.logger.error({ err }, 'election failed');
+    });
+  }
+
+  /**
+   * Tries for the lease until the hub closes: serves each term it wins, and after a term ends (lease lost, a
+   * required loop ended, a failure anywhere) steps down, releases what it holds and tries again. Failures back off
+   * (bounded, jittered); a lease held by another hub is retried often, since a released lease is free at once.
+   */
   async #campaign(): Promise<void> {
-    // A released lease is free at once, so standbys try often, not only once per lease time.
     const retryMs = Math.min(1000, Math.max(50, Math.floor(this.opts.leaseTtlMs / 3)));
+    const signal = this.#stop.signal;
+    let failures = 0;
     while (!this.#closed) {
       let epoch: number | null = null;
       try {
         epoch = await this.ctx.lease.tryAcquire();
       } catch (err) {
-        this.ctx.logger.warn({ err }, 'lease attempt failed');
+        failures += 1;
+        this.ctx.logger.warn({ err, failures }, 'lease attempt failed');
+        await pause(backoffMs(failures, retryMs, MAX_BACKOFF_MS), signal);
+        continue;
       }
-      if (epoch !== null && this.#closed) {
-        await this.ctx.lease.release().catch(() => undefined);
-        return;
+      if (epoch === null) {
+        await pause(backoffMs(0, retryMs, retryMs), signal);
+        continue;
       }
-      if (epoch !== null) {
-        await this.#becomeActive(epoch);
-        return;
-      }
-      await sleep(retryMs);
+      const end = await this.#serveTerm(epoch);
+      failures = end === 'failed' ? failures + 1 : 0;
+      if (end !== 'closed') await pause(backoffMs(failures, retryMs, MAX_BACKOFF_MS), signal);
     }
   }
 
-  async #becomeActive(epoch: number): Promise<void> {
-    this.ctx.epoch = epoch;
-    this.ctx.logger.info({ epoch }, 'lease acquired; hydrating');
-    await hydrate(this.ctx);
-    await this.#deliverer.start();
-    this.#rpc.start(buildHandlers(this.ctx, () => this.health()));
-    this.#role = 'active';
-    // The bucket's TTL is what the first hub created it with; renew within it whatever this hub was told.
+  /** One term: keep the lease from now on, hydrate, serve until the term ends, step down. Never throws. */
+  async #serveTerm(epoch: number): Promise<TermEnd> {
+    const term = ++this.#term;
+    const abort = new AbortController();
+    const onStop = (): void => abort.abort();
+    this.#stop.signal.addEventListener('abort', onStop, { once: true });
+    let end: TermEnd = 'failed';
+    let keeper: Promise<'lost' | 'stopped'> = Promise.resolve('stopped');
+    try {
+      if (this.#closed) {
+        end = 'closed';
+        return end;
+      }
+      this.ctx.epoch = epoch;
+      keeper = keepLease(this.#renewableLease(), {
+        renewMs: await this.#renewMs(),
+        checkMs: 50,
+        signal: abort.signal,
+      });
+      let keeperResult: 'lost' | 'stopped' | null = null;
+      void keeper.then((r) => (keeperResult = r));
+      this.ctx.logger.info({ epoch, term }, 'lease acquired; hydrating');
+      await hydrate(this.ctx);
+      if (keeperResult === 'lost') return (end = 'lost');
+      if (this.#closed) return (end = 'closed');
+      await this.#deliverer.start();
+      this.#rpc.start(buildHandlers(this.ctx, () => this.health()));
+      this.#startSweeper();
+      this.#role = 'active';
+      this.ctx.logger.info({ epoch, term }, 'active');
+      for (const resolve of this.#activeWaiters.splice(0)) resolve();
+      end = await this.#untilTermEnds(keeper, abort.signal);
+    } catch (err) {
+      this.ctx.logger.error({ err, epoch, term }, 'term failed; stepping down');
+      end = this.#closed ? 'closed' : 'failed';
+    } finally {
+      abort.abort();
+      this.#stop.signal.removeEventListener('abort', onStop);
+      await this.#stepDown();
+      await keeper;
+      if (end !== 'lost') {
+        await this.ctx.lease.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'lease release failed'));
+      }
+      if (end === 'lost') this.ctx.logger.error({ epoch, term }, 'lease lost; stepped down');
+    }
+    return end;
+  }
+
+  /** Resolves when the lease is lost, the hub closes, or a loop the hub cannot serve without ends. */
+  async #untilTermEnds(keeper: Promise<'lost' | 'stopped'>, signal: AbortSignal): Promise<TermEnd> {
+    const stopped = new Promise<'closed'>((resolve) => {
+      if (signal.aborted) resolve('closed');
+      else signal.addEventListener('abort', () => resolve('closed'), { once: true });
+    });
+    // A loop that ends because the term is ending anyway (step-down stops it) is no failure.
+    const loopEnded = (what: string, done: Promise<unknown>): Promise<TermEnd> =>
+      done.then(
+        (result) => {
+          if (signal.aborted) return 'closed';
+          this.ctx.logger.error({ err: result instanceof Error ? result : undefined, what }, 'required loop ended');
+          return 'failed';
+        },
+        (err: unknown) => {
+          if (signal.aborted) return 'closed';
+          this.ctx.logger.error({ err, what }, 'required loop failed');
+          return 'failed';
+        },
+      );
+    const lease = keeper.then((r) => (r === 'lost' ? ('lost' as const) : ('closed' as const)));
+    return Promise.race([
+      stopped,
+      lease,
+      loopEnded('rpc subscription', this.#rpc.closed()),
+      loopEnded('delivery consumer', this.#deliverer.closed()),
+    ]);
+  }
+
+  /** The renew interval: a third of the lease time the bucket really has (the first hub created it). */
+  async #renewMs(): Promise<number> {
     const bucketTtlMs = (await this.ctx.resources.leases.status()).ttl;
     const ttlMs = bucketTtlMs > 0 ? Math.min(bucketTtlMs, this.opts.leaseTtlMs) : this.opts.leaseTtlMs;
-    const renewMs = Math.max(50, Math.floor(ttlMs / 3));
-    this.#timers.push(setInterval(() => void this.#renew(), renewMs));
-    if (this.opts.sweepIntervalMs > 0) {
-      this.#timers.push(
-        setInterval(
-          () => void this.tick().catch((err: unknown) => this.ctx.logger.error({ err }, 'sweep failed')),
-          this.opts.sweepIntervalMs,
-        ),
-      );
-    }
-    this.ctx.logger.info({ epoch }, 'active');
-    for (const resolve of this.#activeWaiters.splice(0)) resolve();
+    return Math.max(50, Math.floor(ttlMs / 3));
   }
 
-  async #renew(): Promise<void> {
-    if (this.#role !== 'active' || this.#closed) return;
-    if (await this.ctx.lease.renew()) return;
-    this.ctx.logger.error({ epoch: this.ctx.epoch }, 'lease lost; stepping down');
-    await this.#stepDown();
-    if (!this.#closed) this.startElection();
+  #renewableLease(): RenewableLease {
+    const lease = this.ctx.lease;
+    return {
+      renew: async () => {
+        const result = await lease.renew();
+        if (result === 'unknown') this.ctx.logger.warn({ epoch: this.ctx.epoch }, 'lease renewal failed; retrying');
+        return result;
+      },
+      holds: () => lease.holds(),
+    };
   }
 
+  #startSweeper(): void {
+    if (this.opts.sweepIntervalMs <= 0) return;
+    this.#timers.push(
+      setInterval(
+        () => void this.tick().catch((err: unknown) => this.ctx.logger.error({ err }, 'sweep failed')),
+        this.opts.sweepIntervalMs,
+      ),
+    );
+  }
+
+  /**
+   * Stops serving: no new requests, admitted work finishes, delivery stops, waiters learn to retry. Each step runs
+   * even when an earlier one fails, and none throws: a step-down must always complete.
+   */
   async #stepDown(): Promise<void> {
     for (const t of this.#timers.splice(0)) clearInterval(t);
     this.#role = 'standby';
-    await this.#rpc.stop();
-    await this.ctx.serial.idle();
-    await this.#deliverer.stop();
-    this.ctx.waiters.abort(new InternalError('the hub stepped down; retry'));
+    const step = async (what: string, run: () => Promise<void>): Promise<void> => {
+      try {
+        await run();
+      } catch (err) {
+        this.ctx.logger.warn({ err, what }, 'step-down step failed');
+      }
+    };
+    await step('rpc', () => this.#rpc.stop());
+    await step('serial', () => this.ctx.serial.idle());
+    await step('delivery', () => this.#deliverer.stop());
+    this.ctx.waiters.abort(new UnavailableError('the hub stepped down; retry'));
   }
 
   async tick(): Promise<void> {
@@ -227,16 +350,24 @@ class HubInstance implements Hub {
     };
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    return this.#shutdown(undefined);
+  }
+
+  /** Ends the current term (stepping down and releasing the lease), stops campaigning, settles `closed()`. */
+  async #shutdown(result: void | Error): Promise<void> {
+    if (this.#closed) {
+      await this.#closedResult;
+      return;
+    }
     this.#closed = true;
-    const wasActive = this.#role === 'active';
-    if (wasActive) await this.#stepDown();
+    this.#stop.abort();
     await this.#election;
-    if (wasActive)
-      await this.ctx.lease.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'lease release failed'));
-    if (this.ownsConnection) await this.ctx.nc.close();
+    if (this.ownsConnection && !this.ctx.nc.isClosed()) {
+      await this.ctx.nc.close().catch((err: unknown) => this.ctx.logger.warn({ err }, 'closing NATS failed'));
+    }
     this.ctx.logger.info({}, 'hub stopped');
+    this.#settleClosed(result);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -2,12 +2,19 @@ import {
   HUB_OPS,
   HUB_OP_NAMES,
   IdSchema,
+  InternalError,
   InvalidRequestError,
+  MAX_REQUEST_DEPTH,
+  clip,
+  formatIssues,
+  jsonDepthExceeds,
+  repr,
   toNetworkError,
   type HubNames,
   type HubOp,
   type HubRequestParsed,
   type HubResponse,
+  type WireError,
 } from '@ag2net/protocol';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger } from './logger.js';
@@ -17,9 +24,22 @@ export type HubHandlers = {
   readonly [Op in HubOp]: (request: HubRequestParsed<Op>, caller: string) => Promise<HubResponse<Op>> | HubResponse<Op>;
 };
 
+/** The longest error message a reply carries; longer ones are cut (they quote user input at most bounded). */
+export const MAX_ERROR_MESSAGE_CHARS = 1024;
+/** The most bytes of JSON an error's `details` may take in a reply; larger details are left out. */
+const MAX_ERROR_DETAILS_BYTES = 1024;
+/** NATS's default `max_payload`, used while the connection has not reported its own. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
 /**
- * Serves the hub's operations on `<prefix>.hub.v1.<op>[.<caller>]` (queue group `hub`). Every request is parsed
- * with its zod schema; every failure becomes `{ ok: false, error: { code, message } }`, never a crash.
+ * Serves the hub's operations on `<prefix>.hub.v1.<op>[.<caller>]` (queue group `hub`).
+ *
+ * The boundary cannot throw: every request is answered or, when answering itself fails, dropped with a log line,
+ * inside a guard. Before parsing, a request larger than its op's `maxRequestBytes` or nesting deeper than
+ * `MAX_REQUEST_DEPTH` is refused with `invalid_request`; then it is parsed with its zod schema, and validation
+ * errors are one bounded line. Every failure becomes `{ ok: false, error: { code, message, details? } }` with a
+ * message of at most `MAX_ERROR_MESSAGE_CHARS`; a reply that would not fit the connection's `max_payload` is
+ * replaced by a short error saying so.
  */
 export class RpcServer {
   #subs: Subscription[] = [];
@@ -40,11 +60,22 @@ export class RpcServer {
             this.logger.error({ err, op }, 'rpc subscription failed');
             return;
           }
-          void this.#handle(op, msg, handlers);
+          // Fire and forget: `#handle` never rejects; the catch is the last line of defence.
+          this.#handle(op, msg, handlers).catch((thrown: unknown) =>
+            this.logger.error({ err: thrown, op }, 'rpc request dropped'),
+          );
         },
       });
       this.#subs.push(sub);
     }
+  }
+
+  /**
+   * Settles when a subscription ends without `stop()` (the connection closed, a permission was denied): the hub
+   * can no longer serve requests. Resolves to the error when there was one.
+   */
+  closed(): Promise<void | Error> {
+    return Promise.race(this.#subs.map((s) => s.closed));
   }
 
   /** Stops taking requests; requests in flight finish. */
@@ -63,34 +94,80 @@ export class RpcServer {
       const result = await handler(request, caller);
       reply = JSON.stringify({ ok: true, result });
     } catch (thrown) {
-      const err = toNetworkError(thrown);
-      if (err.code === 'internal') this.logger.error({ err: thrown, op }, 'rpc failed');
-      else this.logger.debug({ op, code: err.code, message: err.message }, 'rpc rejected');
-      reply = JSON.stringify({ ok: false, error: err.toWire() });
+      reply = this.#errorReply(op, thrown);
     }
-    if (msg.reply) msg.respond(reply);
+    if (!msg.reply) return;
+    const limit = this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+    const size = Buffer.byteLength(reply);
+    if (size > limit) {
+      reply = this.#errorReply(
+        op,
+        new InternalError(`${op} reply of ${size} bytes exceeds the connection's max_payload of ${limit} bytes`, {
+          details: { limit, size },
+        }),
+      );
+    }
+    try {
+      msg.respond(reply);
+    } catch (err) {
+      this.logger.error({ err, op }, 'rpc reply failed');
+    }
   }
+
+  /** The reply for a failure, bounded in size; logs `internal` failures, which are the hub's fault. */
+  #errorReply(op: HubOp, thrown: unknown): string {
+    const err = toNetworkError(thrown);
+    if (err.code === 'internal') this.logger.error({ err: thrown, op }, 'rpc failed');
+    else this.logger.debug({ op, code: err.code }, 'rpc rejected');
+    return JSON.stringify({ ok: false, error: boundedWire(err.toWire()) });
+  }
+}
+
+/** The wire error with its message cut to `MAX_ERROR_MESSAGE_CHARS` and oversized `details` left out. */
+function boundedWire(wire: WireError): WireError {
+  const message = clip(wire.message, MAX_ERROR_MESSAGE_CHARS);
+  if (wire.details === undefined) return { code: wire.code, message };
+  let detailsBytes: number;
+  try {
+    detailsBytes = Buffer.byteLength(JSON.stringify(wire.details));
+  } catch {
+    detailsBytes = Infinity;
+  }
+  return detailsBytes <= MAX_ERROR_DETAILS_BYTES
+    ? { code: wire.code, message, details: wire.details }
+    : { code: wire.code, message };
 }
 
 function callerOf(subject: string): string {
   const token = subject.slice(subject.lastIndexOf('.') + 1);
   const parsed = IdSchema.safeParse(token);
-  if (!parsed.success) throw new InvalidRequestError(`caller id in subject is invalid: ${token}`);
+  if (!parsed.success) throw new InvalidRequestError(`caller id in subject is invalid: ${repr(token)}`);
   return parsed.data;
 }
 
+/** The request, checked for size and depth before parsing and then validated by the op's schema. */
 function parseRequest<Op extends HubOp>(op: Op, msg: Msg): HubRequestParsed<Op> {
+  const limit = HUB_OPS[op].maxRequestBytes;
+  const size = msg.data.length;
+  if (size > limit) {
+    throw new InvalidRequestError(`${op} request of ${size} bytes exceeds the limit of ${limit} bytes`, {
+      details: { limit, size },
+    });
+  }
+  const text = size === 0 ? '{}' : msg.string();
+  if (jsonDepthExceeds(text, MAX_REQUEST_DEPTH)) {
+    throw new InvalidRequestError(`${op} request nests deeper than ${MAX_REQUEST_DEPTH} levels`, {
+      details: { limit: MAX_REQUEST_DEPTH },
+    });
+  }
   let json: unknown;
   try {
-    json = msg.data.length === 0 ? {} : JSON.parse(msg.string());
+    json = JSON.parse(text);
   } catch {
     throw new InvalidRequestError(`${op} request is not valid JSON`);
   }
   const parsed = HUB_OPS[op].request.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new InvalidRequestError(`invalid ${op} request: ${issues}`);
-  }
+  if (!parsed.success) throw new InvalidRequestError(formatIssues(`invalid ${op} request`, parsed.error.issues));
   // The schema looked up by `op` is the one `HubRequestParsed<Op>` is inferred from.
   return parsed.data as HubRequestParsed<Op>;
 }

@@ -48,6 +48,11 @@ export class Deliverer {
     this.#loop = this.#run(this.#messages);
   }
 
+  /** Settles when the consume loop of the current `start` ends (also after `stop`); never before `start`. */
+  closed(): Promise<void> {
+    return this.#loop ?? new Promise(() => undefined);
+  }
+
   async stop(): Promise<void> {
     this.#stopping = true;
     for (const resolve of this.#roomWaiters.splice(0)) resolve();

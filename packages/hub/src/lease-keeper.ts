@@ -1,0 +1,71 @@
+/** What the keeper needs of the lease: a renewal that says how it went, and the holder's own view of validity. */
+export interface RenewableLease {
+  /** `lost` = definitely gone (revision moved or key gone); `unknown` = the request failed or timed out. */
+  renew(): Promise<'renewed' | 'lost' | 'unknown'>;
+  /** Still valid by the local monotonic clock, minus a safety margin. */
+  holds(): boolean;
+}
+
+/** Timing of `keepLease`. */
+export interface KeepLeaseOptions {
+  /** How often a renewal is sent, ms (a third of the lease time). */
+  readonly renewMs: number;
+  /** How often `holds()` is looked at between renewals, ms. */
+  readonly checkMs: number;
+  /** Aborted when the term ends for another reason (close, failure): the keeper then returns `stopped`. */
+  readonly signal: AbortSignal;
+  /** Called with every renewal that failed without proving the lease gone. */
+  readonly onUnknown?: (err: unknown) => void;
+}
+
+/**
+ * Keeps a won lease alive for one term, from acquisition on (also while the hub hydrates). Returns `lost` as soon as
+ * a renewal says the lease is gone or the lease's own clock says it lapsed, and `stopped` when the term is aborted.
+ * One failed renewal is not a loss: the next renewal, a third of the lease later, may still succeed, and only the
+ * lease's deadline decides. At most one renewal is in flight; one that answers after the term ended is ignored.
+ */
+export async function keepLease(lease: RenewableLease, options: KeepLeaseOptions): Promise<'lost' | 'stopped'> {
+  const { signal } = options;
+  let verdict: 'lost' | null = null;
+  let inFlight = false;
+  let nextRenewAt = Date.now() + options.renewMs;
+  while (!signal.aborted) {
+    await pause(Math.max(1, Math.min(options.checkMs, nextRenewAt - Date.now())), signal);
+    if (signal.aborted) break;
+    if (verdict !== null || !lease.holds()) return 'lost';
+    if (inFlight || Date.now() < nextRenewAt) continue;
+    inFlight = true;
+    nextRenewAt = Date.now() + options.renewMs;
+    void lease
+      .renew()
+      .catch((err: unknown) => {
+        options.onUnknown?.(err);
+        return 'unknown' as const;
+      })
+      .then((result) => {
+        inFlight = false;
+        if (result === 'lost' && !signal.aborted) verdict = 'lost';
+      });
+  }
+  return 'stopped';
+}
+
+/** Waits `ms`, or less when `signal` aborts first; never rejects. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** A bounded, jittered backoff: `base · 2^failures`, capped at `max`, then scaled by a random factor in [0.5, 1]. */
+export function backoffMs(failures: number, base: number, max: number): number {
+  const ceiling = Math.min(max, base * 2 ** Math.min(failures, 16));
+  return Math.round(ceiling * (0.5 + Math.random() / 2));
+}
