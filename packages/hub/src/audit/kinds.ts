@@ -15,6 +15,10 @@ export const AuditKind = {
   TaskTerminated: 'task_terminated',
   TaskEvent: 'task_event',
   TurnFailed: 'turn_failed',
+  /** A delivery given up after its retries (new): the envelope, its stream sequence and the reason. */
+  DeliveryDeadLettered: 'delivery_dead_lettered',
+  /** A WAL message or KV record the hub refused to fold (hydrate): not what the hub writes. */
+  Quarantined: 'quarantined',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

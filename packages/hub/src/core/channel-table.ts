@@ -1,6 +1,8 @@
 import { ChannelMetadataSchema, NotFoundError, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
 import type { KV } from '@nats-io/kv';
 import type { ChannelRuntime } from './channel-runtime.js';
+import { parseJson } from './parse-json.js';
+import type { Quarantine } from './quarantine.js';
 
 /** The channels of one hub: runtimes in memory, metadata in the KV bucket `<PREFIX>_channels` (key = channel id). */
 export class ChannelTable {
@@ -36,8 +38,11 @@ export class ChannelTable {
     await this.kv.put(metadata.channel_id, JSON.stringify(metadata));
   }
 
-  /** Every metadata record in KV (for hydrate). */
-  async loadMetadata(): Promise<ChannelMetadata[]> {
+  /**
+   * Every metadata record in KV (for hydrate). A record that does not parse, or that names another channel than its
+   * key, is quarantined and skipped.
+   */
+  async loadMetadata(quarantine: Quarantine): Promise<ChannelMetadata[]> {
     const keys: string[] = [];
     for await (const key of await this.kv.keys()) keys.push(key);
     const out: ChannelMetadata[] = [];
@@ -45,7 +50,15 @@ export class ChannelTable {
     for (let i = 0; i < keys.length; i += 64) {
       const entries = await Promise.all(keys.slice(i, i + 64).map((key) => this.kv.get(key)));
       for (const entry of entries) {
-        if (entry !== null && entry.operation === 'PUT') out.push(ChannelMetadataSchema.parse(entry.json()));
+        if (entry === null || entry.operation !== 'PUT') continue;
+        const parsed = parseJson(entry.string(), ChannelMetadataSchema);
+        const reason = !parsed.ok
+          ? parsed.reason
+          : parsed.value.channel_id !== entry.key
+            ? `metadata of channel ${parsed.value.channel_id} under the key ${entry.key}`
+            : null;
+        if (reason === null && parsed.ok) out.push(parsed.value);
+        else quarantine({ source: 'channels', key: entry.key, seq: entry.revision, reason: reason ?? 'invalid' });
       }
     }
     return out;

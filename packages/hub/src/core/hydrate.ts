@@ -14,20 +14,23 @@ import { expireTasksOfChannel } from '../tasks/task-ops.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { beginCloseLocked, finishCloseLocked, recordAppended } from './lifecycle.js';
+import { QuarantineLog, type Quarantine } from './quarantine.js';
+import { checkWalMessage, scanWal, type RawWalMessage } from './wal-scan.js';
 
 /**
  * Rebuilds the hub's whole state from NATS alone: the registry, channel metadata and tasks from KV, then one pass
- * over the WAL that folds every channel's adapter state, expectation facts (fired violations included) and indexes,
+ * over the WAL (records the hub did not write are quarantined and skipped: see `foldable`) that folds every channel's adapter state, expectation facts (fired violations included) and indexes,
  * and the inbox pending counts. The WAL is the truth: handshake and lifecycle envelopes in it win over metadata that
  * a crash left stale. Then it finishes what a crash interrupted: closing channels resume their drain, an
  * `auto_close` violation whose close had not started starts it, and tasks of ended channels expire.
  */
 export async function hydrate(ctx: HubContext): Promise<void> {
-  await ctx.registry.load();
-  await ctx.tasks.load();
+  const quarantine = new QuarantineLog(ctx);
+  await ctx.registry.load(quarantine.note);
+  await ctx.tasks.load(quarantine.note);
   ctx.channels.clear();
   ctx.inboxes.clear();
-  for (const metadata of await ctx.channels.loadMetadata()) {
+  for (const metadata of await ctx.channels.loadMetadata(quarantine.note)) {
     const adapter = ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null;
     let state = null;
     try {
@@ -39,19 +42,24 @@ export async function hydrate(ctx: HubContext): Promise<void> {
   }
   const lastSubstantive = new Map<string, Envelope>();
   let count = 0;
-  for await (const entry of ctx.reader.all()) {
-    const rt = ctx.channels.get(entry.envelope.channel_id);
-    if (rt === undefined) {
-      ctx.logger.warn({ channelId: entry.envelope.channel_id }, 'WAL entry of a channel without metadata');
-      continue;
-    }
-    recordAppended(ctx, rt, entry.envelope, entry.streamSeq);
-    reconcile(rt, entry.envelope);
-    if (countsTowardInbox(entry.envelope)) lastSubstantive.set(rt.metadata.channel_id, entry.envelope);
+  const info = await ctx.jsm.streams.info(ctx.names.walStream);
+  const scan = scanWal(ctx.js, ctx.names, {
+    subject: ctx.names.walAll,
+    fromStreamSeq: 1,
+    toStreamSeq: info.state.last_seq,
+  });
+  for await (const raw of scan) {
+    const envelope = foldable(ctx, raw, quarantine.note);
+    if (envelope === null) continue;
+    const rt = ctx.channels.require(envelope.channel_id);
+    recordAppended(ctx, rt, envelope, raw.streamSeq);
+    reconcile(rt, envelope);
+    if (countsTowardInbox(envelope)) lastSubstantive.set(rt.metadata.channel_id, envelope);
     count += 1;
   }
-  const info = await ctx.jsm.consumers.info(ctx.names.walStream, ctx.names.deliveryConsumer);
-  ctx.deliveredThrough = info.ack_floor.stream_seq;
+  await quarantine.flush();
+  const consumer = await ctx.jsm.consumers.info(ctx.names.walStream, ctx.names.deliveryConsumer);
+  ctx.deliveredThrough = consumer.ack_floor.stream_seq;
   for (const rt of ctx.channels.open()) await resumeLifecycle(ctx, rt, lastSubstantive.get(rt.metadata.channel_id));
   for (const task of ctx.tasks.open()) {
     const channel = task.channel_id === null ? undefined : ctx.channels.get(task.channel_id);
@@ -59,7 +67,39 @@ export async function hydrate(ctx: HubContext): Promise<void> {
       await expireTasksOfChannel(ctx, channel.metadata.channel_id);
     }
   }
-  ctx.logger.info({ agents: ctx.registry.size, channels: ctx.channels.all().length, envelopes: count }, 'hydrated');
+  ctx.logger.info(
+    {
+      agents: ctx.registry.size,
+      channels: ctx.channels.all().length,
+      envelopes: count,
+      quarantined: ctx.counters.quarantined,
+    },
+    'hydrated',
+  );
+}
+
+/**
+ * The envelope of a WAL message if the hub wrote it: the hub's headers, a valid envelope on its channel's subject,
+ * a channel with metadata, and the channel's next sequence. Anything else is quarantined and not folded; a message
+ * on a known channel's subject still moves that channel's tail, since the next append is checked against the tail.
+ */
+function foldable(ctx: HubContext, raw: RawWalMessage, quarantine: Quarantine): Envelope | null {
+  const reject = (reason: string): null => {
+    const rt = ctx.channels.get(raw.subject.slice(ctx.names.wal('').length));
+    if (rt !== undefined && raw.subject === ctx.names.wal(rt.metadata.channel_id)) rt.lastStreamSeq = raw.streamSeq;
+    quarantine({ source: 'wal', key: raw.subject, seq: raw.streamSeq, reason });
+    return null;
+  };
+  const checked = checkWalMessage(ctx.names, raw);
+  if (!checked.ok) return reject(checked.reason);
+  const { envelope } = checked;
+  const rt = ctx.channels.get(envelope.channel_id);
+  if (rt === undefined) return reject(`no metadata for channel ${envelope.channel_id}`);
+  const expected = rt.streamSeqs.length + 1;
+  if (envelope.sequence !== expected) {
+    return reject(`sequence ${envelope.sequence ?? 'none'} where the channel's next is ${expected}`);
+  }
+  return envelope;
 }
 
 /** Applies what a handshake or lifecycle envelope says about the channel to its metadata. */

@@ -13,6 +13,9 @@ import {
   type Rule,
 } from '@ag2net/protocol';
 import type { KV } from '@nats-io/kv';
+import type { z } from 'zod';
+import { parseJson } from './parse-json.js';
+import type { Quarantine } from './quarantine.js';
 
 /** One registered agent as the hub holds it. */
 export interface AgentRecord {
@@ -47,27 +50,57 @@ export class AgentRegistry {
     return this.#byId.size;
   }
 
-  /** Rebuilds the index from KV. */
-  async load(): Promise<void> {
+  /**
+   * Rebuilds the index from KV. An agent whose passport, resume or rule does not parse, or whose passport names
+   * another id than its key, is quarantined and left out whole: serving it with a default rule could widen what it
+   * may do.
+   */
+  async load(quarantine: Quarantine): Promise<void> {
     this.#byId.clear();
     this.#byName.clear();
     const ids = new Set<string>();
-    for await (const key of await this.kv.keys()) ids.add(key.slice(0, key.lastIndexOf('.')));
+    for await (const key of await this.kv.keys()) {
+      const dot = key.lastIndexOf('.');
+      if (dot > 0) ids.add(key.slice(0, dot));
+    }
     for (const id of [...ids].sort()) {
-      const passportEntry = await this.kv.get(`${id}.passport`);
-      if (passportEntry === null || passportEntry.operation !== 'PUT') continue;
-      const passport = PassportSchema.parse(passportEntry.json());
-      const resume = await this.#read(`${id}.resume`, (v) => ResumeSchema.parse(v));
-      const rule = await this.#read(`${id}.rule`, (v) => StoredRuleSchema.parse(v));
+      const passport = await this.#read(`${id}.passport`, PassportSchema, quarantine);
+      if (passport === null || passport === 'invalid') continue;
+      if (passport.value.agent_id !== id) {
+        quarantine({
+          source: 'agents',
+          key: `${id}.passport`,
+          seq: passport.revision,
+          reason: `passport of ${String(passport.value.agent_id)} under the key of ${id}`,
+        });
+        continue;
+      }
+      const resume = await this.#read(`${id}.resume`, ResumeSchema, quarantine);
+      const rule = await this.#read(`${id}.rule`, StoredRuleSchema, quarantine);
+      if (resume === 'invalid' || rule === 'invalid') continue;
       const skillEntry = await this.kv.get(`${id}.skill`);
       const skill = skillEntry !== null && skillEntry.operation === 'PUT' ? skillEntry.string() : null;
-      this.#index({ passport, resume: resume ?? ResumeSchema.parse({}), rule: rule ?? defaultRule(), skill });
+      this.#index({
+        passport: passport.value,
+        resume: resume?.value ?? ResumeSchema.parse({}),
+        rule: rule?.value ?? defaultRule(),
+        skill,
+      });
     }
   }
 
-  async #read<T>(key: string, parse: (value: unknown) => T): Promise<T | null> {
+  /** A stored record parsed with `schema`; `null` when absent, `invalid` (quarantined) when it does not parse. */
+  async #read<T>(
+    key: string,
+    schema: z.ZodType<T>,
+    quarantine: Quarantine,
+  ): Promise<{ value: T; revision: number } | null | 'invalid'> {
     const entry = await this.kv.get(key);
-    return entry !== null && entry.operation === 'PUT' ? parse(entry.json()) : null;
+    if (entry === null || entry.operation !== 'PUT') return null;
+    const parsed = parseJson(entry.string(), schema);
+    if (parsed.ok) return { value: parsed.value, revision: entry.revision };
+    quarantine({ source: 'agents', key, seq: entry.revision, reason: parsed.reason });
+    return 'invalid';
   }
 
   #index(record: AgentRecord): void {

@@ -2,6 +2,8 @@ import { NotFoundError, TaskMetadataSchema, isTerminalTaskState, type TaskMetada
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { z } from 'zod';
+import { parseJson } from '../core/parse-json.js';
+import type { Quarantine } from '../core/quarantine.js';
 
 const META = 'meta';
 const CHECKPOINT = 'checkpoint';
@@ -31,13 +33,19 @@ export class TaskTable {
     return task;
   }
 
-  /** Rebuilds the table from KV. */
-  async load(): Promise<void> {
+  /** Rebuilds the table from KV; a record that does not parse, or names another task than its key, is quarantined. */
+  async load(quarantine: Quarantine): Promise<void> {
     this.#tasks.clear();
     this.#open.clear();
     for await (const key of await this.kv.keys(`${META}.>`)) {
       const entry = await this.kv.get(key);
-      if (entry !== null && entry.operation === 'PUT') this.#index(TaskMetadataSchema.parse(entry.json()));
+      if (entry === null || entry.operation !== 'PUT') continue;
+      const parsed = parseJson(entry.string(), TaskMetadataSchema);
+      if (parsed.ok && key === `${META}.${parsed.value.task_id}`) this.#index(parsed.value);
+      else {
+        const reason = parsed.ok ? `task ${parsed.value.task_id} under the key ${key}` : parsed.reason;
+        quarantine({ source: 'tasks', key, seq: entry.revision, reason });
+      }
     }
   }
 

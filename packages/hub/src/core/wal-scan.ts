@@ -1,0 +1,97 @@
+import { EnvelopeSchema, WalHeader, type Envelope, type HubNames } from '@ag2net/protocol';
+import { DeliverPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import { reasonOf } from './quarantine.js';
+
+/** A WAL message as stored, before anything is trusted about it. */
+export interface RawWalMessage {
+  readonly subject: string;
+  readonly streamSeq: number;
+  readonly data: string;
+  /** Header `Ag2-Epoch`, `null` when absent. */
+  readonly epoch: string | null;
+  /** Header `Ag2-Sequence`, `null` when absent. */
+  readonly sequence: string | null;
+}
+
+/** Options of `scanWal`. */
+export interface ScanOptions {
+  /** The subject filter: one channel's subject, or the whole WAL. */
+  readonly subject: string;
+  /** The first stream sequence to read. */
+  readonly fromStreamSeq: number;
+  /** The last stream sequence to read: the scan ends there (the caller learned it before, so it never waits). */
+  readonly toStreamSeq: number;
+}
+
+/**
+ * Reads WAL messages raw with an ordered consumer, from `fromStreamSeq` through `toStreamSeq`, so that the caller
+ * decides what to trust (a message that is no envelope does not end the scan). Yields nothing when the range is empty.
+ */
+export async function* scanWal(
+  js: JetStreamClient,
+  names: HubNames,
+  options: ScanOptions,
+): AsyncGenerator<RawWalMessage> {
+  if (options.toStreamSeq < options.fromStreamSeq) return;
+  const consumer = await js.consumers.get(names.walStream, {
+    filter_subjects: options.subject,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: options.fromStreamSeq,
+  });
+  const messages = await consumer.consume({ max_messages: 1000 });
+  try {
+    for await (const m of messages) {
+      if (m.seq > options.toStreamSeq) break;
+      yield rawOf(m);
+      if (m.seq >= options.toStreamSeq || m.info.pending === 0) break;
+    }
+  } finally {
+    messages.stop();
+    await consumer.delete().catch(() => undefined);
+  }
+}
+
+function rawOf(m: JsMsg): RawWalMessage {
+  return {
+    subject: m.subject,
+    streamSeq: m.seq,
+    data: m.string(),
+    epoch: m.headers?.get(WalHeader.Epoch) || null,
+    sequence: m.headers?.get(WalHeader.Sequence) || null,
+  };
+}
+
+/** A checked WAL message, or why it is not one the hub wrote. */
+export type Checked =
+  { readonly ok: true; readonly envelope: Envelope } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Checks what can be checked of one message alone: it carries the hub's headers, parses as an envelope, sits on its
+ * channel's subject, and its header sequence is its envelope's. (Whether the sequence continues the channel is the
+ * caller's check: it knows the channel.)
+ */
+export function checkWalMessage(names: HubNames, raw: RawWalMessage): Checked {
+  if (raw.epoch === null || !/^[1-9][0-9]*$/.test(raw.epoch)) return { ok: false, reason: 'no valid Ag2-Epoch header' };
+  if (raw.sequence === null || !/^[1-9][0-9]*$/.test(raw.sequence)) {
+    return { ok: false, reason: 'no valid Ag2-Sequence header' };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.data);
+  } catch (err) {
+    return { ok: false, reason: `not JSON: ${reasonOf(err)}` };
+  }
+  const parsed = EnvelopeSchema.safeParse(json);
+  if (!parsed.success) return { ok: false, reason: `not an envelope: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+  const envelope = parsed.data;
+  if (raw.subject !== names.wal(envelope.channel_id)) {
+    return { ok: false, reason: `envelope of channel ${envelope.channel_id} on subject ${raw.subject}` };
+  }
+  if (String(envelope.sequence ?? '') !== raw.sequence) {
+    return {
+      ok: false,
+      reason: `header sequence ${raw.sequence} is not the envelope's ${envelope.sequence ?? 'none'}`,
+    };
+  }
+  return { ok: true, envelope };
+}
