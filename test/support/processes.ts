@@ -9,8 +9,12 @@ export interface ServiceProcess {
   readonly child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far (its pino JSON logs). */
   output(): string;
-  /** Sends `signal` and resolves with the exit code once the process is gone. */
+  /** Sends `signal` and resolves with the exit code once the process is gone (a paused process is resumed). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Freezes the process (SIGSTOP): it holds its connections but runs nothing until `resume()`. */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT). */
+  resume(): void;
   readonly exited: Promise<number | null>;
 }
 
@@ -30,14 +34,25 @@ export function startService(
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
   return {
     name,
     child,
     output: () => out,
     exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (running()) {
+        child.kill(signal);
+        // A paused process acts on SIGTERM only once it runs again.
+        child.kill('SIGCONT');
+      }
       return exited;
+    },
+    pause() {
+      if (running()) child.kill('SIGSTOP');
+    },
+    resume() {
+      if (running()) child.kill('SIGCONT');
     },
   };
 }
@@ -71,15 +86,16 @@ export function startRunner(options: {
   readonly prefix: string;
   readonly configPath: string;
   readonly name: string;
-  readonly turnLockTtlMs?: number;
+  /** The runner's `--turn-lock-ttl-ms`; default 3000; `null` leaves the runner's own default. */
+  readonly turnLockTtlMs?: number | null;
 }): ServiceProcess {
+  const lockTtl = options.turnLockTtlMs === null ? [] : ['--turn-lock-ttl-ms', String(options.turnLockTtlMs ?? 3000)];
   return startService(options.name, 'agent-runner/src/main.ts', [
     options.configPath,
     '--nats-url',
     options.natsUrl,
     '--prefix',
     options.prefix,
-    '--turn-lock-ttl-ms',
-    String(options.turnLockTtlMs ?? 3000),
+    ...lockTtl,
   ]);
 }

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -10,6 +11,15 @@ export interface NatsCluster {
   readonly servers: NatsServer[];
   /** Client URLs of every node, for `connect({ servers })`. */
   readonly urls: string[];
+  /**
+   * The index in `servers` of the node that leads `stream` (its JetStream stream leader), asked through the live
+   * nodes; waits up to `timeoutMs` (default 15 000) while the stream has no leader.
+   */
+  streamLeader(stream: string, timeoutMs?: number): Promise<number>;
+  /** Crashes node `index` (SIGKILL); its store stays for `restartNode`. */
+  killNode(index: number): Promise<void>;
+  /** Starts node `index` again on the same ports and store, after `killNode`. */
+  restartNode(index: number): Promise<void>;
   /** Stops every node and removes their stores. */
   stop(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -32,10 +42,59 @@ export async function startNatsCluster(
   );
   const urls = servers.map((s) => s.url);
   await waitForMetaLeader(urls, options.readyTimeoutMs ?? 30_000);
-  const stop = async (): Promise<void> => {
-    await Promise.all(servers.map((s) => s.stop()));
+  const killed = new Set<number>();
+  const node = (index: number): NatsServer => {
+    const server = servers[index];
+    if (server === undefined) throw new RangeError(`no node ${index} in a ${servers.length}-node cluster`);
+    return server;
   };
-  return { servers, urls, stop, [Symbol.asyncDispose]: stop };
+  const stop = async (): Promise<void> => {
+    await Promise.all(
+      servers.map(async (s, i) => {
+        // A killed node's `stop()` keeps its store (it is kept for a restart): remove it here.
+        if (killed.has(i)) await rm(s.storeDir, { recursive: true, force: true });
+        else await s.stop();
+      }),
+    );
+  };
+  return {
+    servers,
+    urls,
+    streamLeader: (stream, timeoutMs = 15_000) => streamLeaderIndex(servers, stream, timeoutMs),
+    async killNode(index) {
+      killed.add(index);
+      await node(index).kill();
+    },
+    async restartNode(index) {
+      servers[index] = await node(index).restart();
+      killed.delete(index);
+    },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+async function streamLeaderIndex(servers: readonly NatsServer[], stream: string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  const nc = await connect({ servers: servers.map((s) => s.url), maxReconnectAttempts: -1 });
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 2000 });
+    for (;;) {
+      let leader: string | undefined;
+      try {
+        leader = (await jsm.streams.info(stream)).cluster?.leader;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`no leader for stream ${stream}`, { cause: err });
+      }
+      // Nodes are named n1, n2, … in start order (see `startNatsCluster`).
+      const index = leader === undefined ? -1 : Number(leader.replace(/^n/, '')) - 1;
+      if (index >= 0 && index < servers.length) return index;
+      if (Date.now() > deadline) throw new Error(`no leader for stream ${stream} (last seen: ${String(leader)})`);
+      await sleep(100);
+    }
+  } finally {
+    await nc.close();
+  }
 }
 
 async function waitForMetaLeader(urls: readonly string[], timeoutMs: number): Promise<void> {

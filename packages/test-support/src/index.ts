@@ -20,4 +20,6 @@ export { uniqueName } from './names.js';
 export { waitFor } from './wait.js';
 export type { WaitOptions } from './wait.js';
 export { natsPerFile } from './per-file.js';
+export { pauseFor, pauseProcess, resumeProcess } from './signals.js';
 export type { FileNats } from './per-file.js';
+export { startSecuredNatsServer, connectWithCreds, type SecuredNatsServerOptions } from './secured.js';

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll } from 'vitest';
 import { startNatsServer, type NatsServer, type NatsServerOptions } from './server.js';
 
@@ -5,6 +6,11 @@ import { startNatsServer, type NatsServer, type NatsServerOptions } from './serv
 export interface FileNats {
   readonly url: string;
   readonly server: NatsServer;
+  /**
+   * Crashes the server (SIGKILL), keeps it down for `downMs`, and starts it again on the same port and store dir;
+   * `server` is the new process afterwards (and is the one stopped after the file's tests).
+   */
+  restart(downMs: number): Promise<void>;
 }
 
 /**
@@ -30,6 +36,12 @@ export function natsPerFile(options: NatsServerOptions = {}): FileNats {
     },
     get server() {
       return started();
+    },
+    async restart(downMs) {
+      const current = started();
+      await current.kill();
+      await sleep(downMs);
+      server = await current.restart();
     },
   };
 }

@@ -32,6 +32,10 @@ export interface NatsServer {
   kill(): Promise<void>;
   /** Starts a new server on the same port and store dir (after `kill()` or a stop with `keepData`). */
   restart(): Promise<NatsServer>;
+  /** Freezes the server (SIGSTOP): connections stay open but nothing is answered, like a stalled node. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -69,8 +73,13 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     throw new Error(`nats-server did not start: ${reason}\n${stderr}`, { cause: err });
   }
 
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
   const finish = async (signal: NodeJS.Signals, removeStore: boolean): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (running()) {
+      child.kill(signal);
+      // A paused server acts on SIGTERM only once it runs again.
+      child.kill('SIGCONT');
+    }
     await exited;
     await rm(portsDir, { recursive: true, force: true });
     if (removeStore) await rm(storeDir, { recursive: true, force: true });
@@ -94,6 +103,12 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
       if (!stopped) await server.kill();
       const next = await startNatsServer({ ...options, port, storeDir });
       return ownsStore ? withStoreCleanup(next) : next;
+    },
+    pause() {
+      if (running()) child.kill('SIGSTOP');
+    },
+    resume() {
+      if (running()) child.kill('SIGCONT');
     },
     [Symbol.asyncDispose]() {
       return server.stop();

@@ -1,0 +1,208 @@
+import type { HubRpc } from '@ag2net/client';
+import { EV_CHANNEL_INVITE, EV_TEXT, EnvelopeSchema, hubNames, type Envelope } from '@ag2net/protocol';
+import { waitFor } from '@ag2net/test-support';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ackInviteAs } from './invites.js';
+
+/** A conversation channel between two registered agents that both accepted it. */
+export interface ChaosChannel {
+  readonly channel: string;
+  readonly a: string;
+  readonly b: string;
+}
+
+/** An acknowledged post: the hub said it admitted `text` as `envelope_id` at `sequence` of `channel`. */
+export interface AckedPost {
+  readonly channel: string;
+  readonly sequence: number;
+  readonly text: string;
+}
+
+/** What a load run saw from the clients' side. */
+export interface LoadRun {
+  /** Acked posts by envelope id. */
+  readonly acked: Map<string, AckedPost>;
+  /** Every error a client call surfaced (after the client's own retries), as `<channel>: <Name>: <message>`. */
+  readonly errors: string[];
+  /** Resolves once every channel's loop has sent all its posts. */
+  readonly done: Promise<void>;
+  /** Resolves once at least `n` posts were acked (or the run ended first). */
+  ackedAtLeast(n: number): Promise<void>;
+}
+
+/** Registers `count` pairs of agents and opens one accepted conversation channel per pair. */
+export async function openChannels(nc: NatsConnection, rpc: HubRpc, count: number): Promise<ChaosChannel[]> {
+  const names = hubNames(rpcPrefix(rpc));
+  const js = jetstream(nc);
+  const out: ChaosChannel[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const a = (await rpc.call('register', { passport: { name: `a${i}` } })).passport.agent_id ?? '';
+    const b = (await rpc.call('register', { passport: { name: `b${i}` } })).passport.agent_id ?? '';
+    const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, a);
+    const accepting = (async () => {
+      const consumer = await js.consumers.get(names.inboxStream, names.inboxConsumer(b));
+      const msg = await consumer.next({ expires: 10_000 });
+      if (msg === null) throw new Error(`no invite reached ${b}`);
+      msg.ack();
+      const invite = EnvelopeSchema.parse(msg.json());
+      if (invite.event_type !== EV_CHANNEL_INVITE) throw new Error(`expected an invite, got ${invite.event_type}`);
+      await ackInviteAs(rpc, invite, b);
+    })();
+    const [created] = await Promise.all([creating, accepting]);
+    out.push({ channel: created.channel.channel_id, a, b });
+  }
+  return out;
+}
+
+function rpcPrefix(rpc: HubRpc): string {
+  return rpc.names.prefix;
+}
+
+/**
+ * Posts `postsPerChannel` texts to every channel, one at a time per channel and all channels at once, spreading the
+ * channels over `clients` (each its own NATS connection). Text `<channel>#<n>` is unique in the whole run.
+ */
+export function runLoad(options: {
+  readonly clients: readonly HubRpc[];
+  readonly channels: readonly ChaosChannel[];
+  readonly postsPerChannel: number;
+  /** Per-attempt request timeout; the client resends a timed-out post with the same envelope id. */
+  readonly attemptTimeoutMs: number;
+}): LoadRun {
+  const acked = new Map<string, AckedPost>();
+  const errors: string[] = [];
+  const watchers: { n: number; resolve: () => void }[] = [];
+  const notify = (): void => {
+    for (const w of watchers.splice(0)) {
+      if (acked.size >= w.n) w.resolve();
+      else watchers.push(w);
+    }
+  };
+  const done = Promise.all(
+    options.channels.map(async ({ channel, a, b }, i) => {
+      const rpc = options.clients[i % options.clients.length];
+      if (rpc === undefined) throw new Error('runLoad needs at least one client');
+      for (let n = 0; n < options.postsPerChannel; n += 1) {
+        const sender = n % 2 === 0 ? a : b;
+        const text = `${channel}#${n}`;
+        const body = { channel_id: channel, sender_id: sender, event_type: EV_TEXT, event_data: { text } };
+        try {
+          const ack = await rpc.call('post', body, sender, { timeout: options.attemptTimeoutMs });
+          if (acked.has(ack.envelope_id)) errors.push(`${channel}: envelope ${ack.envelope_id} acked twice`);
+          acked.set(ack.envelope_id, { channel, sequence: ack.sequence, text });
+          notify();
+        } catch (err) {
+          errors.push(`${channel}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+        }
+      }
+    }),
+  ).then(() => {
+    for (const w of watchers.splice(0)) w.resolve();
+  });
+  return {
+    acked,
+    errors,
+    done,
+    ackedAtLeast: (n) =>
+      new Promise<void>((resolve) => {
+        if (acked.size >= n) resolve();
+        else watchers.push({ n, resolve });
+        void done.then(resolve);
+      }),
+  };
+}
+
+/** Every message of the hub's WAL stream, in stream order, read straight from JetStream. */
+export async function readWholeWal(nc: NatsConnection, prefix: string): Promise<Envelope[]> {
+  const names = hubNames(prefix);
+  const jsm = await jetstreamManager(nc);
+  const last = (await jsm.streams.info(names.walStream)).state.last_seq;
+  const out: Envelope[] = [];
+  if (last === 0) return out;
+  const consumer = await jetstream(nc).consumers.get(names.walStream);
+  const messages = await consumer.consume({ max_messages: 512 });
+  for await (const m of messages) {
+    out.push(EnvelopeSchema.parse(m.json()));
+    if (m.info.streamSequence >= last) break;
+  }
+  return out;
+}
+
+/** A channel's envelopes grouped from the whole WAL, in stream order. */
+export function byChannel(wal: readonly Envelope[]): Map<string, Envelope[]> {
+  const out = new Map<string, Envelope[]>();
+  for (const e of wal) {
+    const list = out.get(e.channel_id) ?? [];
+    list.push(e);
+    out.set(e.channel_id, list);
+  }
+  return out;
+}
+
+/**
+ * The log's defects as readable lines (none when the log is sound): per channel, sequences that are not exactly
+ * 1, 2, 3, … in stream order (duplicates, gaps, reordering); an envelope id written twice; a text of the load
+ * written twice; an acked post missing, written twice, or at another channel or sequence than acked.
+ */
+export function walDefects(wal: readonly Envelope[], acked: ReadonlyMap<string, AckedPost>): string[] {
+  const defects: string[] = [];
+  for (const [channel, list] of byChannel(wal)) {
+    const seqs = list.map((e) => e.sequence);
+    const bad = seqs.findIndex((s, i) => s !== i + 1);
+    if (bad >= 0) defects.push(`${channel}: sequence ${String(seqs[bad])} at position ${bad + 1} of ${seqs.join(',')}`);
+  }
+  const ids = new Map<string, Envelope[]>();
+  const texts = new Map<string, number>();
+  for (const e of wal) {
+    ids.set(e.envelope_id, [...(ids.get(e.envelope_id) ?? []), e]);
+    const text = e.event_type === EV_TEXT ? e.event_data['text'] : undefined;
+    if (typeof text === 'string') texts.set(text, (texts.get(text) ?? 0) + 1);
+  }
+  for (const [id, list] of ids) if (list.length > 1) defects.push(`envelope ${id} written ${list.length} times`);
+  for (const [text, n] of texts) if (n > 1) defects.push(`text ${text} written ${n} times`);
+  for (const [id, post] of acked) {
+    const found = ids.get(id) ?? [];
+    const where = found.map((e) => `${e.channel_id}@${e.sequence}`).join(',');
+    if (found.length !== 1 || found[0]?.channel_id !== post.channel || found[0]?.sequence !== post.sequence) {
+      defects.push(`acked ${post.text} as ${id} at ${post.sequence}, in the WAL: [${where}]`);
+    }
+  }
+  return defects;
+}
+
+/** Waits until the hub's delivery consumer has fanned out and acked everything in the WAL. */
+export async function deliveryCaughtUp(nc: NatsConnection, prefix: string, timeoutMs: number): Promise<void> {
+  const names = hubNames(prefix);
+  const jsm = await jetstreamManager(nc);
+  await waitFor(
+    async () => {
+      const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    { timeoutMs, intervalMs: 100, what: 'the hub to fan every admitted envelope out' },
+  );
+}
+
+/**
+ * Posts one more text to every channel and returns, per channel, `[sequence acked, WAL's last sequence + 1]` read
+ * before the post: equal pairs mean the channel is not stuck and the hub's live sequence equals the log's.
+ */
+export async function probeEveryChannel(
+  nc: NatsConnection,
+  rpc: HubRpc,
+  channels: readonly ChaosChannel[],
+): Promise<{ channel: string; acked: number | string; expected: number }[]> {
+  const before = byChannel(await readWholeWal(nc, rpc.names.prefix));
+  return Promise.all(
+    channels.map(async ({ channel, a }) => {
+      const expected = (before.get(channel)?.at(-1)?.sequence ?? 0) + 1;
+      const body = { channel_id: channel, sender_id: a, event_type: EV_TEXT, event_data: { text: `${channel}#probe` } };
+      try {
+        return { channel, acked: (await rpc.call('post', body, a, { timeout: 2000 })).sequence, expected };
+      } catch (err) {
+        return { channel, acked: err instanceof Error ? `${err.name}: ${err.message}` : String(err), expected };
+      }
+    }),
+  );
+}
