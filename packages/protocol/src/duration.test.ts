@@ -47,3 +47,23 @@ describe('DurationSchema', () => {
     expect(DurationSchema.safeParse(value).success).toBe(false);
   });
 });
+
+describe('DurationSchema bounds', () => {
+  it.each([31_536_000, '365d', '8760h'])('accepts %j, 365 days', (value) => {
+    expect(DurationSchema.safeParse(value).success).toBe(true);
+  });
+
+  it.each([31_536_001, '366d', '99999999999999999999d', -31_536_001])('refuses %j with a short message', (value) => {
+    const parsed = DurationSchema.safeParse(value);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toMatch(
+      /^invalid duration .{1,60}: at most 31536000 seconds \(365 days\)$/,
+    );
+  });
+
+  it('refuses a huge string with a short message', () => {
+    const parsed = DurationSchema.safeParse('9'.repeat(100_000));
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues).length).toBeLessThan(400);
+  });
+});

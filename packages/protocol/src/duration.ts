@@ -24,12 +24,26 @@ export function parseDuration(value: string | number): number {
   return Number.parseInt(digits, 10) * (UNIT_SECONDS[match?.[2] ?? ''] ?? 1);
 }
 
-/** A duration as rules and channel options write it: seconds, or a string `parseDuration` accepts. */
-export const DurationSchema = z.union([z.number().int(), z.string()]).superRefine((value, ctx) => {
+/** The longest duration a rule or channel option may state: 365 days, in seconds. */
+export const MAX_DURATION_SECONDS = 365 * 86_400;
+
+/**
+ * A duration as rules and channel options write it: seconds, or a string `parseDuration` accepts, at most
+ * `MAX_DURATION_SECONDS` either way (a larger one would overflow the dates computed from it).
+ */
+export const DurationSchema = z.union([z.number().int(), z.string().max(64)]).superRefine((value, ctx) => {
+  let seconds: number;
   try {
-    parseDuration(value);
+    seconds = parseDuration(value);
   } catch (err) {
     ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+    return;
+  }
+  if (!(Math.abs(seconds) <= MAX_DURATION_SECONDS)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `invalid duration ${repr(value, { maxChars: 40 })}: at most ${MAX_DURATION_SECONDS} seconds (365 days)`,
+    });
   }
 });
 export type Duration = z.infer<typeof DurationSchema>;

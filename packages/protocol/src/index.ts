@@ -173,3 +173,15 @@ export { PrefixSchema, DEFAULT_PREFIX, RPC_VERSION, hubNames, WalHeader } from '
 export type { HubNames } from './rpc/subjects.js';
 export { RpcReplySchema } from './rpc/envelope-reply.js';
 export type { RpcReply } from './rpc/envelope-reply.js';
+export {
+  DEFAULT_MAX_REQUEST_BYTES,
+  LARGE_REQUEST_BYTES,
+  MAX_ENVELOPE_BYTES,
+  MAX_REQUEST_DEPTH,
+  LIST_PAGE_BYTES,
+} from './rpc/ops.js';
+export { REPR_MAX_CHARS, REPR_MAX_DEPTH } from './repr.js';
+export type { ReprOptions } from './repr.js';
+export { formatIssues, clip, MAX_LISTED_ISSUES, MAX_ISSUES_MESSAGE_CHARS } from './issues.js';
+export { MAX_DURATION_SECONDS } from './duration.js';
+export { jsonDepthExceeds } from './json-depth.js';

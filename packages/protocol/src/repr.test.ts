@@ -42,3 +42,30 @@ describe('repr', () => {
     expect(repr(-Infinity)).toBe('-inf');
   });
 });
+
+describe('repr on hostile input', () => {
+  it('cuts a 250,000-character string to 200 characters, an ellipsis and the original length', () => {
+    const out = repr('\x7f'.repeat(250_000));
+    expect(out).toBe(`'${'\\x7f'.repeat(50)}`.slice(0, 200) + '… (250000 chars)');
+  });
+
+  it('cuts a long list and names its length', () => {
+    expect(repr(Array.from({ length: 100_000 }, () => 1))).toBe(
+      `[${'1, '.repeat(67)}`.slice(0, 200) + '… (100000 items)',
+    );
+  });
+
+  it('writes nesting past 16 levels as [...] and survives 100,000 levels', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(repr(deep)).toBe(`${'['.repeat(16)}[...]${']'.repeat(16)}`);
+  });
+
+  it('keeps a __proto__ key of parsed JSON as a key', () => {
+    expect(repr(JSON.parse('{"__proto__": 1, "constructor": 2}'))).toBe("{'__proto__': 1, 'constructor': 2}");
+  });
+
+  it('takes a smaller budget', () => {
+    expect(repr('abcdefgh', { maxChars: 4 })).toBe("'abc… (8 chars)");
+  });
+});

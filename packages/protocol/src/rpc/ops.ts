@@ -7,8 +7,33 @@ import { PassportKindSchema, PassportSchema, ResumeSchema } from '../identity.js
 import { RuleSchema } from '../rule.js';
 import { TaskMetadataSchema, TaskStateSchema } from '../task.js';
 
+/** The largest request most operations take, in bytes of JSON: 64 KiB. */
+export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
+/** The largest request of operations that carry documents (passport and resume, rule, skill, task state): 256 KiB. */
+export const LARGE_REQUEST_BYTES = 256 * 1024;
+/**
+ * The largest envelope `post` takes, in bytes of JSON: 256 KiB. The hub adds its stamp (sequence, creation time)
+ * and WAL headers, a few hundred bytes, so a stamped envelope fits NATS's `max_payload` (1 MiB by default) with
+ * room to spare; JSON re-encoding never makes an envelope larger than the request that carried it.
+ */
+export const MAX_ENVELOPE_BYTES = 256 * 1024;
+/** How deeply a request's JSON may nest arrays and objects; deeper is refused before it is parsed. */
+export const MAX_REQUEST_DEPTH = 64;
+/** The most bytes of items one page of a list operation holds before it stops and hands out a cursor: 512 KiB. */
+export const LIST_PAGE_BYTES = 512 * 1024;
+/** The longest name, query or filter string a request may hold. */
+const MAX_QUERY_CHARS = 256;
+
 const Empty = z.strictObject({});
 const Limit = z.number().int().min(1).max(1000).default(50);
+/**
+ * Where a list continues: the `next_cursor` of the previous page, or `null` for the first page. Opaque to
+ * clients; valid for the same filter only.
+ */
+const Cursor = z.string().max(64).nullable().default(null);
+/** The cursor of the page after this one, or `null` when this page is the last. */
+const NextCursor = z.string().nullable();
+const Query = z.string().max(MAX_QUERY_CHARS);
 
 /** An agent's passport, stamped by the hub (id and registration time set). */
 const AgentReply = z.strictObject({ passport: PassportSchema });
@@ -53,12 +78,14 @@ const TaskRef = z.strictObject({ task_id: IdSchema });
  * (`<prefix>.hub.v1.<op>.<caller_id>`) so that NATS permissions can pin a connection to its identity, and whether
  * it is `idempotent`: the same request applied twice has the effect of once (reads, and writes keyed by an id the
  * client chose), so a client may resend it after a timeout. A non-idempotent request is resent only when it provably
- * reached no hub (no responders).
+ * reached no hub (no responders). `maxRequestBytes` is the largest request body the hub reads for it; a larger one
+ * is answered `invalid_request` with details `{ limit, size }` before it is parsed.
  */
 export const HUB_OPS = {
   register: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({
       passport: PassportSchema,
       resume: ResumeSchema.prefault({}),
@@ -67,90 +94,109 @@ export const HUB_OPS = {
     }),
     response: AgentReply,
   },
-  unregister: { caller: true, idempotent: false, request: Empty, response: Empty },
+  unregister: {
+    caller: true,
+    idempotent: false,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: Empty,
+    response: Empty,
+  },
   getAgent: {
     caller: false,
     idempotent: true,
-    request: z.strictObject({ name_or_id: z.string().min(1) }),
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({ name_or_id: Query.min(1) }),
     response: AgentReply,
   },
   getResume: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ agent_id: IdSchema }),
     response: z.strictObject({ resume: ResumeSchema }),
   },
   getSkill: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ agent_id: IdSchema }),
     response: z.strictObject({ skill_md: z.string().nullable() }),
   },
   getRule: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ agent_id: IdSchema }),
     response: z.strictObject({ rule: RuleSchema }),
   },
   findAgentId: {
     caller: false,
     idempotent: true,
-    request: z.strictObject({ name: z.string().min(1) }),
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({ name: Query.min(1) }),
     response: z.strictObject({ agent_id: IdSchema.nullable() }),
   },
   listAgents: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
-      capability: z.string().nullable().default(null),
-      query: z.string().nullable().default(null),
+      capability: Query.nullable().default(null),
+      query: Query.nullable().default(null),
       kind: PassportKindSchema.nullable().default(null),
       sort_by: z.enum(['name']).nullable().default(null),
       limit: Limit,
+      cursor: Cursor,
     }),
-    response: z.strictObject({ agents: z.array(PassportSchema) }),
+    response: z.strictObject({ agents: z.array(PassportSchema), next_cursor: NextCursor }),
   },
   setResume: {
     caller: true,
     idempotent: false,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ resume: ResumeSchema }),
     response: z.strictObject({ resume: ResumeSchema }),
   },
   setSkill: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ skill_md: z.string().max(65_536).nullable() }),
     response: Empty,
   },
   setRule: {
     caller: true,
     idempotent: false,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ rule: RuleSchema }),
     response: z.strictObject({ rule: RuleSchema }),
   },
   recordObservation: {
     caller: true,
     idempotent: false,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
-      capability: z.string().min(1),
+      capability: Query.min(1),
       outcome: TaskStateSchema,
       latency_ms: z.number().min(0).nullable().default(null),
-      task_id: z.string().nullable().default(null),
+      /** Also a KV key (`observed.<task_id>`), hence an id. */
+      task_id: IdSchema.nullable().default(null),
     }),
     response: z.strictObject({ resume: ResumeSchema }),
   },
   createChannel: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({
       /** Proposed id, so that a retried create finds the channel it already made. */
       channel_id: IdSchema.nullable().default(null),
-      type: z.string().min(1),
+      type: z.string().min(1).max(128),
       version: z.number().int().min(1).default(1),
       participants: z.array(IdSchema).max(256),
       ttl: DurationSchema.nullable().default(null),
       knobs: z.record(z.string(), z.unknown()).default({}),
-      intent: z.string().nullable().default(null),
+      intent: z.string().max(4096).nullable().default(null),
       labels: z.record(z.string(), z.string()).default({}),
     }),
     response: z.strictObject({ channel: ChannelMetadataSchema }),
@@ -158,28 +204,33 @@ export const HUB_OPS = {
   getChannel: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema }),
     response: z.strictObject({ channel: ChannelMetadataSchema }),
   },
   listChannels: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
       agent_id: IdSchema.nullable().default(null),
       state: ChannelStateSchema.nullable().default(null),
       limit: Limit,
+      cursor: Cursor,
     }),
-    response: z.strictObject({ channels: z.array(ChannelMetadataSchema) }),
+    response: z.strictObject({ channels: z.array(ChannelMetadataSchema), next_cursor: NextCursor }),
   },
   closeChannel: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema, reason: z.string().max(256).default('') }),
     response: z.strictObject({ channel: ChannelMetadataSchema }),
   },
   post: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: MAX_ENVELOPE_BYTES,
     request: EnvelopeSchema,
     response: z.strictObject({
       envelope_id: IdSchema,
@@ -190,6 +241,7 @@ export const HUB_OPS = {
   readWal: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
       channel_id: IdSchema,
       /** First sequence to return (1-based, inclusive); default 1. */
@@ -198,33 +250,51 @@ export const HUB_OPS = {
       until: z.number().int().min(1).nullable().default(null),
       limit: z.number().int().min(1).max(10_000).default(1000),
     }),
-    response: z.strictObject({ envelopes: z.array(EnvelopeSchema), last_sequence: z.number().int().min(0) }),
+    response: z.strictObject({
+      envelopes: z.array(EnvelopeSchema),
+      last_sequence: z.number().int().min(0),
+      /**
+       * The `since` that continues this read when the page stopped early (at `limit` envelopes or
+       * `LIST_PAGE_BYTES`); `null` when the requested range is done.
+       */
+      next_since: z.number().int().min(1).nullable(),
+    }),
   },
   findEnvelopeByCausation: {
     caller: true,
     idempotent: true,
-    request: z.strictObject({ channel_id: IdSchema, sender_id: IdSchema, causation_id: z.string().min(1) }),
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({ channel_id: IdSchema, sender_id: IdSchema, causation_id: Query.min(1) }),
     response: z.strictObject({ envelope: EnvelopeSchema.nullable() }),
   },
   canSend: {
     caller: true,
     idempotent: true,
-    request: z.strictObject({ channel_id: IdSchema, event_type: z.string().nullable().default(null) }),
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({ channel_id: IdSchema, event_type: Query.nullable().default(null) }),
     response: z.strictObject({ allowed: z.boolean() }),
   },
   pendingTurnsFor: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: Empty,
     response: z.strictObject({ turns: z.array(PendingTurnSchema) }),
   },
   adapterState: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema }),
     response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
   },
-  health: { caller: false, idempotent: true, request: Empty, response: HealthSchema },
+  health: {
+    caller: false,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: Empty,
+    response: HealthSchema,
+  },
   /**
    * AG2's `observe_task`: records a task the caller owns (`owner_id` must be the caller). A new task id is checked
    * against the owner's `max_concurrent_tasks` and gets `expires_at` from `task_ttl_default` when it has none; a
@@ -233,6 +303,7 @@ export const HUB_OPS = {
   observeTask: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ task: TaskMetadataSchema }),
     response: TaskReply,
   },
@@ -240,6 +311,7 @@ export const HUB_OPS = {
   updateTask: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({
       task_id: IdSchema,
       state: TaskStateSchema.nullable().default(null),
@@ -250,23 +322,32 @@ export const HUB_OPS = {
     response: TaskReply,
   },
   /** A task its owner or a participant of its channel may see. */
-  getTask: { caller: true, idempotent: true, request: TaskRef, response: TaskReply },
+  getTask: {
+    caller: true,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: TaskRef,
+    response: TaskReply,
+  },
   /** The tasks the caller may see, filtered by owner, channel and state, in creation order. */
   listTasks: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
       agent_id: IdSchema.nullable().default(null),
       channel_id: IdSchema.nullable().default(null),
       state: TaskStateSchema.nullable().default(null),
       limit: Limit,
+      cursor: Cursor,
     }),
-    response: z.strictObject({ tasks: z.array(TaskMetadataSchema) }),
+    response: z.strictObject({ tasks: z.array(TaskMetadataSchema), next_cursor: NextCursor }),
   },
   /** Stores the owner's checkpoint of a task (last write wins). */
   checkpointTask: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ task_id: IdSchema, state: z.record(z.string(), z.unknown()) }),
     response: Empty,
   },
@@ -274,6 +355,7 @@ export const HUB_OPS = {
   readTaskCheckpoint: {
     caller: true,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: TaskRef,
     response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
   },
@@ -281,6 +363,7 @@ export const HUB_OPS = {
   fireTaskEvent: {
     caller: true,
     idempotent: false,
+    maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({
       task_id: IdSchema,
       kind: z.string().min(1).max(64),
@@ -292,6 +375,7 @@ export const HUB_OPS = {
   reportTurnFailure: {
     caller: true,
     idempotent: false,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
       channel_id: IdSchema,
       envelope_id: IdSchema,
@@ -307,15 +391,17 @@ export const HUB_OPS = {
   readAudit: {
     caller: false,
     idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
-      kinds: z.array(z.string().min(1)).default([]),
+      kinds: z.array(z.string().min(1).max(64)).max(64).default([]),
       channel_id: IdSchema.nullable().default(null),
       agent_id: IdSchema.nullable().default(null),
       since: TimestampSchema.nullable().default(null),
       until: TimestampSchema.nullable().default(null),
       limit: z.number().int().min(1).max(10_000).default(1000),
+      cursor: Cursor,
     }),
-    response: z.strictObject({ records: z.array(AuditRecordSchema) }),
+    response: z.strictObject({ records: z.array(AuditRecordSchema), next_cursor: NextCursor }),
   },
 } as const;
 

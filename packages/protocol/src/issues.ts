@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import { repr } from './repr.js';
+
+/** How many validation issues a formatted message lists before it says "and N more". */
+export const MAX_LISTED_ISSUES = 5;
+/** The most characters a formatted validation message holds. */
+export const MAX_ISSUES_MESSAGE_CHARS = 1024;
+/** The most characters of one issue's message, and of its path. */
+const MAX_ISSUE_PART_CHARS = 160;
+
+/**
+ * One short, bounded line for a failed validation: `<prefix>: <path>: <message>; …; and N more`. At most
+ * `MAX_LISTED_ISSUES` issues are listed, each path and message is cut to a few hundred characters, and the whole
+ * line to `MAX_ISSUES_MESSAGE_CHARS`, whatever the input held: a request with ten thousand bad elements or a
+ * 250,000-character key gets a message of the same size as one with a single typo.
+ */
+export function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]): string {
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `${formatPath(i.path)}: ${clip(i.message)}`);
+  const more = issues.length - listed.length;
+  const text = `${prefix}: ${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  return clip(text, MAX_ISSUES_MESSAGE_CHARS);
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(root)';
+  const parts = path.map(safeKey);
+  return clip(parts.join('.'));
+}
+
+/** A path key as written: plain keys as they are, anything odd (dots, controls, huge) through `repr`. */
+function safeKey(key: PropertyKey): string {
+  if (typeof key === 'number') return String(key);
+  const text = typeof key === 'symbol' ? key.toString() : key;
+  return /^[\w-]{1,64}$/.test(text) ? text : repr(text, { maxChars: 40 });
+}
+
+/** `text` cut to `max` characters, ending in `…` when it was longer. */
+export function clip(text: string, max: number = MAX_ISSUE_PART_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
