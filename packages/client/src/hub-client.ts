@@ -19,6 +19,9 @@ import { silentLogger, type Logger } from './logger.js';
 import { AgentClient, type AgentClientOptions } from './agent-client.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
 
+/** The hub's default `limit` of list operations. */
+const DEFAULT_LIST_LIMIT = 50;
+
 /** Options of `HubClient.connect`. */
 export interface HubClientOptions {
   /** NATS server URL(s); ignored when `connection` is given. Default `nats://127.0.0.1:4222`. */
@@ -189,16 +192,39 @@ export class HubClient {
     return this.call('findAgentId', { name }, undefined, options).then((r) => r.agent_id);
   }
 
-  listAgents(filter: HubRequest<'listAgents'> = {}, options?: CallOptions): Promise<Passport[]> {
-    return this.call('listAgents', filter, undefined, options).then((r) => r.agents);
+  /** Up to `filter.limit` (default 50) agents, following the hub's page cursors. */
+  async listAgents(filter: HubRequest<'listAgents'> = {}, options?: CallOptions): Promise<Passport[]> {
+    const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
+    const out: Passport[] = [];
+    let cursor = filter.cursor ?? null;
+    do {
+      const page = await this.call('listAgents', { ...filter, limit: limit - out.length, cursor }, undefined, options);
+      out.push(...page.agents);
+      cursor = page.next_cursor;
+    } while (cursor !== null && out.length < limit);
+    return out;
   }
 
   getChannel(channelId: string, options?: CallOptions): Promise<ChannelMetadata> {
     return this.call('getChannel', { channel_id: channelId }, undefined, options).then((r) => r.channel);
   }
 
-  listChannels(filter: HubRequest<'listChannels'> = {}, options?: CallOptions): Promise<ChannelMetadata[]> {
-    return this.call('listChannels', filter, undefined, options).then((r) => r.channels);
+  /** Up to `filter.limit` (default 50) channels, following the hub's page cursors. */
+  async listChannels(filter: HubRequest<'listChannels'> = {}, options?: CallOptions): Promise<ChannelMetadata[]> {
+    const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
+    const out: ChannelMetadata[] = [];
+    let cursor = filter.cursor ?? null;
+    do {
+      const page = await this.call(
+        'listChannels',
+        { ...filter, limit: limit - out.length, cursor },
+        undefined,
+        options,
+      );
+      out.push(...page.channels);
+      cursor = page.next_cursor;
+    } while (cursor !== null && out.length < limit);
+    return out;
   }
 
   adapterState(channelId: string, options?: CallOptions): Promise<Record<string, unknown> | null> {

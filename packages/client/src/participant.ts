@@ -20,6 +20,9 @@ import { freshEnvelopeId } from './names.js';
 import { EnvelopeQueue } from './queue.js';
 import type { CallOptions } from './rpc.js';
 
+/** The hub's default `limit` of `readWal`. */
+const READ_WAL_PAGE = 1000;
+
 /** Options of a send. */
 export interface SendOptions extends CallOptions {
   /** Who may see it (agent ids); default everyone in the channel. */
@@ -238,14 +241,24 @@ export abstract class Participant {
     return this.#call('closeChannel', { channel_id: channelId, reason }, options).then((r) => r.channel);
   }
 
-  /** The envelopes of a channel this participant may see. */
+  /**
+   * The envelopes of a channel this participant may see, from `since` through `until`, at most the hub's default
+   * page of 1000; pages the hub cut short at its byte budget are followed.
+   */
   async readWal(
     channelId: string,
     range: { since?: number; until?: number } = {},
     options?: CallOptions,
   ): Promise<Envelope[]> {
-    const { envelopes } = await this.#call('readWal', { channel_id: channelId, ...range }, options);
-    return envelopes;
+    const out: Envelope[] = [];
+    let since = range.since;
+    for (;;) {
+      const request = { channel_id: channelId, ...range, limit: READ_WAL_PAGE - out.length };
+      const page = await this.#call('readWal', since === undefined ? request : { ...request, since }, options);
+      out.push(...page.envelopes);
+      if (page.next_since === null || out.length >= READ_WAL_PAGE) return out;
+      since = page.next_since;
+    }
   }
 
   canSend(channelId: string, eventType?: string, options?: CallOptions): Promise<boolean> {

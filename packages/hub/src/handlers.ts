@@ -13,6 +13,7 @@ import {
 } from './core/agent-ops.js';
 import { postEnvelope } from './core/admission.js';
 import type { HubContext } from './core/context.js';
+import { pageOf } from './core/paging.js';
 import { createChannel } from './core/create-channel.js';
 import type { HubHandlers } from './rpc-server.js';
 import {
@@ -39,15 +40,17 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     getSkill: (req) => ({ skill_md: ctx.registry.get(req.agent_id)?.skill ?? null }),
     getRule: (req) => ({ rule: getRule(ctx, req.agent_id) }),
     findAgentId: (req) => ({ agent_id: ctx.registry.idForName(req.name) }),
-    listAgents: (req) => ({
-      agents: ctx.registry.list({
+    listAgents: (req) => {
+      const matching = ctx.registry.list({
         capability: req.capability,
         query: req.query,
         kind: req.kind,
         sortBy: req.sort_by,
-        limit: req.limit,
-      }),
-    }),
+        limit: Number.MAX_SAFE_INTEGER,
+      });
+      const page = pageOf(matching, req);
+      return { agents: page.items, next_cursor: page.next_cursor };
+    },
     setResume: async (req, caller) => ({ resume: await setResume(ctx, caller, req.resume) }),
     setSkill: async (req, caller) => {
       await setSkill(ctx, caller, req.skill_md);
@@ -57,7 +60,10 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     recordObservation: async (req, caller) => ({ resume: await recordObservation(ctx, caller, req) }),
     createChannel: async (req, caller) => ({ channel: await createChannel(ctx, caller, req) }),
     getChannel: (req) => ({ channel: ctx.channels.require(req.channel_id).metadata }),
-    listChannels: (req) => ({ channels: listChannels(ctx, req) }),
+    listChannels: (req) => {
+      const page = listChannels(ctx, req);
+      return { channels: page.items, next_cursor: page.next_cursor };
+    },
     closeChannel: async (req, caller) => ({ channel: await closeChannel(ctx, caller, req.channel_id, req.reason) }),
     post: (req, caller) => postEnvelope(ctx, caller, req),
     readWal: (req, caller) => readWal(ctx, caller, req),
@@ -69,7 +75,10 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     observeTask: async (req, caller) => ({ task: await observeTask(ctx, caller, req.task) }),
     updateTask: async (req, caller) => ({ task: await updateTask(ctx, caller, req) }),
     getTask: (req, caller) => ({ task: getTask(ctx, caller, req.task_id) }),
-    listTasks: (req, caller) => ({ tasks: listTasks(ctx, caller, req) }),
+    listTasks: (req, caller) => {
+      const page = listTasks(ctx, caller, req);
+      return { tasks: page.items, next_cursor: page.next_cursor };
+    },
     checkpointTask: async (req, caller) => {
       await checkpointTask(ctx, caller, req);
       return {};
@@ -83,7 +92,7 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
       await reportTurnFailure(ctx, caller, req);
       return {};
     },
-    readAudit: async (req) => ({ records: await ctx.audit.read(req) }),
+    readAudit: (req) => ctx.audit.read(req),
   };
 }
 

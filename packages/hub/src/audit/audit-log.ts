@@ -1,6 +1,8 @@
 import {
   HUB_OPS,
   IdSchema,
+  InvalidRequestError,
+  LIST_PAGE_BYTES,
   type HubNames,
   type HubRequestParsed,
   type HubResponse,
@@ -8,6 +10,7 @@ import {
 } from '@ag2net/protocol';
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { isoAt, type Clock } from '../clock.js';
+import { jsonBytes } from '../core/paging.js';
 import type { Logger } from '../logger.js';
 import type { AuditKind } from './kinds.js';
 
@@ -64,8 +67,13 @@ export class AuditLog {
     }
   }
 
-  /** The records matching `filter`, oldest first, at most `filter.limit`; a record stored twice is returned once. */
-  async read(filter: AuditFilter): Promise<AuditRecord[]> {
+  /**
+   * The records matching `filter`, oldest first: one page of at most `filter.limit` records and
+   * `LIST_PAGE_BYTES`, and the cursor of the next page (the stream sequence to read from, in decimal; `null`
+   * when nothing is left). A record stored twice is returned once within a page.
+   */
+  async read(filter: AuditFilter): Promise<AuditPage> {
+    const start = startSequenceOf(filter.cursor);
     const single = filter.kinds.length === 1 ? filter.kinds[0] : undefined;
     const subject =
       single !== undefined && IdSchema.safeParse(single).success
@@ -74,29 +82,53 @@ export class AuditLog {
     // An ordered consumer over a subject without messages would wait forever: count first.
     const info = await this.jsm.streams.info(this.names.auditStream, { subjects_filter: subject });
     const stored = Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
-    const out: AuditRecord[] = [];
-    if (stored === 0) return out;
+    const records: AuditRecord[] = [];
+    if (stored === 0 || start > info.state.last_seq) return { records, next_cursor: null };
     const consumer = await this.js.consumers.get(this.names.auditStream, {
       filter_subjects: subject,
-      deliver_policy: DeliverPolicy.All,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: start,
     });
     const seen = new Set<string>();
+    let bytes = 0;
+    let nextCursor: string | null = null;
     const messages = await consumer.consume({ max_messages: 1000 });
     try {
       for await (const m of messages) {
         const parsed = AuditRecordSchema.safeParse(safeJson(m.string()));
         if (parsed.success && !seen.has(parsed.data.id) && matches(parsed.data, filter)) {
+          const size = jsonBytes(parsed.data);
+          if (records.length > 0 && bytes + size > LIST_PAGE_BYTES) {
+            nextCursor = String(m.seq);
+            break;
+          }
+          bytes += size;
           seen.add(parsed.data.id);
-          out.push(parsed.data);
+          records.push(parsed.data);
         }
-        if (m.info.pending === 0 || out.length >= filter.limit) break;
+        if (m.info.pending === 0) break;
+        if (records.length >= filter.limit) {
+          nextCursor = String(m.seq + 1);
+          break;
+        }
       }
     } finally {
       messages.stop();
       await consumer.delete().catch(() => undefined);
     }
-    return out;
+    return { records, next_cursor: nextCursor };
   }
+}
+
+/** One page of `read`. */
+export type AuditPage = HubResponse<'readAudit'>;
+
+function startSequenceOf(cursor: string | null): number {
+  if (cursor === null) return 1;
+  if (!/^\d{1,15}$/.test(cursor) || cursor === '0') {
+    throw new InvalidRequestError('cursor is not one this hub handed out');
+  }
+  return Number.parseInt(cursor, 10);
 }
 
 function safeJson(text: string): unknown {

@@ -10,12 +10,15 @@ import {
   type ChannelMetadata,
   type Envelope,
   type HubRequestParsed,
+  type HubResponse,
   type PendingTurn,
+  LIST_PAGE_BYTES,
 } from '@ag2net/protocol';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { causationKey } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { beginCloseLocked } from './lifecycle.js';
+import { jsonBytes, pageOf, type Page } from './paging.js';
 
 /**
  * Closes a channel on a participant's request: it drains (admits nothing new, delivers what it admitted) and then
@@ -47,37 +50,49 @@ export function requireParticipant(rt: ChannelRuntime, agentId: string): void {
   }
 }
 
-/** AG2's `list_channels` over every known channel, terminal ones included, in creation order. */
-export function listChannels(ctx: HubContext, req: HubRequestParsed<'listChannels'>): ChannelMetadata[] {
-  return ctx.channels
+/**
+ * AG2's `list_channels` over every known channel, terminal ones included, in creation order: one page of at most
+ * `limit` channels and `LIST_PAGE_BYTES`, and the cursor of the next.
+ */
+export function listChannels(ctx: HubContext, req: HubRequestParsed<'listChannels'>): Page<ChannelMetadata> {
+  const all = ctx.channels
     .all()
     .map((rt) => rt.metadata)
     .filter((m) => req.agent_id === null || isParticipant(m, req.agent_id))
-    .filter((m) => req.state === null || m.state === req.state)
-    .slice(0, req.limit);
+    .filter((m) => req.state === null || m.state === req.state);
+  return pageOf(all, req);
 }
 
 /**
  * The envelopes with sequences `since..until` that the caller may see. Only participants may read a channel, and
- * envelopes whose audience excludes the caller are left out.
+ * envelopes whose audience excludes the caller are left out. A page stops at `limit` envelopes or at
+ * `LIST_PAGE_BYTES` of them; `next_since` then says where to continue (`null` when the range is done).
  */
 export async function readWal(
   ctx: HubContext,
   callerId: string,
   req: HubRequestParsed<'readWal'>,
-): Promise<{ envelopes: Envelope[]; last_sequence: number }> {
+): Promise<HubResponse<'readWal'>> {
   const rt = ctx.channels.require(req.channel_id);
   requireParticipant(rt, callerId);
   const last = rt.streamSeqs.length;
   const until = Math.min(req.until ?? last, last);
   const envelopes: Envelope[] = [];
   const from = rt.streamSeqs[req.since - 1];
-  if (from === undefined || until < req.since) return { envelopes, last_sequence: last };
+  if (from === undefined || until < req.since) return { envelopes, last_sequence: last, next_since: null };
+  let bytes = 0;
+  let next = req.since;
   for await (const entry of ctx.reader.channel(req.channel_id, from, until - req.since + 1)) {
-    if (visibleTo(entry.envelope, callerId)) envelopes.push(entry.envelope);
+    if (visibleTo(entry.envelope, callerId)) {
+      const size = jsonBytes(entry.envelope);
+      if (envelopes.length > 0 && bytes + size > LIST_PAGE_BYTES) break;
+      bytes += size;
+      envelopes.push(entry.envelope);
+    }
+    next = (entry.envelope.sequence ?? next) + 1;
     if (envelopes.length >= req.limit) break;
   }
-  return { envelopes, last_sequence: last };
+  return { envelopes, last_sequence: last, next_since: next <= until ? next : null };
 }
 
 /** The envelope `sender` posted in answer to `causation_id`, if the caller may see it. */
