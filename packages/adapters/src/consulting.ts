@@ -12,6 +12,7 @@ import {
 import { BaseChannelAdapter } from './base.js';
 import { validateTwoParty } from './defaults.js';
 import { SAY_TOOL } from './say-tool.js';
+import { closeOnTurnFailure } from './turn-failed.js';
 import { NO_TRANSITION, type AdapterResult, type ExpectedTurn, type ToolSpec, type ViewSpec } from './types.js';
 
 export const CONSULTING_TYPE = 'consulting';
@@ -113,8 +114,13 @@ export class ConsultingAdapter extends BaseChannelAdapter<ConsultingState> {
     }
   }
 
-  /** Ends the channel once both sides have spoken. AG2 closes directly; here the hub drains through `closing`. */
-  onAccepted(_metadata: ChannelMetadata, envelope: Envelope, state: ConsultingState): AdapterResult {
+  /**
+   * Ends the channel once both sides have spoken (AG2 closes directly; here the hub drains through `closing`), or
+   * with `turn_failed` when the respondent could not answer.
+   */
+  onAccepted(metadata: ChannelMetadata, envelope: Envelope, state: ConsultingState): AdapterResult {
+    const failed = closeOnTurnFailure(envelope, this.expectedNext(metadata, state));
+    if (failed !== null) return failed;
     if (envelope.event_type === EV_TEXT && state.initiator_sent && state.respondent_replied) {
       return {
         nextState: ChannelState.Closing,

@@ -106,7 +106,8 @@ describe('DiscussionAdapter rotation', () => {
   });
 
   it('never closes by itself', () => {
-    expect(adapter.onAccepted()).toEqual({ nextState: null, autoCloseReason: '' });
+    const s = foldAll(adapter, meta, [text('alice', 'a', 'e1')]);
+    expect(adapter.onAccepted(meta, text('bob', 'b', 'e2'), s)).toEqual({ nextState: null, autoCloseReason: '' });
   });
 
   it('offers no say tool, since the round reply already takes the turn', () => {

@@ -9,6 +9,7 @@ import {
 import { BaseChannelAdapter } from './base.js';
 import { orderedParticipants } from './defaults.js';
 import { hiddenBy, skipHidden, withHidden, withoutHidden } from './hide.js';
+import { closeOnTurnFailure } from './turn-failed.js';
 import { NO_TRANSITION, type AdapterResult, type ExpectedTurn, type ViewSpec } from './types.js';
 
 export const DISCUSSION_TYPE = 'discussion';
@@ -103,8 +104,9 @@ export class DiscussionAdapter extends BaseChannelAdapter<DiscussionState> {
     }
   }
 
-  onAccepted(): AdapterResult {
-    return NO_TRANSITION;
+  /** Nothing ends a discussion but its participants, except a failed turn of the expected speaker: `turn_failed`. */
+  onAccepted(metadata: ChannelMetadata, envelope: Envelope, state: DiscussionState): AdapterResult {
+    return closeOnTurnFailure(envelope, this.expectedNext(metadata, state)) ?? NO_TRANSITION;
   }
 
   override expectedNext(_metadata: ChannelMetadata, state: DiscussionState): ExpectedTurn | null {

@@ -42,6 +42,7 @@ import { packetTurnText, renderPacket } from './packet-text.js';
 import { createTransitionRegistry, type TransitionRegistry } from './registry.js';
 import { resolveRouting } from './routing.js';
 import type { WorkflowState } from './types.js';
+import { closeOnTurnFailure } from '../turn-failed.js';
 
 /** Options of `new WorkflowAdapter(...)`. */
 export interface WorkflowAdapterOptions {
@@ -158,7 +159,10 @@ export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
    * `max_turns` close with `max_turns`. The graph's reason wins over `max_turns`. Unlike AG2, which went straight to
    * `closed`, this asks for `closing` so the hub drains in-flight deliveries before it closes.
    */
-  onAccepted(_metadata: ChannelMetadata, envelope: Envelope, state: WorkflowState): AdapterResult {
+  onAccepted(metadata: ChannelMetadata, envelope: Envelope, state: WorkflowState): AdapterResult {
+    // The graph routes on the speaker's answer: without one nobody may speak, so the workflow ends.
+    const failed = closeOnTurnFailure(envelope, this.expectedNext(metadata, state));
+    if (failed !== null) return failed;
     if (!isSubstantive(envelope.event_type)) return NO_TRANSITION;
     if (state.expected_next_speaker === null) {
       return { nextState: ChannelState.Closing, autoCloseReason: state.pending_close_reason || 'workflow_terminated' };
