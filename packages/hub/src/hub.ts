@@ -96,7 +96,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     audit: new AuditLog(js, jsm, names, opts.clock, ids, logger),
     tasks: new TaskTable(resources.tasks),
     lease: new Lease(resources.leases, jsm, names, opts.hubId),
-    counters: { quarantined: 0, deadLetters: 0 },
+    counters: { quarantined: 0, deadLetters: 0, foreignWrites: 0 },
   };
   const hub = new HubInstance(ctx, opts, opts.connection === null);
   hub.startElection();

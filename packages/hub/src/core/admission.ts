@@ -2,6 +2,7 @@ import {
   AccessDeniedError,
   AuthError,
   ChannelState,
+  ConflictError,
   EVENT_DATA_SCHEMAS,
   EV_CHANNEL_INVITE_ACK,
   EV_CHANNEL_INVITE_REJECT,
@@ -11,6 +12,8 @@ import {
   ProtocolError,
   isChannelProtocolEvent,
   isParticipant,
+  isReplyFormId,
+  isReplyIdOf,
   isTerminalChannelState,
   repr,
   type Envelope,
@@ -18,7 +21,7 @@ import {
 import { deniedError, type Party } from '../governance/arbiter.js';
 import { countsTowardInbox, recipientsOfSubstantive } from '../governance/inbox-counters.js';
 import { afterTaskEvent, checkTaskEvent } from '../tasks/task-events.js';
-import type { ChannelRuntime } from './channel-runtime.js';
+import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { ackOf, activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
 
@@ -44,6 +47,7 @@ export async function postEnvelope(ctx: HubContext, callerId: string, envelope: 
   const sender = ctx.registry.get(envelope.sender_id);
   if (sender === undefined) throw new NotFoundError(`sender not registered: ${envelope.sender_id}`);
   checkEventData(envelope);
+  checkReplyId(envelope);
   await checkOutbound(ctx, envelope, sender);
   const rt = ctx.channels.require(envelope.channel_id);
   return ctx.serial.run(envelope.channel_id, () => admitLocked(ctx, rt, envelope));
@@ -51,10 +55,10 @@ export async function postEnvelope(ctx: HubContext, callerId: string, envelope: 
 
 async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope): Promise<PostAck> {
   const previous = envelope.envelope_id === '' ? undefined : rt.envelopeIds.get(envelope.envelope_id);
-  if (previous !== undefined) return ackOf(envelope.envelope_id, previous);
+  if (previous !== undefined) return retriedAck(ctx, rt, envelope, previous);
+  const { adapter, metadata } = rt;
   checkChannelAccepts(rt, envelope);
-  const { adapter, state, metadata } = rt;
-  if (adapter === null || state === null) {
+  if (adapter === null || rt.state === null) {
     throw new ProtocolError(
       `channel ${repr(metadata.channel_id)} has no registered adapter (manifest ${repr(metadata.manifest.type)}@v${metadata.manifest.version})`,
     );
@@ -63,13 +67,20 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
   checkTaskEvent(ctx, rt, envelope);
   if (!handshake) {
     await checkInboxes(ctx, rt, envelope);
-    adapter.validateSend(metadata, envelope, state);
+    adapter.validateSend(metadata, envelope, rt.state);
   }
   const rate = ctx.registry.require(envelope.sender_id).rule.limits.rate;
   if (!handshake) takeRateToken(ctx, envelope, rate);
+  // Another writer's entries folded during the append may change what this post may do: check it again, as it was.
+  const recheck = (now: ChannelRuntime): void => {
+    checkChannelAccepts(now, envelope);
+    checkTaskEvent(ctx, now, envelope);
+    if (!handshake && now.adapter !== null && now.state !== null)
+      now.adapter.validateSend(now.metadata, envelope, now.state);
+  };
   let admitted: Envelope;
   try {
-    admitted = await appendLocked(ctx, rt, { ...envelope, sequence: undefined });
+    admitted = await appendLocked(ctx, rt, { ...envelope, sequence: undefined }, recheck);
   } catch (err) {
     if (!handshake) ctx.rateLimiter.refund(envelope.sender_id, rate);
     throw err;
@@ -161,6 +172,8 @@ function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
     throw new ProtocolError(`channel ${cid} not active (state=${metadata.state})`);
   }
   if (!isParticipant(metadata, envelope.sender_id)) {
+    // AG2 answers a non-participant with its adapter's message where the adapter has one; ours is the fallback.
+    if (rt.adapter !== null && rt.state !== null) rt.adapter.validateSend(metadata, envelope, rt.state);
     throw new ProtocolError(`channel ${cid} only accepts envelopes from participants, got ${repr(envelope.sender_id)}`);
   }
   for (const member of envelope.audience ?? []) {
@@ -168,6 +181,42 @@ function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
       throw new ProtocolError(`audience member ${repr(member)} is not a participant of channel ${cid}`);
     }
   }
+}
+
+/**
+ * A post whose envelope id this channel already admitted: a retry of the same post gets the original ack; anyone
+ * else proposing that id gets `conflict` (the stored envelope at its stream sequence says who sent it).
+ */
+async function retriedAck(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  envelope: Envelope,
+  previous: AdmittedRef,
+): Promise<PostAck> {
+  const streamSeq = rt.streamSeqs[previous.sequence - 1];
+  const stored = streamSeq === undefined ? null : await ctx.writer.at(streamSeq);
+  if (
+    stored !== null &&
+    stored.envelope.envelope_id === envelope.envelope_id &&
+    stored.envelope.sender_id === envelope.sender_id
+  ) {
+    return ackOf(envelope.envelope_id, previous);
+  }
+  throw new ConflictError(
+    `envelope_id ${repr(envelope.envelope_id)} is already taken in channel ${repr(rt.metadata.channel_id)}`,
+  );
+}
+
+/**
+ * Reply ids (`r-…`, `rh-…`) belong to the agent answering a trigger: only that agent, naming the trigger as its
+ * causation, may use one, so that nobody can take an agent's answer slot in any channel before it answers.
+ */
+function checkReplyId(envelope: Envelope): void {
+  const id = envelope.envelope_id;
+  if (id === '' || !isReplyFormId(id) || isReplyIdOf(id, envelope.sender_id, envelope.causation_id)) return;
+  throw new InvalidRequestError(
+    `envelope_id ${repr(id)} is reserved for an agent's reply and is not the reply id of ${repr(envelope.sender_id)} to causation ${repr(envelope.causation_id)}`,
+  );
 }
 
 /** An invitee answered: record it; open the channel when nobody is pending, close it on a reject. Locked. */

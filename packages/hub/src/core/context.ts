@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import type { HubArbiter } from '../governance/arbiter.js';
 import type { ExpectationRegistry } from '../governance/expectation-registry.js';
 import type { InboxCounters } from '../governance/inbox-counters.js';
+import type { ResolvedOperatorLimits } from '../governance/operator-limits.js';
 import type { RateLimiter } from '../governance/rate-limiter.js';
 import type { Logger } from '../logger.js';
 import type { HubResources } from '../nats/provision.js';
@@ -56,6 +57,8 @@ export interface HubContext {
   readonly tasks: TaskTable;
   /** The single-writer lease this hub competes for and, while active, holds. */
   readonly lease: Lease;
+  /** The operator's ceilings on agents' rules and the quotas of streams and buckets. */
+  readonly limits: ResolvedOperatorLimits;
   /** Counts of what the hub refused to fold or deliver, since it started; reported by `health`. */
   readonly counters: HubCounters;
 }
@@ -66,4 +69,6 @@ export interface HubCounters {
   quarantined: number;
   /** Deliveries given up after their retries and parked in the audit trail. */
   deadLetters: number;
+  /** WAL entries appended under another lease epoch that the writer found after its last known entry and folded. */
+  foreignWrites: number;
 }

@@ -11,47 +11,12 @@ import {
   type Envelope,
   type EnvelopeInput,
 } from '@ag2net/protocol';
-import { isoAt } from '../clock.js';
-import type { InboxPressure } from '../governance/inbox-counters.js';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
-import { applyAppended, type AdmittedRef, type ChannelRuntime } from './channel-runtime.js';
+import { appendLocked } from './append.js';
+import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 
-/**
- * Stamps and appends an envelope to its channel's WAL, then records and folds it. The caller holds the channel's
- * serial slot (`ctx.serial.run(channelId, …)`); nothing else appends to a channel.
- */
-export async function appendLocked(ctx: HubContext, rt: ChannelRuntime, draft: Envelope): Promise<Envelope> {
-  const envelope: Envelope = {
-    ...draft,
-    envelope_id: draft.envelope_id === '' ? ctx.ids(ctx.clock.now()) : draft.envelope_id,
-    created_at: isoAt(ctx.clock.now()),
-    sequence: rt.streamSeqs.length + 1,
-  };
-  const streamSeq = await ctx.writer.append(envelope, rt.lastStreamSeq, ctx.epoch);
-  for (const { agentId, pending } of recordAppended(ctx, rt, envelope, streamSeq)) {
-    ctx.logger.warn({ agentId, pending }, 'inbox pressure');
-  }
-  return envelope;
-}
-
-/**
- * What the hub does with every envelope in a WAL, live after an append and on hydrate in log order: update the
- * channel (indexes, adapter state, expectation facts) and the inbox pending counts. Returns the agents whose
- * inbox just reached its high-water mark.
- */
-export function recordAppended(
-  ctx: HubContext,
-  rt: ChannelRuntime,
-  envelope: Envelope,
-  streamSeq: number,
-): InboxPressure[] {
-  applyAppended(rt, envelope, streamSeq);
-  return ctx.inboxes.count(envelope, rt.metadata, (id) => {
-    const inbox = ctx.registry.get(id)?.rule.limits.inbox;
-    return inbox === undefined ? null : { maxPending: inbox.max_pending, highWater: inbox.high_water };
-  });
-}
+export { appendLocked, recordAppended } from './append.js';
 
 /** Appends an envelope the hub writes on the creator's behalf, to every participant. */
 export function hubEnvelope(rt: ChannelRuntime, eventType: string, data: Record<string, unknown>): Envelope {

@@ -1,4 +1,12 @@
-import { EnvelopeSchema, WalHeader, type Envelope, type HubNames } from '@ag2net/protocol';
+import {
+  ConflictError,
+  EnvelopeSchema,
+  UnavailableError,
+  WalHeader,
+  repr,
+  type Envelope,
+  type HubNames,
+} from '@ag2net/protocol';
 import {
   DeliverPolicy,
   JetStreamApiCodes,
@@ -7,16 +15,29 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { headers } from '@nats-io/transport-node';
+import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Another writer appended to the channel: our view of its tail is stale. */
+/** How long an append keeps retrying a timeout or a transient JetStream error, ms: longer than an R3 election. */
+export const APPEND_RETRY_BUDGET_MS = 10_000;
+/** Timeout of one publish attempt, ms. */
+const ATTEMPT_TIMEOUT_MS = 2_000;
+/** First and longest pause between two attempts, ms. */
+const BACKOFF_FIRST_MS = 50;
+const BACKOFF_MAX_MS = 1_000;
+
+/**
+ * The channel's tail is not where this writer expected it (`10071 wrong last sequence`): someone appended after the
+ * entry at `expectedLast`. The caller reads the channel after `expectedLast`, folds what it finds and decides again.
+ */
 export class WalConflictError extends Error {
   override readonly name = 'WalConflictError';
   constructor(
     readonly channelId: string,
-    readonly tailStreamSeq: number,
+    readonly expectedLast: number,
+    options?: ErrorOptions,
   ) {
-    super(`another writer appended to channel ${channelId} (tail at stream sequence ${tailStreamSeq})`);
+    super(`another writer appended to channel ${channelId} after stream sequence ${expectedLast}`, options);
   }
 }
 
@@ -28,11 +49,49 @@ export interface WalEntry {
   readonly epoch: () => number;
 }
 
+/** A WAL message read without trusting it: `envelope` is `null` when it is not one, `epoch` when it has none. */
+export interface UncheckedEntry {
+  readonly streamSeq: number;
+  readonly envelope: Envelope | null;
+  readonly epoch: number | null;
+}
+
+/** What an append did. */
+export type AppendResult =
+  /** Stored now, as sent. */
+  | { readonly kind: 'appended'; readonly streamSeq: number }
+  /** This very envelope (same channel, sender and id) was already stored, by an earlier attempt or another writer. */
+  | { readonly kind: 'stored'; readonly entry: WalEntry };
+
+/** How to append. */
+export interface AppendOptions {
+  /** Stream sequence of the channel's last message as the writer knows it (0 for an empty channel). */
+  readonly expectedLast: number;
+  /** The writer's lease epoch, stamped as `Ag2-Epoch`. */
+  readonly epoch: number;
+  /** Asked before every attempt; `false` ends the append with `UnavailableError` (the writer lost its lease). */
+  readonly mayWrite: () => boolean;
+  /** How long timeouts and transient errors are retried, ms; default `APPEND_RETRY_BUDGET_MS`. */
+  readonly retryBudgetMs?: number;
+}
+
+/** The `Nats-Msg-Id` of an envelope: scoped to its channel, so that an id used in one channel never blocks another. */
+export function walMsgId(envelope: Envelope): string {
+  return `${envelope.channel_id}/${envelope.envelope_id}`;
+}
+
 /**
- * Appends envelopes to their channel's literal subject with exactly-once semantics: `Nats-Msg-Id` = envelope id
- * (the server drops a duplicate inside its window) and `expected-last-subject-sequence` (a stale writer is refused).
- * A `10071` whose tail is our own message is the retry of a stored publish (nats-server 2.9 on R3 reports a stored
- * retry that way) and counts as success.
+ * Appends envelopes to their channel's literal subject, exactly once, and interprets every outcome exactly:
+ * - a fresh ack is the append;
+ * - a duplicate ack (`Nats-Msg-Id` = `<channel>/<envelope id>` seen inside the dedupe window) is success only when the
+ *   stored message at the acked sequence is this very envelope (same channel, sender and id); otherwise the id is
+ *   taken and the append is a `ConflictError`;
+ * - `10071 wrong last sequence` (`expected-last-subject-sequence` refused) is a `WalConflictError` for the caller to
+ *   resolve by reading the channel (it may be its own earlier attempt: nats-server 2.9 on R3 reports a stored retry
+ *   that way, and another writer's append shows up the same way);
+ * - a timeout, no responders or a 503 (JetStream without a leader during an election) is retried with the same msg
+ *   id and expectation, within `retryBudgetMs`, then answered `UnavailableError`, which clients retry;
+ * - before every attempt the writer must still hold its lease (`mayWrite`), else `UnavailableError`.
  */
 export class WalWriter {
   constructor(
@@ -41,26 +100,68 @@ export class WalWriter {
     private readonly names: HubNames,
   ) {}
 
-  /** Appends `envelope` after stream sequence `expectedLast` (0 for an empty channel); returns its stream sequence. */
-  async append(envelope: Envelope, expectedLast: number, epoch: number): Promise<number> {
+  async append(envelope: Envelope, options: AppendOptions): Promise<AppendResult> {
     const h = headers();
-    h.set(WalHeader.Epoch, String(epoch));
+    h.set(WalHeader.Epoch, String(options.epoch));
     h.set(WalHeader.Sequence, String(envelope.sequence ?? 0));
-    try {
-      const ack = await this.js.publish(this.names.wal(envelope.channel_id), JSON.stringify(envelope), {
-        msgID: envelope.envelope_id,
-        expect: { lastSubjectSequence: expectedLast },
-        headers: h,
-        timeout: 5000,
-        retries: 3,
-      });
-      return ack.seq;
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.StreamWrongLastSequence) throw err;
-      const tail = await this.tail(envelope.channel_id);
-      if (tail !== null && tail.envelope.envelope_id === envelope.envelope_id) return tail.streamSeq;
-      throw new WalConflictError(envelope.channel_id, tail?.streamSeq ?? 0);
+    const subject = this.names.wal(envelope.channel_id);
+    const body = JSON.stringify(envelope);
+    const budgetMs = options.retryBudgetMs ?? APPEND_RETRY_BUDGET_MS;
+    const giveUpAt = performance.now() + budgetMs;
+    for (let failures = 0; ; failures += 1) {
+      if (!options.mayWrite()) {
+        throw new UnavailableError('this hub no longer holds the writer lease; retry');
+      }
+      try {
+        const ack = await this.js.publish(subject, body, {
+          msgID: walMsgId(envelope),
+          expect: { lastSubjectSequence: options.expectedLast },
+          headers: h,
+          timeout: ATTEMPT_TIMEOUT_MS,
+        });
+        if (!ack.duplicate) return { kind: 'appended', streamSeq: ack.seq };
+        return { kind: 'stored', entry: await this.#sameEnvelopeAt(ack.seq, envelope) };
+      } catch (err) {
+        if (isWrongLastSequence(err))
+          throw new WalConflictError(envelope.channel_id, options.expectedLast, { cause: err });
+        if (!isTransient(err)) throw err;
+        const pause = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.min(failures, 10));
+        if (performance.now() + pause >= giveUpAt) {
+          throw new UnavailableError(
+            `the WAL did not take the append to channel ${repr(envelope.channel_id)} within ${budgetMs} ms; retry`,
+            { cause: err },
+          );
+        }
+        await sleep(pause);
+      }
     }
+  }
+
+  /** The entry at `streamSeq`, which a duplicate ack named, if it is `envelope`; otherwise the id is taken. */
+  async #sameEnvelopeAt(streamSeq: number, envelope: Envelope): Promise<WalEntry> {
+    const entry = await this.at(streamSeq);
+    const stored = entry?.envelope;
+    if (
+      entry === null ||
+      stored === undefined ||
+      stored.channel_id !== envelope.channel_id ||
+      stored.sender_id !== envelope.sender_id ||
+      stored.envelope_id !== envelope.envelope_id
+    ) {
+      throw new ConflictError(
+        `envelope_id ${repr(envelope.envelope_id)} is already taken in channel ${repr(envelope.channel_id)}`,
+      );
+    }
+    return entry;
+  }
+
+  /** The WAL message at a stream sequence, read from the stream leader, or `null` (none, or not an envelope). */
+  async at(streamSeq: number): Promise<WalEntry | null> {
+    const msg = await this.jsm.streams.getMessage(this.names.walStream, { seq: streamSeq });
+    if (msg === null) return null;
+    const envelope = parseStoredOrNull(msg.string());
+    if (envelope === null) return null;
+    return { envelope, streamSeq: msg.seq, epoch: () => Number(msg.header.get(WalHeader.Epoch) || 0) };
   }
 
   /** The last envelope of a channel, read from the stream leader (read-after-write consistent), or `null`. */
@@ -75,9 +176,38 @@ export class WalWriter {
   }
 }
 
+function isWrongLastSequence(err: unknown): boolean {
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
+/**
+ * Worth retrying with the same msg id: the publish may or may not have been stored, and the stream may be between
+ * leaders. nats.js reports no responders on a JetStream subject as `JetStreamNotEnabled` ("jetstream is not
+ * enabled"); the server answers 503 while a stream has no leader.
+ */
+function isTransient(err: unknown): boolean {
+  if (err instanceof TimeoutError) return true;
+  if (err instanceof RequestError) return err.isNoResponders() || err.cause instanceof TimeoutError;
+  if (err instanceof JetStreamApiError) return err.status === 503;
+  return err instanceof Error && err.name === 'JetStreamNotEnabled';
+}
+
 /** Parses a stored envelope; the WAL holds only what the hub validated, so a failure is corruption. */
 export function parseStored(text: string): Envelope {
   return EnvelopeSchema.parse(JSON.parse(text));
+}
+
+/** Parses a stored envelope, or `null` when the message is not one. */
+function parseStoredOrNull(text: string): Envelope | null {
+  try {
+    return parseStored(text);
+  } catch {
+    return null;
+  }
 }
 
 /** Reads WAL entries with an ordered consumer: one channel from a stream sequence, or the whole log. */
@@ -96,6 +226,32 @@ export class WalReader {
   /** Up to `max` entries of one channel, from stream sequence `fromStreamSeq`. */
   async *channel(channelId: string, fromStreamSeq: number, max: number): AsyncGenerator<WalEntry> {
     yield* this.#read(this.names.wal(channelId), fromStreamSeq, max);
+  }
+
+  /**
+   * The messages of one channel from `fromStreamSeq` through `toStreamSeq` (which the caller learned from the tail, so
+   * the read never waits for more), each with its envelope or `null` when it is not one: whoever appended after this
+   * hub's last known entry is not trusted.
+   */
+  async *range(channelId: string, fromStreamSeq: number, toStreamSeq: number): AsyncGenerator<UncheckedEntry> {
+    if (toStreamSeq < fromStreamSeq) return;
+    const consumer = await this.js.consumers.get(this.names.walStream, {
+      filter_subjects: this.names.wal(channelId),
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: fromStreamSeq,
+    });
+    const messages = await consumer.consume({ max_messages: 256 });
+    try {
+      for await (const m of messages) {
+        if (m.seq > toStreamSeq) break;
+        const epoch = m.headers?.get(WalHeader.Epoch) || '';
+        yield { streamSeq: m.seq, envelope: parseStoredOrNull(m.string()), epoch: epoch === '' ? null : Number(epoch) };
+        if (m.seq >= toStreamSeq || m.info.pending === 0) break;
+      }
+    } finally {
+      messages.stop();
+      await consumer.delete().catch(() => undefined);
+    }
   }
 
   async *#read(subject: string, fromStreamSeq: number, max: number): AsyncGenerator<WalEntry> {

@@ -1,0 +1,153 @@
+import {
+  ConflictError,
+  ProtocolError,
+  UnavailableError,
+  isTerminalChannelState,
+  repr,
+  type Envelope,
+} from '@ag2net/protocol';
+import { isoAt } from '../clock.js';
+import type { InboxPressure } from '../governance/inbox-counters.js';
+import { WalConflictError, type AppendResult } from '../nats/wal.js';
+import { applyAppended, type ChannelRuntime } from './channel-runtime.js';
+import type { HubContext } from './context.js';
+import { reconcileMetadata } from './reconcile.js';
+
+/**
+ * How many times one append reads the channel's new tail and tries again. Each round folds whatever another writer
+ * appended; only a deposed hub that still had requests queued can append, so a handful of rounds always suffices.
+ */
+const MAX_CATCH_UP_ROUNDS = 8;
+
+/**
+ * Re-checks a draft against the channel after entries of another writer were folded into it; throws the error the
+ * sender gets when the draft no longer fits (the channel closed, the turn moved on).
+ */
+export type Recheck = (rt: ChannelRuntime) => void;
+
+/**
+ * Stamps and appends an envelope to its channel's WAL, then records and folds it; returns the envelope as stored.
+ * The caller holds the channel's serial slot (`ctx.serial.run(channelId, …)`); within this hub nothing else appends.
+ *
+ * The writer appends only while this hub holds the lease, after the channel's last entry it knows. When the WAL says
+ * someone else appended since (a deposed hub that woke from a pause), the channel's new entries are read and folded
+ * exactly as hydrate would (they were acked to their senders and stay), the draft is re-checked against the new
+ * state (`recheck`, default: the channel has not ended) and appended after them with the next sequence. When the
+ * new entries hold this very envelope (a retried publish that was stored, or the same post admitted by the other
+ * writer) that entry is the result. So sequences stay unique and gap-free and live state equals the fold.
+ */
+export async function appendLocked(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  draft: Envelope,
+  recheck: Recheck = notEnded,
+): Promise<Envelope> {
+  const nowMs = ctx.clock.now();
+  const envelopeId = draft.envelope_id === '' ? ctx.ids(nowMs) : draft.envelope_id;
+  const createdAt = isoAt(nowMs);
+  for (let round = 0; ; round += 1) {
+    const envelope: Envelope = {
+      ...draft,
+      envelope_id: envelopeId,
+      created_at: createdAt,
+      sequence: rt.streamSeqs.length + 1,
+    };
+    let result: AppendResult;
+    try {
+      result = await ctx.writer.append(envelope, {
+        expectedLast: rt.lastStreamSeq,
+        epoch: ctx.epoch,
+        mayWrite: () => ctx.lease.holds(),
+      });
+    } catch (err) {
+      if (!(err instanceof WalConflictError)) throw err;
+      if (round >= MAX_CATCH_UP_ROUNDS) {
+        throw new UnavailableError(`channel ${repr(rt.metadata.channel_id)} keeps moving under this hub; retry`, {
+          cause: err,
+        });
+      }
+      const stored = await catchUp(ctx, rt, envelope);
+      if (stored !== null) return stored;
+      recheck(rt);
+      continue;
+    }
+    if (result.kind === 'appended') {
+      record(ctx, rt, envelope, result.streamSeq);
+      return envelope;
+    }
+    // This very envelope was stored before (the dedupe window answered): fold up to it if it is new to us.
+    if (result.entry.streamSeq <= rt.lastStreamSeq) return result.entry.envelope;
+    return (await catchUp(ctx, rt, envelope)) ?? result.entry.envelope;
+  }
+}
+
+/**
+ * What the hub does with every envelope in a WAL, live after an append and on hydrate in log order: update the
+ * channel (indexes, adapter state, expectation facts) and the inbox pending counts. Returns the agents whose
+ * inbox just reached its high-water mark.
+ */
+export function recordAppended(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  envelope: Envelope,
+  streamSeq: number,
+): InboxPressure[] {
+  applyAppended(rt, envelope, streamSeq);
+  return ctx.inboxes.count(envelope, rt.metadata, (id) => {
+    const inbox = ctx.registry.get(id)?.rule.limits.inbox;
+    return inbox === undefined ? null : { maxPending: inbox.max_pending, highWater: inbox.high_water };
+  });
+}
+
+function record(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
+  for (const { agentId, pending } of recordAppended(ctx, rt, envelope, streamSeq)) {
+    ctx.logger.warn({ agentId, pending }, 'inbox pressure');
+  }
+}
+
+/**
+ * Reads the channel's entries after the last one this hub knows, through the current tail, and folds each that is
+ * the channel's next envelope (as hydrate does, lifecycle envelopes included); anything else is counted as
+ * quarantined and only moves the tail. Writes stamped with another lease epoch are logged and counted. Returns the
+ * stored copy of `mine` when it is among them; throws `ConflictError` when its id was taken by another sender.
+ */
+async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Promise<Envelope | null> {
+  const channelId = rt.metadata.channel_id;
+  const tail = await ctx.writer.tail(channelId);
+  const to = tail?.streamSeq ?? 0;
+  let stored: Envelope | null = null;
+  let taken = false;
+  for await (const entry of ctx.reader.range(channelId, rt.lastStreamSeq + 1, to)) {
+    const { envelope } = entry;
+    if (envelope === null || envelope.channel_id !== channelId || envelope.sequence !== rt.streamSeqs.length + 1) {
+      ctx.counters.quarantined += 1;
+      ctx.logger.warn({ channelId, streamSeq: entry.streamSeq }, 'unexpected WAL entry skipped; the tail moves on');
+      rt.lastStreamSeq = entry.streamSeq;
+      continue;
+    }
+    if (entry.epoch !== ctx.epoch) {
+      ctx.counters.foreignWrites += 1;
+      ctx.logger.warn(
+        { channelId, streamSeq: entry.streamSeq, epoch: entry.epoch, ownEpoch: ctx.epoch },
+        'folded an entry another writer appended',
+      );
+    }
+    record(ctx, rt, envelope, entry.streamSeq);
+    reconcileMetadata(rt, envelope);
+    if (envelope.envelope_id === mine.envelope_id) {
+      if (envelope.sender_id === mine.sender_id) stored = envelope;
+      else taken = true;
+    }
+  }
+  if (stored !== null) return stored;
+  if (taken) {
+    throw new ConflictError(`envelope_id ${repr(mine.envelope_id)} is already taken in channel ${repr(channelId)}`);
+  }
+  return null;
+}
+
+/** The default re-check: a channel that ended while another writer appended takes nothing more. */
+function notEnded(rt: ChannelRuntime): void {
+  const { state, channel_id: channelId } = rt.metadata;
+  if (isTerminalChannelState(state)) throw new ProtocolError(`channel ${repr(channelId)} is ${state}`);
+}
