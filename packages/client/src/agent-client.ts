@@ -6,17 +6,33 @@ import {
   type Envelope,
   type Passport,
 } from '@ag2net/protocol';
-import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { HubClient } from './hub-client.js';
+import type { DeliveryContext, DeliveryOutcome } from './inbox.js';
 import { ackInvite, isInviteFor } from './invites.js';
 import { Participant } from './participant.js';
-import { TurnLocks } from './turn-locks.js';
+import { TurnLease } from './turn-lease.js';
+import { TurnLocks, type HeldTurnLock } from './turn-locks.js';
+import { TurnAttempts } from './turn-retries.js';
 
 /** Called when a cancel request for a task arrives: the task id, the reason, the request envelope. */
 export type TaskCancelListener = (taskId: string, reason: string, request: Envelope) => void;
 
+/** What a turn's handler gets besides the envelope and the client. */
+export interface TurnContext {
+  /**
+   * Aborts when the turn must stop: its turn lock was lost (`TurnLockLostError`), `disconnect({ graceMs })` ran out
+   * of grace or the inbox closed (`TurnAbortedError`). Pass it to every model and tool call; a handler whose signal
+   * aborted is never acked (its delivery is redelivered), whatever it returns.
+   */
+  readonly signal: AbortSignal;
+}
+
 /** What an agent does with a delivery. Runs in order per channel; channels run in parallel. */
-export type AgentHandler = (envelope: Envelope, client: AgentClient) => Promise<void>;
+export type AgentHandler = (envelope: Envelope, client: AgentClient, context: TurnContext) => Promise<void>;
+
+/** Told about a delivery whose handler threw on every one of its `attempts`; the delivery is then acked. */
+export type TurnFailedListener = (envelope: Envelope, error: unknown, attempts: number) => void | Promise<void>;
 
 /** Options of an agent participant. */
 export interface AgentClientOptions {
@@ -27,23 +43,47 @@ export interface AgentClientOptions {
    * run two turns of one channel at once. Default true.
    */
   readonly exclusiveTurns?: boolean;
-  /** Lock time of a crashed replica's turn, in ms, when this client creates the hub's lock bucket; default 120 000. */
+  /**
+   * How long a turn lock outlives a holder that stopped renewing it, in ms, when this client creates the hub's lock
+   * bucket (otherwise the bucket's own TTL applies); default `TURN_LOCK_TTL_MS` (6 000). Renewed every third of it.
+   */
   readonly turnLockTtlMs?: number;
+  /** Attempts of a delivery whose handler throws, before it is reported and acked; default 5. */
+  readonly maxTurnAttempts?: number;
+  /** Delay before the second attempt of a failed turn, in ms, doubled for each further one (at most 60 s); default 1 000. */
+  readonly turnRetryBackoffMs?: number;
+  /** Called once a delivery failed `maxTurnAttempts` times, before it is acked; e.g. to post a failure event. */
+  readonly onTurnFailed?: TurnFailedListener;
 }
+
+/** A delivery that found its channel's turn lock held is handed back after this delay, in ms. */
+const LOCK_BUSY_RETRY_MS = 500;
+
+/** How one run of a turn ended. */
+type TurnRun =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'busy' }
+  | { readonly kind: 'aborted' }
+  | { readonly kind: 'failed'; readonly error: unknown };
 
 /**
  * An agent on the network: consumes its durable inbox and hands each delivery to its handler (the LLM runtime's
- * default handler, or your own). Every envelope is also queued for `nextEnvelope`/`envelopes()`.
+ * default handler, or your own), holding the (agent, channel) turn lock while it runs. Deliveries reach
+ * subscriptions (`subscribe`, `nextEnvelope`) only while some are open: nothing is queued for a pull nobody made.
  */
 export class AgentClient extends Participant {
   #handler: AgentHandler;
   #locks: TurnLocks | null = null;
+  readonly #attempts: TurnAttempts;
+  readonly #onTurnFailed: TurnFailedListener | undefined;
   readonly #suppressed = new Set<string>();
   readonly #cancelListeners = new Set<TaskCancelListener>();
 
   private constructor(hub: HubClient, passport: Passport, options: AgentClientOptions) {
     super(hub, passport);
     this.#handler = options.handler ?? acceptInvites;
+    this.#attempts = new TurnAttempts(options.maxTurnAttempts, options.turnRetryBackoffMs);
+    this.#onTurnFailed = options.onTurnFailed;
   }
 
   /** @internal Built by `HubClient.register` / `attach`. */
@@ -94,36 +134,112 @@ export class AgentClient extends Participant {
     this.#suppressed.add(channelId);
   }
 
-  protected async handle(envelope: Envelope, _msg: JsMsg): Promise<'ack' | 'retry'> {
-    this.queue.push(envelope);
-    if (this.#suppressed.has(envelope.channel_id)) return 'ack';
-    return (await this.#runExclusive(envelope)) ? 'ack' : 'retry';
+  protected async handle(envelope: Envelope, context: DeliveryContext): Promise<DeliveryOutcome> {
+    if (this.#suppressed.has(envelope.channel_id)) return { settle: 'ack' };
+    const run = await this.#runTurn(envelope, context.signal);
+    switch (run.kind) {
+      case 'done':
+        this.#attempts.settled(envelope.envelope_id);
+        return { settle: 'ack' };
+      case 'busy':
+      case 'aborted':
+        // Not the handler's failure: the turn is someone else's for now, or it was taken away. Not counted.
+        return { settle: 'nak', delayMs: LOCK_BUSY_RETRY_MS };
+      case 'failed':
+        return this.#failed(envelope, run.error);
+      default:
+        return assertNever(run);
+    }
+  }
+
+  /** A handler threw: hand the delivery back with backoff, or after the last attempt report it and ack it. */
+  async #failed(envelope: Envelope, error: unknown): Promise<DeliveryOutcome> {
+    const { attempts, retryInMs } = this.#attempts.fail(envelope.envelope_id);
+    const fields = {
+      err: error,
+      agentId: this.agentId,
+      channelId: envelope.channel_id,
+      envelopeId: envelope.envelope_id,
+    };
+    if (retryInMs !== null) {
+      this.hub.logger.warn({ ...fields, attempts, retryInMs }, 'turn failed; retrying');
+      return { settle: 'nak', delayMs: retryInMs };
+    }
+    this.hub.logger.error({ ...fields, attempts }, 'turn failed; giving up');
+    try {
+      await this.#onTurnFailed?.(envelope, error, attempts);
+    } catch (err) {
+      this.hub.logger.error(
+        { err, agentId: this.agentId, envelopeId: envelope.envelope_id },
+        'turn failure listener failed',
+      );
+    }
+    return { settle: 'ack' };
   }
 
   /**
-   * Runs the handler on `envelope` holding the (agent, channel) turn lock when turns are exclusive; false when
-   * another replica holds the lock (the turn is theirs for now).
+   * Runs the handler on `envelope` holding the (agent, channel) turn lock when turns are exclusive (protocol events
+   * need none). The lock is a heartbeat: renewed every TTL/3, and the turn is aborted when it is lost.
    */
-  async #runExclusive(envelope: Envelope): Promise<boolean> {
+  async #runTurn(envelope: Envelope, stop: AbortSignal): Promise<TurnRun> {
     const locks = this.#locks !== null && !isProtocolEvent(envelope.event_type) ? this.#locks : null;
-    if (locks !== null && !(await locks.acquire(this.agentId, envelope.channel_id))) return false;
-    const renew =
-      locks === null
-        ? null
-        : setInterval(() => void locks.renew(this.agentId, envelope.channel_id).catch(() => false), locks.ttlMs / 3);
+    if (locks === null) return this.#callHandler(envelope, stop);
+    const acquiredAt = Date.now();
+    let lock: HeldTurnLock | null;
     try {
-      await this.#handler(envelope, this);
-    } finally {
-      if (renew !== null) clearInterval(renew);
-      if (locks !== null) await locks.release(this.agentId, envelope.channel_id).catch(() => undefined);
+      lock = await locks.acquire(this.agentId, envelope.channel_id);
+    } catch (err) {
+      this.hub.logger.warn({ err, agentId: this.agentId, channelId: envelope.channel_id }, 'turn lock unavailable');
+      return { kind: 'busy' };
     }
-    return true;
+    if (lock === null) return { kind: 'busy' };
+    const held = lock;
+    const lease = new TurnLease({
+      ttlMs: locks.ttlMs,
+      acquiredAt,
+      stop,
+      renew: () => locks.renew(held),
+      onRenewError: (err) =>
+        this.hub.logger.warn(
+          { err, agentId: this.agentId, channelId: envelope.channel_id },
+          'turn lock renewal failed',
+        ),
+    });
+    try {
+      const run = await this.#callHandler(envelope, AbortSignal.any([stop, lease.signal]));
+      if (lease.signal.aborted) {
+        this.hub.logger.warn({ agentId: this.agentId, channelId: envelope.channel_id }, 'turn lock lost; turn aborted');
+      }
+      return run;
+    } finally {
+      lease.stop();
+      if (!lease.signal.aborted) {
+        await locks
+          .release(held)
+          .catch((err: unknown) =>
+            this.hub.logger.warn(
+              { err, agentId: this.agentId, channelId: envelope.channel_id },
+              'turn lock release failed',
+            ),
+          );
+      }
+    }
+  }
+
+  async #callHandler(envelope: Envelope, signal: AbortSignal): Promise<TurnRun> {
+    try {
+      await this.#handler(envelope, this, { signal });
+      return signal.aborted ? { kind: 'aborted' } : { kind: 'done' };
+    } catch (error) {
+      return signal.aborted ? { kind: 'aborted' } : { kind: 'failed', error };
+    }
   }
 
   /**
    * Re-runs the handler for every turn the hub expects from this agent whose trigger is known: after a restart, an
-   * agent picks up where it stopped. A turn another replica is running (it holds the turn lock) is left to it.
-   * Resolves with the number of turns re-run.
+   * agent picks up where it stopped. A turn another replica is running (it holds the turn lock) is left to it; a
+   * turn whose handler throws is logged and stays expected (it is tried again by the next call). Resolves with the
+   * number of turns answered.
    */
   async resumePendingTurns(): Promise<number> {
     let count = 0;
@@ -132,13 +248,24 @@ export class AgentClient extends Participant {
       const log = await this.readWal(turn.channel_id);
       const trigger = log.find((e) => e.envelope_id === turn.triggering_envelope_id);
       if (trigger === undefined) continue;
-      if (await this.#runExclusive(trigger)) count += 1;
+      const run = await this.#runTurn(trigger, this.turnSignal);
+      if (run.kind === 'done') count += 1;
+      else if (run.kind === 'failed') {
+        this.hub.logger.error(
+          { err: run.error, agentId: this.agentId, channelId: turn.channel_id },
+          'resumed turn failed',
+        );
+      }
     }
     return count;
   }
 }
 
 /** The handler of an agent without one: accept every invite. */
-async function acceptInvites(envelope: Envelope, client: AgentClient): Promise<void> {
+async function acceptInvites(envelope: Envelope, client: AgentClient, _context: TurnContext): Promise<void> {
   if (isInviteFor(client, envelope)) await ackInvite(client, envelope);
+}
+
+function assertNever(value: never): never {
+  throw new TypeError(`unexpected turn outcome ${JSON.stringify(value)}`);
 }

@@ -1,6 +1,6 @@
 import type { ChannelMetadata, Envelope, Passport } from '@ag2net/protocol';
-import type { JsMsg } from '@nats-io/jetstream';
 import type { HubClient } from './hub-client.js';
+import type { DeliveryOutcome } from './inbox.js';
 import { ackInvite, isInviteFor } from './invites.js';
 import { Participant } from './participant.js';
 import type { CallOptions } from './rpc.js';
@@ -15,8 +15,9 @@ export interface HumanClientOptions {
 }
 
 /**
- * A person on the network (kind `human`): deliveries go to push callbacks (`onEnvelope`) and to the pull side
- * (`nextEnvelope`, `envelopes()`); invites are accepted automatically unless turned off.
+ * A person on the network (kind `human`): deliveries go to push callbacks (`onEnvelope`) and to the subscriptions
+ * open at the time (`subscribe`, `nextEnvelope`, `waitForChannelEvent`); invites are accepted automatically unless
+ * turned off. A callback that throws is logged and the delivery is acked all the same.
  */
 export class HumanClient extends Participant {
   readonly #callbacks: HumanCallback[] = [];
@@ -49,13 +50,12 @@ export class HumanClient extends Participant {
     return super.closeChannel(channelId, reason, options);
   }
 
-  protected async handle(envelope: Envelope, _msg: JsMsg): Promise<'ack' | 'retry'> {
+  protected async handle(envelope: Envelope): Promise<DeliveryOutcome> {
     if (this.#autoAck && isInviteFor(this, envelope)) {
       await ackInvite(this, envelope).catch((err: unknown) =>
         this.hub.logger.warn({ err, channelId: envelope.channel_id }, 'invite ack failed'),
       );
     }
-    this.queue.push(envelope);
     for (const callback of [...this.#callbacks]) {
       try {
         await callback(envelope);
@@ -63,6 +63,6 @@ export class HumanClient extends Participant {
         this.hub.logger.error({ err, agentId: this.agentId }, 'envelope callback failed');
       }
     }
-    return 'ack';
+    return { settle: 'ack' };
   }
 }

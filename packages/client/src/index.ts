@@ -17,10 +17,22 @@ export { HubRpc, HubUnavailableError, DEFAULT_RPC_TIMEOUT_MS } from './rpc.js';
 export type { CallOptions, HubRpcOptions } from './rpc.js';
 export { HubClient } from './hub-client.js';
 export type { HubClientOptions, RegisterOptions } from './hub-client.js';
-export { Participant, EnvelopeTimeoutError, DisconnectedError } from './participant.js';
-export type { SendOptions, OpenOptions, NextOptions } from './participant.js';
+export { Participant, DisconnectedError } from './participant.js';
+export type { SendOptions, OpenOptions, NextOptions, DisconnectOptions } from './participant.js';
+export { DEFAULT_DISCONNECT_GRACE_MS, InboxClosedError, TurnAbortedError } from './inbox.js';
+export { EnvelopeTimeoutError, SubscriptionOverflowError, DEFAULT_SUBSCRIPTION_BUFFER } from './subscriptions.js';
+export type { Subscription, SubscribeOptions, ReceiveOptions } from './subscriptions.js';
 export { AgentClient } from './agent-client.js';
-export type { AgentHandler, AgentClientOptions, TaskCancelListener } from './agent-client.js';
+export type {
+  AgentHandler,
+  AgentClientOptions,
+  TaskCancelListener,
+  TurnContext,
+  TurnFailedListener,
+} from './agent-client.js';
+export { TURN_LOCK_TTL_MS } from './turn-locks.js';
+export { TurnLockLostError } from './turn-lease.js';
+export { DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF_MS } from './turn-retries.js';
 export { HumanClient } from './human-client.js';
 export type { HumanCallback, HumanClientOptions } from './human-client.js';
 export { Channel } from './channel.js';

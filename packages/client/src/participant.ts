@@ -2,7 +2,6 @@ import {
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
   EV_TEXT,
-  EnvelopeSchema,
   type ChannelMetadata,
   type Envelope,
   type EnvelopeInput,
@@ -11,14 +10,12 @@ import {
   type Passport,
   type PendingTurn,
 } from '@ag2net/protocol';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { jetstream } from '@nats-io/jetstream';
 import { Channel } from './channel.js';
-import { RecentIds } from './dedupe.js';
 import type { HubClient } from './hub-client.js';
+import { DEFAULT_DISCONNECT_GRACE_MS, Inbox, type DeliveryContext, type DeliveryOutcome } from './inbox.js';
 import { freshEnvelopeId } from './names.js';
-import { EnvelopeQueue } from './queue.js';
 import type { CallOptions } from './rpc.js';
+import { Subscriptions, type ReceiveOptions, type SubscribeOptions, type Subscription } from './subscriptions.js';
 
 /** The hub's default `limit` of `readWal`. */
 const READ_WAL_PAGE = 1000;
@@ -46,19 +43,22 @@ export interface OpenOptions extends CallOptions {
   readonly labels?: Record<string, string>;
 }
 
-/** Options of `nextEnvelope`. */
-export interface NextOptions {
-  /** Envelopes that do not match are dropped. */
+/** Options of `nextEnvelope` and `waitForChannelEvent`. */
+export interface NextOptions extends ReceiveOptions {
+  /** Which envelope to wait for; default the next one. Others are left to other subscriptions. */
   readonly predicate?: (envelope: Envelope) => boolean;
-  /** Give up after this many ms (`TimeoutError`). */
-  readonly timeout?: number;
-  readonly signal?: AbortSignal;
 }
 
-/** Timed out waiting for an envelope. Local, never on the wire. */
-export class EnvelopeTimeoutError extends Error {
-  override readonly name = 'EnvelopeTimeoutError';
+/** Options of `disconnect`. */
+export interface DisconnectOptions {
+  /**
+   * How long turns in flight may run on before they are aborted, in ms; default `DEFAULT_DISCONNECT_GRACE_MS`
+   * (10 000).
+   */
+  readonly graceMs?: number;
 }
+
+const NEVER_ABORTED = new AbortController().signal;
 
 /** The participant was disconnected. */
 export class DisconnectedError extends Error {
@@ -67,20 +67,19 @@ export class DisconnectedError extends Error {
 
 /**
  * What agents and humans share: an identity, a durable inbox consumed at-least-once (duplicates dropped by
- * envelope id, each delivery acked after it was handled, one channel's deliveries handled in order and never
- * concurrently, different channels in parallel), sending, and the hub's per-caller operations.
+ * envelope id, each delivery settled after it was handled, one channel's deliveries handled in order and never
+ * concurrently, different channels in parallel), subscriptions to its deliveries, sending, and the hub's
+ * per-caller operations.
  */
 export abstract class Participant {
   readonly passport: Passport;
   readonly agentId: string;
   readonly hub: HubClient;
-  protected readonly queue = new EnvelopeQueue<Envelope>();
-  readonly #seen = new RecentIds();
-  readonly #channelTails = new Map<string, Promise<void>>();
-  #messages: ConsumerMessages | null = null;
-  #loop: Promise<void> | null = null;
+  readonly #subscriptions = new Subscriptions();
+  #inbox: Inbox | null = null;
   #disconnected = false;
-  #keepAliveMs = 15_000;
+  #resolveClosed: (result: void | Error) => void = () => undefined;
+  readonly #closed = new Promise<void | Error>((resolve) => (this.#resolveClosed = resolve));
 
   protected constructor(hub: HubClient, passport: Passport) {
     if (passport.agent_id === null) throw new TypeError('participant has an unstamped passport (not registered)');
@@ -95,78 +94,60 @@ export abstract class Participant {
    */
   protected observe(_envelope: Envelope): void {}
 
-  /** Handles one delivery; called in order per channel. */
-  protected abstract handle(envelope: Envelope, msg: JsMsg): Promise<'ack' | 'retry'>;
+  /** Handles one delivery; called in order per channel. `context.signal` aborts when the participant stops. */
+  protected abstract handle(envelope: Envelope, context: DeliveryContext): Promise<DeliveryOutcome>;
 
   /** Starts consuming the durable inbox. */
   protected async startConsuming(): Promise<void> {
-    const names = this.hub.rpc.names;
-    const consumer = await jetstream(this.hub.nc).consumers.get(names.inboxStream, names.inboxConsumer(this.agentId));
-    const ackWaitMs = ((await consumer.info()).config.ack_wait ?? 60_000_000_000) / 1_000_000;
-    this.#keepAliveMs = Math.max(100, Math.floor(ackWaitMs / 3));
-    this.#messages = await consumer.consume({ max_messages: 64 });
-    this.#loop = this.#consume(this.#messages);
+    const inbox = await Inbox.start(this.hub, this.agentId, {
+      observe: (envelope) => this.observe(envelope),
+      publish: (envelope) => this.#subscriptions.publish(envelope),
+      handle: (envelope, context) => this.handle(envelope, context),
+    });
+    this.#inbox = inbox;
+    void inbox.closed().then((result) => {
+      // The inbox ended by itself (connection closed, consumer deleted): the participant is done.
+      if (result instanceof Error) this.#finish(result);
+    });
   }
 
-  async #consume(messages: ConsumerMessages): Promise<void> {
-    for await (const m of messages) {
-      const parsed = EnvelopeSchema.safeParse(safeJson(m.string()));
-      if (!parsed.success) {
-        this.hub.logger.warn({ agentId: this.agentId, seq: m.seq }, 'dropping a malformed delivery');
-        m.term();
-        continue;
-      }
-      const envelope = parsed.data;
-      this.observe(envelope);
-      const previous = this.#channelTails.get(envelope.channel_id) ?? Promise.resolve();
-      const tail = previous.then(() => this.#deliver(envelope, m));
-      this.#channelTails.set(envelope.channel_id, tail);
-      void tail.then(() => {
-        if (this.#channelTails.get(envelope.channel_id) === tail) this.#channelTails.delete(envelope.channel_id);
-      });
-    }
-  }
-
-  async #deliver(envelope: Envelope, m: JsMsg): Promise<void> {
-    if (this.#seen.has(envelope.envelope_id)) {
-      m.ack();
-      return;
-    }
-    // Long turns keep the delivery from being redelivered to another replica while they run.
-    const keepAlive = setInterval(() => m.working(), this.#keepAliveMs);
-    try {
-      const outcome = await this.handle(envelope, m);
-      if (outcome === 'retry') {
-        m.nak(500);
-        return;
-      }
-      this.#seen.add(envelope.envelope_id);
-      m.ack();
-    } catch (err) {
-      this.hub.logger.error(
-        { err, agentId: this.agentId, envelopeId: envelope.envelope_id },
-        'delivery handler failed',
-      );
-      this.#seen.add(envelope.envelope_id);
-      m.ack();
-    } finally {
-      clearInterval(keepAlive);
-    }
+  /** Aborts when the participant's turns must stop (disconnect ran out of grace, the inbox closed). */
+  protected get turnSignal(): AbortSignal {
+    return this.#inbox?.signal ?? NEVER_ABORTED;
   }
 
   get disconnected(): boolean {
     return this.#disconnected;
   }
 
-  /** Stops consuming (what was not acked is redelivered to whoever attaches next) and ends pending waits. */
-  async disconnect(): Promise<void> {
-    if (this.#disconnected) return;
+  /**
+   * Resolves once the participant stopped: `undefined` after `disconnect()`, the error when its inbox stopped
+   * delivering by itself (the NATS connection closed, the consumer was deleted). Never rejects.
+   */
+  closed(): Promise<void | Error> {
+    return this.#closed;
+  }
+
+  /**
+   * Stops consuming. Deliveries not started yet go back at once; turns in flight may finish for `graceMs`, then
+   * their signals abort and their deliveries go back too (redelivered to a replica or the next attach).
+   * Subscriptions end. Idempotent.
+   */
+  async disconnect(options: DisconnectOptions = {}): Promise<void> {
+    if (this.#disconnected) {
+      await this.#closed;
+      return;
+    }
     this.#disconnected = true;
-    this.#messages?.stop();
-    await this.#loop;
-    await Promise.all([...this.#channelTails.values()]);
-    this.queue.close();
+    await this.#inbox?.stop(options.graceMs ?? DEFAULT_DISCONNECT_GRACE_MS);
+    this.#finish(undefined);
+  }
+
+  #finish(result: void | Error): void {
+    this.#disconnected = true;
+    this.#subscriptions.end();
     this.hub.forget(this);
+    this.#resolveClosed(result);
   }
 
   /** Unregisters the identity, then disconnects. */
@@ -284,46 +265,43 @@ export abstract class Participant {
     ).then((r) => r.envelope);
   }
 
-  /** The next delivery matching `predicate` (others are dropped); `null` once disconnected. */
-  async nextEnvelope(options: NextOptions = {}): Promise<Envelope | null> {
-    if (this.#disconnected) throw new DisconnectedError(`${this.passport.name} is disconnected`);
-    const signals = [options.signal, options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout)];
-    const active = signals.filter((s): s is AbortSignal => s !== undefined);
-    const signal = active.length === 0 ? undefined : AbortSignal.any(active);
-    for (;;) {
-      let envelope: Envelope | null;
-      try {
-        envelope = await this.queue.next(signal);
-      } catch (err) {
-        if (options.signal?.aborted === true) throw err;
-        throw new EnvelopeTimeoutError(`no matching envelope within ${options.timeout ?? 0} ms`, { cause: err });
-      }
-      if (envelope === null) return null;
-      if (options.predicate === undefined || options.predicate(envelope)) return envelope;
-    }
+  /**
+   * Subscribes to this participant's deliveries from now on (what arrived before is not replayed): each
+   * subscription receives every matching envelope, independently of the others, until it is closed (`close()`,
+   * `break`, `await using`) or the participant disconnects. Create it before the action whose answer it waits for.
+   */
+  subscribe(options: SubscribeOptions = {}): Subscription {
+    return this.#subscriptions.subscribe(options);
   }
 
-  /** Every delivery from now on; the iteration ends when the participant disconnects. */
-  async *envelopes(): AsyncGenerator<Envelope> {
-    for (;;) {
-      const envelope = await this.queue.next();
-      if (envelope === null) return;
-      yield envelope;
-    }
+  /**
+   * The next delivery from now on that matches `predicate` (a one-shot subscription: deliveries that do not match
+   * stay with the other subscriptions); `EnvelopeTimeoutError` on timeout; `null` when the participant
+   * disconnects while waiting.
+   */
+  async nextEnvelope(options: NextOptions = {}): Promise<Envelope | null> {
+    return this.#once({ ...(options.predicate === undefined ? {} : { predicate: options.predicate }) }, options);
+  }
+
+  /** Every delivery from now on (`subscribe()` without a filter); the iteration ends when the participant disconnects. */
+  envelopes(): Subscription {
+    return this.subscribe();
   }
 
   /** Waits for an envelope of `channelId` that matches `predicate` (default: the channel closed or expired). */
   waitForChannelEvent(channelId: string, options: NextOptions = {}): Promise<Envelope | null> {
-    const match =
+    const predicate =
       options.predicate ?? ((e: Envelope) => e.event_type === EV_CHANNEL_CLOSED || e.event_type === EV_CHANNEL_EXPIRED);
-    return this.nextEnvelope({ ...options, predicate: (e) => e.channel_id === channelId && match(e) });
+    return this.#once({ channelId, predicate }, options);
   }
-}
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+  async #once(filter: SubscribeOptions, options: ReceiveOptions): Promise<Envelope | null> {
+    if (this.#disconnected) throw new DisconnectedError(`${this.passport.name} is disconnected`);
+    const subscription = this.subscribe(filter);
+    try {
+      return await subscription.receive(options);
+    } finally {
+      subscription.close();
+    }
   }
 }

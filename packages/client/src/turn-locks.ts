@@ -1,20 +1,28 @@
 import type { HubNames } from '@ag2net/protocol';
-import type { JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 
-/** How long a turn lock outlives a replica that died holding it, in ms. */
-export const TURN_LOCK_TTL_MS = 120_000;
+/**
+ * Default lifetime of a turn lock that is not renewed, in ms: a replica that dies mid-turn frees its channel about
+ * this long after its last renewal. Holders renew every third of it.
+ */
+export const TURN_LOCK_TTL_MS = 6_000;
+
+/** A lock this replica holds: the key and the revision it last wrote. */
+export interface HeldTurnLock {
+  readonly key: string;
+  revision: number;
+}
 
 /**
  * Mutual exclusion of turns for one (agent, channel) across every replica that hosts the agent: a KV key per pair,
  * taken with `create` (only one replica wins), kept alive with `update` on the revision this replica wrote (so a
  * replica whose lock lapsed cannot overwrite the next holder's), and released with a subject purge once the key is
- * checked to still be this replica's. The bucket TTL frees the lock of a replica that died mid-turn.
+ * checked to still be this replica's. The bucket's TTL (stream `max_age`, server time) frees the lock of a replica
+ * that stopped renewing it.
  */
 export class TurnLocks {
-  readonly #revisions = new Map<string, number>();
-
   private constructor(
     private readonly kv: KV,
     private readonly jsm: JetStreamManager,
@@ -49,39 +57,44 @@ export class TurnLocks {
     return new TurnLocks(kv, jsm, bucket, holder, ttl > 0 ? ttl : ttlMs);
   }
 
-  /** Takes the lock of (agent, channel); false when another replica holds it. */
-  async acquire(agentId: string, channelId: string): Promise<boolean> {
+  /** Takes the lock of (agent, channel); `null` when another replica holds it. Throws when NATS did not answer. */
+  async acquire(agentId: string, channelId: string): Promise<HeldTurnLock | null> {
     const key = `${agentId}.${channelId}`;
     try {
-      this.#revisions.set(key, await this.kv.create(key, this.holder));
-      return true;
-    } catch {
-      return false;
+      return { key, revision: await this.kv.create(key, this.holder) };
+    } catch (err) {
+      if (isRevisionConflict(err)) return null;
+      throw err;
     }
   }
 
-  /** Keeps a held lock alive while a long turn runs; false when it was lost (lapsed and taken). */
-  async renew(agentId: string, channelId: string): Promise<boolean> {
-    const key = `${agentId}.${channelId}`;
-    const revision = this.#revisions.get(key);
-    if (revision === undefined) return false;
+  /**
+   * Keeps a held lock alive: true when renewed, false when it is lost (it lapsed, was purged or another replica took
+   * it: the revision moved). Throws when the outcome is unknown (no answer), so the caller can try again.
+   */
+  async renew(lock: HeldTurnLock): Promise<boolean> {
     try {
-      this.#revisions.set(key, await this.kv.update(key, this.holder, revision));
+      lock.revision = await this.kv.update(lock.key, this.holder, lock.revision);
       return true;
-    } catch {
-      this.#revisions.delete(key);
-      return false;
+    } catch (err) {
+      if (isRevisionConflict(err)) return false;
+      throw err;
     }
   }
 
   /** Gives the lock up, unless it already lapsed and another replica holds it now. */
-  async release(agentId: string, channelId: string): Promise<void> {
-    const key = `${agentId}.${channelId}`;
-    const revision = this.#revisions.get(key);
-    this.#revisions.delete(key);
-    if (revision === undefined) return;
-    const entry = await this.kv.get(key);
-    if (entry === null || entry.revision !== revision) return;
-    await this.jsm.streams.purge(`KV_${this.bucket}`, { filter: `$KV.${this.bucket}.${key}` });
+  async release(lock: HeldTurnLock): Promise<void> {
+    const entry = await this.kv.get(lock.key);
+    if (entry === null || entry.revision !== lock.revision) return;
+    await this.jsm.streams.purge(`KV_${this.bucket}`, { filter: `$KV.${this.bucket}.${lock.key}` });
   }
+}
+
+/** The server refused a write because the key's revision is not the expected one. */
+function isRevisionConflict(err: unknown): boolean {
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
 }

@@ -1,0 +1,214 @@
+import { EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { RecentIds } from './dedupe.js';
+import type { HubClient } from './hub-client.js';
+
+/** Default time `disconnect()` lets in-flight turns finish before it aborts them, in ms. */
+export const DEFAULT_DISCONNECT_GRACE_MS = 10_000;
+
+/** What to do with a delivery once it was handled: ack it, or hand it back for redelivery after `delayMs`. */
+export type DeliveryOutcome = { readonly settle: 'ack' } | { readonly settle: 'nak'; readonly delayMs: number };
+
+/** What a delivery's handler gets besides the envelope. */
+export interface DeliveryContext {
+  /** Aborts when the participant stops: `disconnect` ran out of grace, or the connection closed. */
+  readonly signal: AbortSignal;
+}
+
+/** The participant's side of its inbox. */
+export interface InboxHandlers {
+  /** Sees every delivery as it arrives, before it waits for its channel's turn. Must not throw. */
+  observe(envelope: Envelope): void;
+  /** Sees each delivery once, in its channel's order, before `handle`. Must not throw. */
+  publish(envelope: Envelope): void;
+  /** Handles one delivery; called in order per channel, never twice at once for one channel. */
+  handle(envelope: Envelope, context: DeliveryContext): Promise<DeliveryOutcome>;
+}
+
+/** The turns still running were aborted (`disconnect` ran out of grace, or the participant's inbox closed). */
+export class TurnAbortedError extends Error {
+  override readonly name = 'TurnAbortedError';
+}
+
+/** The inbox stopped delivering while nobody disconnected it (connection closed, consumer deleted). Local. */
+export class InboxClosedError extends Error {
+  override readonly name = 'InboxClosedError';
+}
+
+/** A delivery unhandled because of an error of the client itself is handed back after this delay, in ms. */
+const CLIENT_ERROR_RETRY_MS = 1_000;
+
+/**
+ * The consumption of one identity's durable inbox: parses each delivery, runs one channel's deliveries in order and
+ * one at a time (channels in parallel), drops duplicates by envelope id, keeps long turns from being redelivered
+ * (`working()` every third of the ack wait) and settles each delivery exactly once (ack or nak).
+ */
+export class Inbox {
+  readonly #seen = new RecentIds();
+  readonly #published = new RecentIds();
+  readonly #channelTails = new Map<string, Promise<void>>();
+  readonly #stop = new AbortController();
+  readonly #loop: Promise<void>;
+  #stopping = false;
+  #stopped: Promise<void> | null = null;
+  #resolveClosed: (result: void | Error) => void = () => undefined;
+  readonly #closed = new Promise<void | Error>((resolve) => (this.#resolveClosed = resolve));
+
+  private constructor(
+    private readonly hub: HubClient,
+    private readonly agentId: string,
+    private readonly handlers: InboxHandlers,
+    private readonly messages: ConsumerMessages,
+    private readonly keepAliveMs: number,
+  ) {
+    this.#loop = this.#consume();
+  }
+
+  /** Starts consuming `agentId`'s inbox. */
+  static async start(hub: HubClient, agentId: string, handlers: InboxHandlers): Promise<Inbox> {
+    const names = hub.rpc.names;
+    const consumer = await jetstream(hub.nc).consumers.get(names.inboxStream, names.inboxConsumer(agentId));
+    const ackWaitMs = ((await consumer.info()).config.ack_wait ?? 60_000_000_000) / 1_000_000;
+    const messages = await consumer.consume({ max_messages: 64 });
+    return new Inbox(hub, agentId, handlers, messages, Math.max(100, Math.floor(ackWaitMs / 3)));
+  }
+
+  /** Aborts when turns must stop: `stop` ran out of grace, or the inbox closed by itself. */
+  get signal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  /** True once `stop` ran or the inbox closed by itself. */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  /** Resolves when consumption ended: `undefined` after `stop`, the error when it ended by itself. */
+  closed(): Promise<void | Error> {
+    return this.#closed;
+  }
+
+  async #consume(): Promise<void> {
+    let failure: unknown = null;
+    try {
+      for await (const m of this.messages) this.#accept(m);
+    } catch (err) {
+      failure = err;
+    }
+    if (this.#stopping) return;
+    // Nobody asked the loop to end: the connection closed or the consumer went away. Nothing can be acked now.
+    const err = new InboxClosedError(`inbox of ${this.agentId} stopped delivering`, {
+      ...(failure === null ? {} : { cause: failure }),
+    });
+    this.hub.logger.error({ err, agentId: this.agentId }, 'inbox consumption ended');
+    this.#stopping = true;
+    this.#stop.abort(new TurnAbortedError('the inbox closed', { cause: err }));
+    this.#resolveClosed(err);
+  }
+
+  #accept(m: JsMsg): void {
+    const parsed = EnvelopeSchema.safeParse(safeJson(m.string()));
+    if (!parsed.success) {
+      this.hub.logger.warn({ agentId: this.agentId, seq: m.seq }, 'dropping a malformed delivery');
+      settleQuietly(() => m.term());
+      return;
+    }
+    const envelope = parsed.data;
+    this.handlers.observe(envelope);
+    const previous = this.#channelTails.get(envelope.channel_id) ?? Promise.resolve();
+    const tail = previous.then(() => this.#deliver(envelope, m));
+    this.#channelTails.set(envelope.channel_id, tail);
+    void tail.then(() => {
+      if (this.#channelTails.get(envelope.channel_id) === tail) this.#channelTails.delete(envelope.channel_id);
+    });
+  }
+
+  async #deliver(envelope: Envelope, m: JsMsg): Promise<void> {
+    // A delivery that had not started when the inbox stopped goes back at once, to a replica or the next attach.
+    if (this.#stopping) return settleQuietly(() => m.nak());
+    if (this.#seen.has(envelope.envelope_id)) return settleQuietly(() => m.ack());
+    if (this.#published.add(envelope.envelope_id)) this.handlers.publish(envelope);
+    // Long turns keep the delivery from being redelivered to another replica while they run.
+    const keepAlive = setInterval(() => settleQuietly(() => m.working()), this.keepAliveMs);
+    try {
+      const outcome = await untilAborted(
+        this.handlers.handle(envelope, { signal: this.#stop.signal }),
+        this.#stop.signal,
+      );
+      if (outcome === null) {
+        // The turn was aborted; whatever it does later is not acked.
+        settleQuietly(() => m.nak());
+      } else if (outcome.settle === 'ack') {
+        this.#seen.add(envelope.envelope_id);
+        settleQuietly(() => m.ack());
+      } else {
+        settleQuietly(() => m.nak(outcome.delayMs));
+      }
+    } catch (err) {
+      this.hub.logger.error({ err, agentId: this.agentId, envelopeId: envelope.envelope_id }, 'delivery failed');
+      settleQuietly(() => m.nak(CLIENT_ERROR_RETRY_MS));
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  /**
+   * Stops consuming; lets the turns in flight finish for at most `graceMs`, then aborts them (their deliveries go
+   * back for redelivery) and resolves without waiting for handlers that ignore their signal. Idempotent.
+   */
+  stop(graceMs: number): Promise<void> {
+    this.#stopped ??= this.#stopNow(graceMs);
+    return this.#stopped;
+  }
+
+  async #stopNow(graceMs: number): Promise<void> {
+    const byItself = this.#stopping;
+    this.#stopping = true;
+    this.messages.stop();
+    await this.#loop;
+    const inflight = Promise.all([...this.#channelTails.values()]).then(() => true);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+    const finished = await Promise.race([inflight, graceOver]);
+    clearTimeout(timer);
+    if (!finished) this.#stop.abort(new TurnAbortedError(`turn still running ${graceMs} ms after disconnect`));
+    if (!byItself) this.#resolveClosed(undefined);
+  }
+}
+
+/** `work`'s result, or `null` as soon as `signal` aborts (the work's own outcome is then ignored). */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return null;
+  }
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<null>((resolve) => {
+    onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    // A late rejection of abandoned work must not surface as an unhandled rejection.
+    work.catch(() => undefined);
+  }
+}
+
+/** Acks and naks publish on the connection; once it closed there is nobody to tell, and the server redelivers. */
+function settleQuietly(settle: () => void): void {
+  try {
+    settle();
+  } catch {
+    // The connection is closed: the delivery stays unacked and is redelivered after the ack wait.
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
