@@ -19,7 +19,7 @@
 export { startHub } from './hub.js';
 export type { Hub } from './hub.js';
 export type { HubOptions } from './options.js';
-export type { HubSnapshot } from './snapshot.js';
+export type { HubSnapshot, ChannelSnapshot } from './snapshot.js';
 export { createManualClock } from './manual-clock.js';
 export type { ManualClock } from './manual-clock.js';
 export { systemClock } from './clock.js';

@@ -1,3 +1,5 @@
+import type { AdapterState } from '@ag2net/adapters';
+import type { ChannelMetadata } from '@ag2net/protocol';
 import type { HubContext } from './core/context.js';
 import { factsSnapshot } from './governance/facts.js';
 
@@ -27,7 +29,20 @@ export function snapshotOf(ctx: HubContext): HubSnapshot {
 /** See `snapshotOf`. */
 export interface HubSnapshot {
   readonly agents: readonly unknown[];
-  readonly channels: readonly unknown[];
+  readonly channels: readonly ChannelSnapshot[];
   readonly inbox_pending: readonly unknown[];
   readonly tasks: readonly unknown[];
+}
+
+/** One channel in a `HubSnapshot`. */
+export interface ChannelSnapshot {
+  readonly metadata: ChannelMetadata;
+  readonly state: AdapterState | null;
+  /** The stream sequence of the channel subject's last message: what the next append expects. */
+  readonly last_stream_seq: number;
+  readonly stream_seqs: readonly number[];
+  readonly envelope_ids: readonly (readonly [string, number, string])[];
+  readonly causation: readonly (readonly [string, string])[];
+  readonly closing_at: number | null;
+  readonly facts: Record<string, unknown>;
 }

@@ -1,0 +1,100 @@
+import { EV_TEXT, WalHeader, newId, type Envelope } from '@ag2net/protocol';
+import { natsPerFile } from '@ag2net/test-support';
+import { Kvm } from '@nats-io/kv';
+import { headers } from '@nats-io/transport-node';
+import { describe, expect, it } from 'vitest';
+import { audit, openChannel, openNet, readWal, register, say, settle, startColdHub, type TestNet } from './support.js';
+
+const nats = natsPerFile();
+
+/** Publishes `data` straight to a WAL subject, with the hub's headers when given, as a foreign writer would. */
+async function plant(
+  net: TestNet,
+  subject: string,
+  data: string,
+  hub: { epoch: string; sequence: string } | null,
+): Promise<number> {
+  const h = headers();
+  if (hub !== null) {
+    h.set(WalHeader.Epoch, hub.epoch);
+    h.set(WalHeader.Sequence, hub.sequence);
+  }
+  return (await net.js.publish(subject, data, { headers: h })).seq;
+}
+
+describe('hydrate over garbage', () => {
+  it('quarantines every kind of foreign record, serves everything else, and folds exactly the clean state', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    await say(net, alice, cid, 'hi');
+    net.clock.advance(1_000);
+    await say(net, bob, cid, 'hello');
+    await settle(net, cid);
+    const wal = await readWal(net, alice, cid);
+    const last = wal.at(-1);
+    if (last === undefined) throw new Error('the channel has no log');
+    const live = structuredClone(net.hub.snapshot());
+    await net.hub.close();
+
+    // WAL: not JSON, on a channel nobody created.
+    const stranger = newId();
+    await plant(net, net.names.wal(stranger), '{"oops', { epoch: '1', sequence: '1' });
+    // WAL: a well-formed envelope on the open channel, but without the hub's headers.
+    const forged: Envelope = { ...last, envelope_id: newId(), sequence: (last.sequence ?? 0) + 1 };
+    await plant(net, net.names.wal(cid), JSON.stringify(forged), null);
+    // WAL: the hub's headers, but a sequence the channel already has.
+    const replayed: Envelope = { ...last, envelope_id: newId() };
+    await plant(net, net.names.wal(cid), JSON.stringify(replayed), { epoch: '1', sequence: String(last.sequence) });
+    // WAL: an envelope of the open channel on another channel's subject.
+    await plant(net, net.names.wal(stranger), JSON.stringify({ ...forged, envelope_id: newId() }), {
+      epoch: '1',
+      sequence: String(forged.sequence),
+    });
+    // WAL: the hub's headers, a valid envelope whose event is not an envelope field set.
+    const tail = await plant(net, net.names.wal(cid), JSON.stringify({ ...forged, event_type: 42 }), {
+      epoch: '1',
+      sequence: String(forged.sequence),
+    });
+    // KV: a passport that is not JSON, a passport of another id, a channel record that is no metadata, a task that
+    // is not JSON.
+    const kvm = new Kvm(net.nc);
+    const agents = await kvm.open(net.names.agentsBucket);
+    const ghost = newId();
+    await agents.put(`${ghost}.passport`, '{not json');
+    await agents.put(`${newId()}.passport`, JSON.stringify({ ...alice.passport, name: 'mallory' }));
+    await (await kvm.open(net.names.channelsBucket)).put(newId(), JSON.stringify({ channel_id: 5 }));
+    await (await kvm.open(net.names.tasksBucket)).put(`meta.${newId()}`, 'garbage');
+
+    const cold = await startColdHub(net);
+    expect(cold.role).toBe('active');
+    expect(await net.rpc.call('health', {})).toMatchObject({ role: 'active', quarantined: 9, registered_agents: 2 });
+    // The clean fold, except that the channel's tail is where the foreign message left it (the next append checks it).
+    expect(cold.snapshot()).toEqual({
+      ...live,
+      channels: live.channels.map((c) => (c.metadata.channel_id === cid ? { ...c, last_stream_seq: tail } : c)),
+    });
+    const quarantined = await audit(net, { kinds: ['quarantined'] });
+    expect(quarantined.map((r) => r['source']).sort()).toEqual([
+      'agents',
+      'agents',
+      'channels',
+      'tasks',
+      'wal',
+      'wal',
+      'wal',
+      'wal',
+      'wal',
+    ]);
+
+    // The hub serves: the open channel takes the next turn with the next sequence.
+    net.clock.advance(1_000);
+    const next = await say(net, alice, cid, 'still here');
+    expect(next.sequence).toBe((last.sequence ?? 0) + 1);
+    expect((await readWal(net, alice, cid)).map((e) => e.event_type)).toEqual([
+      ...wal.map((e) => e.event_type),
+      EV_TEXT,
+    ]);
+  });
+});
