@@ -1,4 +1,4 @@
-import { natsPerFile } from '@ag2net/test-support';
+import { natsPerFile, type FileNats } from '@ag2net/test-support';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll } from 'vitest';
 import type { ServiceProcess } from './processes.js';
@@ -7,6 +7,8 @@ import type { ServiceProcess } from './processes.js';
 export interface FileStack {
   readonly url: string;
   readonly nc: NatsConnection;
+  /** The file's nats-server: `nats.server.pause()`, `nats.restart(downMs)` for fault tests. */
+  readonly nats: FileNats;
   /** Registers a service so that it is killed when the file's tests end; returns it. */
   track(service: ServiceProcess): ServiceProcess;
 }
@@ -17,9 +19,12 @@ export function fileStack(): FileStack {
   const services: ServiceProcess[] = [];
   let connection: NatsConnection | null = null;
   beforeAll(async () => {
-    connection = await connect({ servers: nats.url });
+    // Reconnects for as long as a fault test keeps the server down or frozen.
+    connection = await connect({ servers: nats.url, maxReconnectAttempts: -1 });
   });
   afterAll(async () => {
+    // A test that failed while the server was frozen must not leave the close below waiting on it.
+    nats.server.resume();
     await Promise.all(services.splice(0).map((s) => s.stop('SIGKILL')));
     await connection?.close();
   });
@@ -27,6 +32,7 @@ export function fileStack(): FileStack {
     get url() {
       return nats.url;
     },
+    nats,
     get nc() {
       if (connection === null) throw new Error('fileStack() must be called at the top level of a test file');
       return connection;
