@@ -5,8 +5,10 @@ import { repr } from './repr.js';
 export const MAX_LISTED_ISSUES = 5;
 /** The most characters a formatted validation message holds. */
 export const MAX_ISSUES_MESSAGE_CHARS = 1024;
-/** The most characters of one issue's message, and of its path. */
-const MAX_ISSUE_PART_CHARS = 160;
+/** The most characters of one issue's message (room for a message that quotes a bounded `repr`). */
+const MAX_ISSUE_PART_CHARS = 400;
+/** The most characters of one issue's path. */
+const MAX_PATH_CHARS = 160;
 
 /**
  * One short, bounded line for a failed validation: `<prefix>: <path>: <message>; …; and N more`. At most
@@ -24,7 +26,7 @@ export function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]
 function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(root)';
   const parts = path.map(safeKey);
-  return clip(parts.join('.'));
+  return clip(parts.join('.'), MAX_PATH_CHARS);
 }
 
 /** A path key as written: plain keys as they are, anything odd (dots, controls, huge) through `repr`. */
