@@ -66,7 +66,11 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const names = hubNames(opts.prefix);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  const resources = await provision(nc, jsm, names, { replicas: opts.replicas, leaseTtlMs: opts.leaseTtlMs });
+  const resources = await provision(nc, jsm, names, {
+    replicas: opts.replicas,
+    leaseTtlMs: opts.leaseTtlMs,
+    limits: opts.limits,
+  });
   const logger = opts.logger.child({ hubId: opts.hubId });
   const ids = createIdFactory();
   const ctx: HubContext = {
@@ -96,6 +100,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     audit: new AuditLog(js, jsm, names, opts.clock, ids, logger),
     tasks: new TaskTable(resources.tasks),
     lease: new Lease(resources.leases, jsm, names, opts.hubId),
+    limits: opts.limits,
     counters: { quarantined: 0, deadLetters: 0, foreignWrites: 0 },
   };
   const hub = new HubInstance(ctx, opts, opts.connection === null);

@@ -29,7 +29,9 @@ export type { Logger } from './logger.js';
 export { globMatch, matchesAny } from './core/glob.js';
 export { walStreamConfig, inboxStreamConfig } from './nats/provision.js';
 export type { StreamNames } from './nats/provision.js';
-export { ALLOW, deny, allowAllArbiter, ruleBasedArbiter } from './governance/arbiter.js';
+export { ALLOW, ARBITER_FAILED, deny, allowAllArbiter, ruleBasedArbiter } from './governance/arbiter.js';
+export { DEFAULT_OPERATOR_LIMITS, withinCeilings } from './governance/operator-limits.js';
+export type { OperatorLimits } from './governance/operator-limits.js';
 export type {
   HubArbiter,
   Decision,

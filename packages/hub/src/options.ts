@@ -2,10 +2,15 @@ import { createDefaultAdapterRegistry, type AdapterRegistry } from '@ag2net/adap
 import { DEFAULT_PREFIX, newId } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { systemClock, type Clock } from './clock.js';
-import { ruleBasedArbiter, type HubArbiter } from './governance/arbiter.js';
+import { guardArbiter, ruleBasedArbiter, type HubArbiter } from './governance/arbiter.js';
 import type { ExpectationEvaluator } from './governance/evaluators.js';
 import type { ViolationHandler } from './governance/violation-handlers.js';
 import { silentLogger, type Logger } from './logger.js';
+import {
+  operatorLimitsWithDefaults,
+  type OperatorLimits,
+  type ResolvedOperatorLimits,
+} from './governance/operator-limits.js';
 
 /** Options of `startHub`. */
 export interface HubOptions {
@@ -44,10 +49,16 @@ export interface HubOptions {
   readonly evaluators?: readonly ExpectationEvaluator[];
   /** Extra violation handlers, by name (not a built-in's). Default none. */
   readonly violationHandlers?: readonly ViolationHandler[];
+  /**
+   * The operator's ceilings on every agent's `Rule` limits and the quotas of streams and buckets; each field
+   * defaults as `DEFAULT_OPERATOR_LIMITS` says (finite ceilings, no byte quotas).
+   */
+  readonly limits?: OperatorLimits;
 }
 
-export type ResolvedHubOptions = Required<Omit<HubOptions, 'connection'>> & {
+export type ResolvedHubOptions = Required<Omit<HubOptions, 'connection' | 'limits'>> & {
   readonly connection: NatsConnection | null;
+  readonly limits: ResolvedOperatorLimits;
 };
 
 export function withDefaults(options: HubOptions): ResolvedHubOptions {
@@ -65,8 +76,10 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     sweepIntervalMs: options.sweepIntervalMs ?? 1_000,
     replicas: options.replicas ?? 1,
     awaitActive: options.awaitActive ?? true,
-    arbiter: options.arbiter ?? ruleBasedArbiter,
+    // Guarded: a policy that throws denies that one decision (logged) instead of failing the operation.
+    arbiter: guardArbiter(options.arbiter ?? ruleBasedArbiter, options.logger ?? silentLogger),
     evaluators: options.evaluators ?? [],
     violationHandlers: options.violationHandlers ?? [],
+    limits: operatorLimitsWithDefaults(options.limits),
   };
 }

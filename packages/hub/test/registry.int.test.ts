@@ -1,6 +1,7 @@
 import { NetworkError, defaultRule, newId } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_OPERATOR_LIMITS, withinCeilings } from '../src/index.js';
 import { T0, ULID, at, failure, nowIso, openChannel, openNet, rawFailure, register, say } from './support.js';
 
 const nats = natsPerFile();
@@ -126,7 +127,10 @@ describe('lookups', () => {
   it('getRule returns the default rule for an agent registered without one and names an unknown agent', async () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice');
-    expect((await net.rpc.call('getRule', { agent_id: alice.id })).rule).toEqual(defaultRule());
+    // The default rule held under the operator's default ceilings (no cap becomes the ceiling).
+    expect((await net.rpc.call('getRule', { agent_id: alice.id })).rule).toEqual(
+      withinCeilings(defaultRule(), DEFAULT_OPERATOR_LIMITS),
+    );
     expect(await failure(net.rpc.call('getRule', { agent_id: 'x' }))).toEqual({
       code: 'not_found',
       message: 'rule not found: x',

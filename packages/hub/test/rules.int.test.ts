@@ -115,7 +115,7 @@ describe('limits', () => {
     expect((await openChannel(net, bob, 'conversation', [alice])).expires_at).toBe('2026-01-01T02:00:00.000Z');
   });
 
-  it('delegation_depth refuses a deeper envelope, accepts one at the cap, and 0 means no cap', async () => {
+  it('delegation_depth refuses a deeper envelope, accepts one at the cap, and 0 means the operator ceiling', async () => {
     await using net = await openNet(nats.url);
     const carol = await register(net, 'carol', { rule: { limits: { delegation_depth: 2 } } });
     const dave = await register(net, 'dave', { rule: { limits: { delegation_depth: 0 } } });
@@ -125,7 +125,12 @@ describe('limits', () => {
       message: "sender 'carol' exceeded delegation_depth (3 > 2)",
     });
     expect((await say(net, carol, cid, 'at the cap', { depth: 2 })).sequence).toBe(4);
-    expect((await say(net, dave, cid, 'very deep', { depth: 99_999 })).sequence).toBe(5);
+    // 0 asks for no cap of its own: the operator's ceiling (16 by default) still holds.
+    expect((await say(net, dave, cid, 'as deep as allowed', { depth: 16 })).sequence).toBe(5);
+    expect(await failure(say(net, dave, cid, 'too deep', { depth: 17 }))).toEqual({
+      code: 'access_denied',
+      message: "sender 'dave' exceeded delegation_depth (17 > 16)",
+    });
   });
 
   it('max_concurrent_channels refuses one channel too many until one of them ends; 0 means no cap', async () => {

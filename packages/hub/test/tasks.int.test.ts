@@ -230,8 +230,12 @@ describe('task lifecycle', () => {
     await net.hub.close();
     await startColdHub(net);
     expect((await net.rpc.call('recordObservation', again, alice.id)).resume.observed).toEqual({ writing: observed });
+    // A task without a capability counts under the one its owner names, with the hub's latency.
+    await observe(net, alice, { task_id: 'w2', state: 'running' });
+    net.clock.advance(100);
+    await update(net, alice, { task_id: 'w2', state: 'failed', error: 'broke' });
     const other = await net.rpc.call('recordObservation', { ...again, task_id: 'w2', outcome: 'failed' }, alice.id);
-    expect(other.resume.observed).toEqual({ writing: { ...observed, n: 2, failed: 1, p50_latency_ms: 9_999 } });
+    expect(other.resume.observed).toEqual({ writing: { ...observed, n: 2, failed: 1, p50_latency_ms: 100 } });
     const sources = (await auditCount(net, { kinds: ['resume_set'] }, 2)).map((r) => [r['source'], r['outcome']]);
     expect(sources).toEqual([
       ['observed', 'completed'],

@@ -1,5 +1,7 @@
 import {
+  AccessDeniedError,
   AuthError,
+  InvalidRequestError,
   NotFoundError,
   ProtocolError,
   TaskState,
@@ -14,6 +16,7 @@ import {
 } from '@ag2net/protocol';
 import { AuditKind, ResumeSource } from '../audit/kinds.js';
 import { isoAt } from '../clock.js';
+import { withinCeilings } from '../governance/operator-limits.js';
 import { ensureInboxConsumer, removeInbox } from '../nats/provision.js';
 import type { HubContext } from './context.js';
 
@@ -43,8 +46,10 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
     const stamped: Passport = { ...passport, agent_id: passport.agent_id ?? ctx.ids(nowMs), created_at: isoAt(nowMs) };
     const record = await ctx.registry.add({
       passport: stamped,
-      resume: req.resume,
-      rule: req.rule ?? defaultRule(),
+      // `observed` is the hub's to write, from what it sees the agent do.
+      resume: { ...req.resume, observed: {} },
+      // The operator's ceilings hold: an agent's own rule can only be stricter.
+      rule: withinCeilings(req.rule ?? defaultRule(), ctx.limits),
       skill: req.skill_md,
     });
     await ensureInboxConsumer(ctx.jsm, ctx.names, stamped.agent_id ?? '', ctx.inboxAckWaitMs);
@@ -99,11 +104,20 @@ export function getRule(ctx: HubContext, agentId: string): Rule {
   return record.rule;
 }
 
-/** Replaces the resume: the version goes up by one and `last_updated` is stamped. */
+/**
+ * Replaces the resume: the version goes up by one and `last_updated` is stamped. The `observed` part is the hub's and
+ * is kept as it was, whatever the request says.
+ */
 export async function setResume(ctx: HubContext, agentId: string, resume: Resume): Promise<Resume> {
   return underAgent(ctx, agentId, async () => {
     const old = ctx.registry.require(agentId).resume;
-    const next: Resume = { ...resume, version: old.version + 1, last_updated: isoAt(ctx.clock.now()) };
+    // `observed` is the hub's record of what the agent did: the tenant's resume never replaces it.
+    const next: Resume = {
+      ...resume,
+      observed: old.observed,
+      version: old.version + 1,
+      last_updated: isoAt(ctx.clock.now()),
+    };
     const stored = await ctx.registry.setResume(agentId, next);
     await ctx.audit.recordAfter(
       AuditKind.ResumeSet,
@@ -114,11 +128,16 @@ export async function setResume(ctx: HubContext, agentId: string, resume: Resume
   });
 }
 
-/** Replaces the rule; the version goes up by one. It applies from the next decision on. */
+/**
+ * Replaces the rule; the version goes up by one. It applies from the next decision on. Limits are held under the
+ * operator's ceilings (`withinCeilings`: a 0 or anything higher becomes the ceiling), so `setRule({})` can never
+ * lift a limit; the stored rule, which the answer returns, is the one the hub enforces.
+ */
 export async function setRule(ctx: HubContext, agentId: string, rule: Rule): Promise<Rule> {
   return underAgent(ctx, agentId, async () => {
     const old = ctx.registry.require(agentId).rule;
-    const stored = await ctx.registry.setRule(agentId, { ...rule, version: old.version + 1 });
+    const held = withinCeilings(rule, ctx.limits);
+    const stored = await ctx.registry.setRule(agentId, { ...held, version: old.version + 1 });
     await ctx.audit.recordAfter(
       AuditKind.RuleSet,
       { agent_id: agentId, version: stored.version },
@@ -141,12 +160,53 @@ function underAgent<T>(ctx: HubContext, agentId: string, fn: () => Promise<T>): 
 }
 
 /**
- * AG2's `record_observation`: a terminal outcome of a task counts toward the owner's observed track record for the
- * capability (`n`, and `completed`/`failed`/`expired`; `cancelled` only in `n`; `latency_ms` replaces
- * `p50_latency_ms`). A task id counts once, also across restarts: the hub records the outcome of a capability-tagged
- * task itself when the task ends, so an agent's own report of it afterwards is a no-op.
+ * AG2's `record_observation`, as an agent may call it: only about a task the caller owns that has ended, with the
+ * outcome the task ended with (an agent cannot write its own track record). The hub counts a capability-tagged
+ * task's outcome itself when the task ends, so this adds one only for a task without `spec.capability`, under the
+ * capability the caller names; a task counts once, also across restarts. The latency is the hub's
+ * (`completed_at − started_at`), not the caller's.
  */
 export async function recordObservation(
+  ctx: HubContext,
+  callerId: string,
+  req: HubRequestParsed<'recordObservation'>,
+): Promise<Resume> {
+  ctx.registry.require(callerId);
+  if (req.task_id === null) {
+    throw new InvalidRequestError('recordObservation needs the task_id of an ended task the caller owns');
+  }
+  const task = ctx.tasks.get(req.task_id);
+  if (task === undefined) throw new NotFoundError(`task not found: ${req.task_id}`);
+  if (task.owner_id !== callerId) {
+    throw new AccessDeniedError(`only the owner may record an observation of task ${repr(task.task_id)}`);
+  }
+  if (!isTerminalTaskState(task.state)) {
+    throw new ProtocolError(`task ${repr(task.task_id)} has not ended (state=${task.state})`);
+  }
+  if (req.outcome !== task.state) {
+    throw new InvalidRequestError(`task ${repr(task.task_id)} ended ${task.state}, not ${req.outcome}`);
+  }
+  return countObservation(ctx, callerId, {
+    capability: req.capability,
+    outcome: task.state,
+    latency_ms: latencyOf(task.started_at, task.completed_at),
+    task_id: task.task_id,
+  });
+}
+
+/** A task's run time in ms, when it has both ends. */
+function latencyOf(startedAt: string | null, completedAt: string | null): number | null {
+  if (startedAt === null || completedAt === null) return null;
+  const ms = Date.parse(completedAt) - Date.parse(startedAt);
+  return Number.isFinite(ms) ? Math.max(0, ms) : null;
+}
+
+/**
+ * Counts a terminal outcome toward the owner's observed track record for the capability (`n`, and
+ * `completed`/`failed`/`expired`; `cancelled` only in `n`; `latency_ms` replaces `p50_latency_ms`). The hub calls
+ * it when a capability-tagged task ends. A task id counts once, also across restarts (a KV marker).
+ */
+export async function countObservation(
   ctx: HubContext,
   ownerId: string,
   req: HubRequestParsed<'recordObservation'>,

@@ -1,41 +1,48 @@
-import {
-  ChannelState,
-  EV_CHANNEL_INVITE_ACK,
-  EV_CHANNEL_INVITE_REJECT,
-  EV_EXPECTATION_VIOLATED,
-  isChannelProtocolEvent,
-  participantIds,
-  type Envelope,
-} from '@ag2net/protocol';
+import { ChannelState, type Envelope } from '@ag2net/protocol';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { auditFromWal } from '../audit/wal-records.js';
-import type { HubContext } from './context.js';
-import { finishCloseLocked } from './lifecycle.js';
-import { parseStored } from '../nats/wal.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { deadLetter } from '../audit/dead-letters.js';
+import { AuditKind } from '../audit/kinds.js';
+import { auditFromWal } from '../audit/wal-records.js';
+import { parseStored } from '../nats/wal.js';
+import type { HubContext } from './context.js';
+import { allowedRecipients } from './fan-out.js';
+import { finishCloseLocked } from './lifecycle.js';
 
-/**
- * Fans every admitted envelope out to its audience's durable inboxes, from a durable consumer over the WAL, and
- * writes the audit records the WAL implies (channel created, closed, expired; expectation violated). The consumer's
- * ack floor is the delivery state: after a crash, whatever was admitted but not yet fanned out is redelivered, and
- * the inbox messages' ids (`<envelope_id>.<agent_id>`) and the audit records' ids make the repeat harmless.
- */
 /** How many WAL messages are fanned out at once (different channels in parallel, one channel in order). */
 const WINDOW = 256;
+/** Attempts of one fan-out before it is dead-lettered. */
+export const DELIVERY_ATTEMPTS = 5;
+/** Pause after the first failed attempt, in ms; it doubles after each further one (100, 200, 400, 800). */
+const FIRST_BACKOFF_MS = 100;
 
 /** One WAL message on its way through the window. */
 interface InFlight {
   readonly msg: JsMsg;
-  /** `delivered` once fanned out; `skipped` for a message that is no envelope; `stopped` when the hub stopped. */
-  outcome: 'pending' | 'delivered' | 'skipped' | 'stopped';
+  /** `done` once fanned out, dead-lettered or quarantined (and acked); `stopped` when the hub stopped first. */
+  outcome: 'pending' | 'done' | 'stopped';
   envelope: Envelope | null;
 }
 
+/**
+ * Fans every admitted envelope out to its audience's durable inboxes, from a durable consumer over the WAL, and
+ * writes the audit records the WAL implies (channel created, closed, expired; expectation violated). After a crash,
+ * whatever was admitted but not yet acked is redelivered, and the inbox messages' ids (`<envelope_id>.<agent_id>`)
+ * and the audit records' ids make the repeat harmless.
+ *
+ * Poison cannot stall it: a fan-out is tried `DELIVERY_ATTEMPTS` times with backoff and then parked as a dead letter
+ * (`deadLetter`); a WAL message that is no envelope is quarantined; a throwing arbiter denies one recipient. Each
+ * message is acked as soon as it is done, so a slow channel holds only its own place in the window, never the others.
+ */
 export class Deliverer {
   #messages: ConsumerMessages | null = null;
   #loop: Promise<void> | null = null;
   #stopping = false;
+  #abort = new AbortController();
+  /** Messages in stream order from the oldest one not yet done (the contiguous floor) on. */
   readonly #window: InFlight[] = [];
+  /** Messages in the window still being fanned out. */
+  #pending = 0;
   readonly #chains = new Map<string, Promise<void>>();
   #roomWaiters: (() => void)[] = [];
 
@@ -43,6 +50,7 @@ export class Deliverer {
 
   async start(): Promise<void> {
     this.#stopping = false;
+    this.#abort = new AbortController();
     const consumer = await this.ctx.js.consumers.get(this.ctx.names.walStream, this.ctx.names.deliveryConsumer);
     this.#messages = await consumer.consume({ max_messages: 512 });
     this.#loop = this.#run(this.#messages);
@@ -55,6 +63,7 @@ export class Deliverer {
 
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#abort.abort();
     for (const resolve of this.#roomWaiters.splice(0)) resolve();
     this.#messages?.stop();
     await this.#loop;
@@ -63,21 +72,22 @@ export class Deliverer {
   }
 
   /**
-   * Fans messages out concurrently across channels, in order within a channel (so every inbox sees a channel's
-   * envelopes in log order), and acks them in stream order: the consumer's ack floor and `deliveredThrough` stay
-   * contiguous, so after a crash everything past the floor is delivered again and nothing before it is missed.
+   * Fans messages out concurrently across channels and in order within a channel (so every inbox sees a channel's
+   * envelopes in log order). `deliveredThrough` follows the contiguous floor: every message at or below it is done.
    */
   async #run(messages: ConsumerMessages): Promise<void> {
     for await (const msg of messages) {
-      while (this.#window.length >= WINDOW && !this.#stopping) {
+      while (this.#pending >= WINDOW && !this.#stopping) {
         await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
       }
       const item: InFlight = { msg, outcome: 'pending', envelope: null };
       this.#window.push(item);
+      this.#pending += 1;
       this.#schedule(item);
     }
     await Promise.all([...this.#chains.values()]);
     this.#window.length = 0;
+    this.#pending = 0;
     for (const resolve of this.#roomWaiters.splice(0)) resolve();
   }
 
@@ -86,16 +96,13 @@ export class Deliverer {
     try {
       envelope = parseStored(item.msg.string());
     } catch (err) {
-      this.ctx.logger.error({ err, streamSeq: item.msg.seq }, 'WAL message is not an envelope; skipping it');
-      item.outcome = 'skipped';
-      this.#pump();
+      void this.#quarantine(item, err);
       return;
     }
     item.envelope = envelope;
     const channelId = envelope.channel_id;
     const chain = (this.#chains.get(channelId) ?? Promise.resolve()).then(async () => {
-      item.outcome = (await this.#deliver(envelope, item.msg)) ? 'delivered' : 'stopped';
-      this.#pump();
+      this.#finish(item, (await this.#deliver(envelope, item.msg)) ? 'done' : 'stopped');
     });
     this.#chains.set(channelId, chain);
     void chain.then(() => {
@@ -103,41 +110,101 @@ export class Deliverer {
     });
   }
 
-  /** Fans one envelope out and writes its audit records, retrying until it succeeds; false if the hub stopped. */
+  /**
+   * A WAL message that is no envelope is not the hub's: counted in `quarantined`, logged, audited (under the id
+   * hydrate uses for the same message, so one record stands for both) and acked.
+   */
+  async #quarantine(item: InFlight, err: unknown): Promise<void> {
+    const { msg } = item;
+    const reason = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+    this.ctx.counters.quarantined += 1;
+    this.ctx.logger.error({ streamSeq: msg.seq, subject: msg.subject, reason }, 'WAL message is not an envelope');
+    const key = msg.subject.replace(/[^A-Za-z0-9_-]/g, '_');
+    await this.ctx.audit.recordAfter(
+      AuditKind.Quarantined,
+      { source: 'wal', key: msg.subject, seq: msg.seq, reason },
+      { id: `quarantine-wal-${msg.seq}-${key}`.slice(0, 128) },
+    );
+    this.#finish(item, 'done');
+  }
+
+  /**
+   * Fans one envelope out and writes its audit records, retrying only what failed (inboxes that did not take it,
+   * the audit records) with backoff; after `DELIVERY_ATTEMPTS` it is dead-lettered. True when done, false when the
+   * hub stopped first (the message stays unacked and is redelivered to the next active hub).
+   */
   async #deliver(envelope: Envelope, msg: JsMsg): Promise<boolean> {
-    for (let attempt = 0; ; attempt += 1) {
+    let todo = await allowedRecipients(this.ctx, envelope);
+    let audited = false;
+    let reason = '';
+    for (let attempt = 0; attempt < DELIVERY_ATTEMPTS; attempt += 1) {
       if (this.#stopping) return false;
-      try {
-        await this.#fanOut(envelope, msg);
-        await auditFromWal(this.ctx, envelope);
-        return true;
-      } catch (err) {
-        this.ctx.logger.error({ err, streamSeq: msg.seq, attempt }, 'delivery failed; retrying');
-        await sleep(Math.min(100 * 2 ** attempt, 2000));
+      if (attempt > 0) {
+        // Keep the server from redelivering a message that is still being worked on.
+        msg.working();
+        try {
+          await sleep(FIRST_BACKOFF_MS * 2 ** (attempt - 1), undefined, { signal: this.#abort.signal });
+        } catch {
+          return false;
+        }
       }
+      const failed = await this.#publish(envelope, msg, todo);
+      todo = failed.map((f) => f.recipient);
+      reason = failed[0]?.reason ?? '';
+      if (!audited) {
+        try {
+          await auditFromWal(this.ctx, envelope);
+          audited = true;
+        } catch (err) {
+          reason ||= `audit: ${err instanceof Error ? err.message : String(err)}`;
+        }
+      }
+      if (todo.length === 0 && audited) return true;
+      this.ctx.logger.warn({ streamSeq: msg.seq, attempt, recipients: todo, reason }, 'delivery failed; retrying');
     }
+    if (this.#stopping) return false;
+    await deadLetter(this.ctx, { envelope, streamSeq: msg.seq, recipients: todo, reason });
+    return true;
   }
 
-  /** Acks the finished messages at the head of the window, in stream order, and ends channels that drained. */
-  #pump(): void {
-    while (this.#window.length > 0) {
-      const head = this.#window[0];
-      if (head === undefined || head.outcome === 'pending' || head.outcome === 'stopped') break;
-      this.#window.shift();
-      head.msg.ack();
-      if (head.msg.seq > this.ctx.deliveredThrough) this.ctx.deliveredThrough = head.msg.seq;
-      if (head.envelope !== null) this.#maybeFinishClose(head.envelope);
-    }
-    if (this.#window.length < WINDOW || this.#stopping) for (const resolve of this.#roomWaiters.splice(0)) resolve();
-  }
-
-  async #fanOut(envelope: Envelope, m: JsMsg): Promise<void> {
-    const recipients = await allowedRecipients(this.ctx, envelope);
-    await Promise.all(
+  /** Publishes to each recipient's inbox; returns those whose inbox did not take it, with why. */
+  async #publish(
+    envelope: Envelope,
+    msg: JsMsg,
+    recipients: readonly string[],
+  ): Promise<{ recipient: string; reason: string }[]> {
+    const results = await Promise.allSettled(
       recipients.map((rid) =>
-        this.ctx.js.publish(this.ctx.names.inbox(rid), m.data, { msgID: `${envelope.envelope_id}.${rid}` }),
+        this.ctx.js.publish(this.ctx.names.inbox(rid), msg.data, { msgID: `${envelope.envelope_id}.${rid}` }),
       ),
     );
+    const failed: { recipient: string; reason: string }[] = [];
+    results.forEach((result, i) => {
+      const recipient = recipients[i];
+      if (result.status === 'rejected' && recipient !== undefined) {
+        const err: unknown = result.reason;
+        failed.push({ recipient, reason: err instanceof Error ? err.message : String(err) });
+      }
+    });
+    return failed;
+  }
+
+  /** Acks a finished message at once, then moves the contiguous floor past every done message at the head. */
+  #finish(item: InFlight, outcome: 'done' | 'stopped'): void {
+    item.outcome = outcome;
+    this.#pending -= 1;
+    if (outcome === 'done') {
+      item.msg.ack();
+      if (item.envelope !== null) this.#maybeFinishClose(item.envelope);
+    }
+    while (this.#window[0]?.outcome === 'done') {
+      const head = this.#window.shift();
+      if (head === undefined) break;
+      if (head.msg.seq > this.ctx.deliveredThrough) this.ctx.deliveredThrough = head.msg.seq;
+      // A channel that began closing while this message waited behind another channel's can end now.
+      if (head.envelope !== null) this.#maybeFinishClose(head.envelope);
+    }
+    if (this.#pending < WINDOW || this.#stopping) for (const resolve of this.#roomWaiters.splice(0)) resolve();
   }
 
   /** A closing channel whose admitted envelopes are all delivered ends now. */
@@ -151,46 +218,4 @@ export class Deliverer {
         this.ctx.logger.error({ err, channelId: envelope.channel_id }, 'closing a channel failed'),
       );
   }
-}
-
-/**
- * Who receives an envelope: its recipients (`recipientsOf`) that the arbiter lets it reach. The arbiter (by default
- * each recipient's `inbound_from`, read now, so a rule tightened mid-channel applies at once) filters what agents
- * send; what the hub writes (channel protocol events, violation records) always reaches its audience.
- */
-async function allowedRecipients(ctx: HubContext, envelope: Envelope): Promise<string[]> {
-  const recipients = recipientsOf(ctx, envelope);
-  const sender = ctx.registry.get(envelope.sender_id);
-  if (sender === undefined || isHubWritten(envelope)) return recipients;
-  const allowed: string[] = [];
-  for (const id of recipients) {
-    const recipient = ctx.registry.get(id);
-    if (recipient === undefined) continue;
-    if (id === envelope.sender_id) {
-      allowed.push(id);
-      continue;
-    }
-    const decision = await ctx.arbiter.authorizeDispatch({ envelope, sender, recipient });
-    if (decision.allow) allowed.push(id);
-  }
-  return allowed;
-}
-
-function isHubWritten(envelope: Envelope): boolean {
-  return isChannelProtocolEvent(envelope.event_type) || envelope.event_type === EV_EXPECTATION_VIOLATED;
-}
-
-/**
- * Who receives an envelope: its audience, or every participant but the sender for a broadcast; registered agents
- * only, each once. Invite acks and rejects go to nobody (AG2 does not dispatch them).
- */
-export function recipientsOf(ctx: HubContext, envelope: Envelope): string[] {
-  if (envelope.event_type === EV_CHANNEL_INVITE_ACK || envelope.event_type === EV_CHANNEL_INVITE_REJECT) return [];
-  let ids: readonly string[];
-  if (envelope.audience !== null) ids = envelope.audience;
-  else {
-    const rt = ctx.channels.get(envelope.channel_id);
-    ids = rt === undefined ? [] : participantIds(rt.metadata).filter((id) => id !== envelope.sender_id);
-  }
-  return [...new Set(ids)].filter((id) => ctx.registry.get(id) !== undefined);
 }

@@ -10,6 +10,7 @@ import {
   type TaskMetadata,
 } from '@ag2net/protocol';
 import { matchesAny } from '../core/glob.js';
+import type { Logger } from '../logger.js';
 
 /** An agent as the arbiter sees it. */
 export interface Party {
@@ -167,3 +168,31 @@ export const ruleBasedArbiter: HubArbiter = Object.freeze({
     return ALLOW;
   },
 });
+
+/** The reason a guarded arbiter gives when the policy itself failed (the error is logged, not quoted). */
+export const ARBITER_FAILED = 'the hub policy could not decide (arbiter failed)';
+
+/**
+ * Wraps an arbiter so that a method that throws or rejects is a denial: logged, with `ARBITER_FAILED` as the
+ * reason, never an `internal` error at admission and never a retried delivery. A policy bug then fails closed for
+ * the one decision it could not take (one post refused, one recipient skipped) and nothing else.
+ */
+export function guardArbiter(arbiter: HubArbiter, logger: Logger): HubArbiter {
+  const guard =
+    <C>(method: keyof HubArbiter, decide: (check: C) => Decision | Promise<Decision>) =>
+    async (check: C): Promise<Decision> => {
+      try {
+        return await decide(check);
+      } catch (err) {
+        logger.error({ err, method }, 'arbiter failed; denying');
+        return deny(ARBITER_FAILED);
+      }
+    };
+  return Object.freeze({
+    authorizeSend: guard('authorizeSend', (c: SendCheck) => arbiter.authorizeSend(c)),
+    authorizeInbox: guard('authorizeInbox', (c: InboxCheck) => arbiter.authorizeInbox(c)),
+    authorizeDispatch: guard('authorizeDispatch', (c: DispatchCheck) => arbiter.authorizeDispatch(c)),
+    authorizeChannelOpen: guard('authorizeChannelOpen', (c: ChannelOpenCheck) => arbiter.authorizeChannelOpen(c)),
+    authorizeTask: guard('authorizeTask', (c: TaskCheck) => arbiter.authorizeTask(c)),
+  });
+}

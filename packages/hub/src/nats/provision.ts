@@ -2,6 +2,7 @@ import type { HubNames } from '@ag2net/protocol';
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   JetStreamApiError,
   RetentionPolicy,
   StorageType,
@@ -10,6 +11,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { DEFAULT_OPERATOR_LIMITS, type ResolvedOperatorLimits } from '../governance/operator-limits.js';
 
 /** Where the hub keeps its state on NATS. */
 export interface HubResources {
@@ -26,7 +28,12 @@ export interface ProvisionOptions {
   readonly replicas: number;
   /** Lease bucket TTL in ms: a lease not renewed within it lapses. */
   readonly leaseTtlMs: number;
+  /** Quotas (`maxMessageBytes`, `streamMaxBytes`, `bucketMaxBytes`, `inboxMaxMessages`); default the defaults. */
+  readonly limits?: ResolvedOperatorLimits;
 }
+
+/** The quotas a stream config takes from the operator's limits. */
+export type StreamQuotas = Pick<ResolvedOperatorLimits, 'maxMessageBytes' | 'streamMaxBytes' | 'inboxMaxMessages'>;
 
 const NS_PER_MS = 1_000_000;
 
@@ -42,11 +49,18 @@ export interface StreamNames {
 }
 
 /**
- * The WAL stream: one literal subject per channel, file storage, direct get, rollups, a 2-minute duplicate window.
- * Exported so that the benchmark's raw baseline stores its appends exactly as the hub does.
+ * The WAL stream: one literal subject per channel, file storage, direct get, rollups, a 2-minute duplicate window,
+ * the operator's message-size and byte quotas. Exported so that the benchmark's raw baseline stores its appends
+ * exactly as the hub does.
  */
-export function walStreamConfig(names: StreamNames, replicas: number): Partial<StreamConfig> & { name: string } {
+export function walStreamConfig(
+  names: StreamNames,
+  replicas: number,
+  quotas: StreamQuotas = DEFAULT_OPERATOR_LIMITS,
+): Partial<StreamConfig> & { name: string } {
   return {
+    max_msg_size: quotas.maxMessageBytes,
+    max_bytes: quotas.streamMaxBytes,
     name: names.walStream,
     subjects: [names.walAll],
     storage: StorageType.File,
@@ -58,9 +72,22 @@ export function walStreamConfig(names: StreamNames, replicas: number): Partial<S
   };
 }
 
-/** The inbox stream: a work queue, one durable consumer per agent, a 2-minute duplicate window. */
-export function inboxStreamConfig(names: StreamNames, replicas: number): Partial<StreamConfig> & { name: string } {
+/**
+ * The inbox stream: a work queue, one durable consumer per agent, a 2-minute duplicate window, and a hard cap of
+ * `inboxMaxMessages` per agent that refuses new messages rather than dropping old ones (`discard_new_per_subject`):
+ * nothing queued for an agent is ever lost to the cap, and a delivery it refuses is retried, then dead-lettered.
+ */
+export function inboxStreamConfig(
+  names: StreamNames,
+  replicas: number,
+  quotas: StreamQuotas = DEFAULT_OPERATOR_LIMITS,
+): Partial<StreamConfig> & { name: string } {
   return {
+    max_msg_size: quotas.maxMessageBytes,
+    max_bytes: quotas.streamMaxBytes,
+    max_msgs_per_subject: quotas.inboxMaxMessages,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
     name: names.inboxStream,
     subjects: [names.inboxAll],
     storage: StorageType.File,
@@ -80,13 +107,16 @@ export async function provision(
   names: HubNames,
   options: ProvisionOptions,
 ): Promise<HubResources> {
-  await ensureStream(jsm, walStreamConfig(names, options.replicas));
-  await ensureStream(jsm, inboxStreamConfig(names, options.replicas));
+  const limits = options.limits ?? DEFAULT_OPERATOR_LIMITS;
+  await ensureStream(jsm, walStreamConfig(names, options.replicas, limits));
+  await ensureStream(jsm, inboxStreamConfig(names, options.replicas, limits));
   await ensureStream(jsm, {
     name: names.auditStream,
     subjects: [`${names.prefix}.audit.>`],
     storage: StorageType.File,
     num_replicas: options.replicas,
+    max_msg_size: limits.maxMessageBytes,
+    max_bytes: limits.streamMaxBytes,
   });
   await ensureDeliveryConsumer(jsm, names);
 
@@ -95,6 +125,8 @@ export async function provision(
     kvm.create(name, {
       replicas: options.replicas,
       history: extra.history ?? 1,
+      max_bytes: limits.bucketMaxBytes,
+      maxValueSize: limits.maxMessageBytes,
       ...(extra.ttl ? { ttl: extra.ttl } : {}),
     });
   return {
@@ -106,6 +138,9 @@ export async function provision(
   };
 }
 
+/** The quota settings of a stream config, which an existing stream is updated to when they differ. */
+const QUOTA_KEYS = ['max_msg_size', 'max_bytes', 'max_msgs_per_subject', 'discard', 'discard_new_per_subject'] as const;
+
 async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
   let actual: StreamConfig;
   try {
@@ -114,9 +149,23 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
     if (!(err instanceof JetStreamApiError) || err.code !== 10059) throw err;
     actual = (await jsm.streams.add(config)).config;
   }
-  for (const key of ['allow_direct', 'allow_rollup_hdrs'] as const) {
+  // The operator may change quotas between starts (and a stream may predate them): bring the stream up to date.
+  if (QUOTA_KEYS.some((key) => config[key] !== undefined && actual[key] !== config[key])) {
+    const quotas = Object.fromEntries(
+      QUOTA_KEYS.flatMap((key) => (config[key] === undefined ? [] : [[key, config[key]]])),
+    );
+    actual = (await jsm.streams.update(config.name, { ...actual, ...quotas })).config;
+  }
+  for (const key of ['allow_direct', 'allow_rollup_hdrs', 'discard_new_per_subject'] as const) {
     if (config[key] === true && actual[key] !== true) {
       throw new Error(`stream ${config.name} lacks ${key}: the server dropped it or the stream predates it`);
+    }
+  }
+  // A quota the server dropped would leave the stream unbounded.
+  for (const key of ['max_msg_size', 'max_bytes', 'max_msgs_per_subject'] as const) {
+    const want = config[key];
+    if (want !== undefined && want > 0 && actual[key] !== want) {
+      throw new Error(`stream ${config.name} has ${key} ${String(actual[key])}, expected ${want}`);
     }
   }
   const want = config.subjects ?? [];

@@ -13,7 +13,7 @@ import {
 } from '@ag2net/protocol';
 import { AuditKind } from '../audit/kinds.js';
 import { isoAt } from '../clock.js';
-import { recordObservation } from '../core/agent-ops.js';
+import { countObservation } from '../core/agent-ops.js';
 import type { HubContext } from '../core/context.js';
 import { pageOf, type Page } from '../core/paging.js';
 import { deniedError } from '../governance/arbiter.js';
@@ -264,7 +264,7 @@ async function settle(
       task.started_at === null || task.completed_at === null
         ? null
         : Math.max(0, Date.parse(task.completed_at) - Date.parse(task.started_at));
-    await recordObservation(ctx, task.owner_id, {
+    await countObservation(ctx, task.owner_id, {
       capability,
       outcome: task.state,
       latency_ms: latency,

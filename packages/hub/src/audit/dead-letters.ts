@@ -1,0 +1,44 @@
+import type { Envelope } from '@ag2net/protocol';
+import type { HubContext } from '../core/context.js';
+import { AuditKind } from './kinds.js';
+
+/** How much of a failure's message a dead-letter record keeps. */
+const REASON_MAX_CHARS = 500;
+
+/** A delivery the hub gave up on. */
+export interface DeadLetter {
+  readonly envelope: Envelope;
+  /** The WAL message's stream sequence. */
+  readonly streamSeq: number;
+  /** The recipients whose inbox never took it (empty when only the envelope's audit records failed). */
+  readonly recipients: readonly string[];
+  readonly reason: string;
+}
+
+/**
+ * Parks a delivery that kept failing: counts it in `ctx.counters.deadLetters`, logs it, and writes a
+ * `delivery_dead_lettered` audit record (id `delivery_dead_lettered.<stream_seq>`, so a repeat is stored once) with
+ * the envelope, so an operator can replay it by hand. The record's own failure is logged, never thrown: the
+ * delivery consumer moves on either way.
+ */
+export async function deadLetter(ctx: HubContext, letter: DeadLetter): Promise<void> {
+  const { envelope, streamSeq, recipients } = letter;
+  const reason = letter.reason.slice(0, REASON_MAX_CHARS);
+  ctx.counters.deadLetters += 1;
+  ctx.logger.error(
+    { channelId: envelope.channel_id, envelopeId: envelope.envelope_id, streamSeq, recipients, reason },
+    'delivery dead-lettered',
+  );
+  await ctx.audit.recordAfter(
+    AuditKind.DeliveryDeadLettered,
+    {
+      channel_id: envelope.channel_id,
+      envelope_id: envelope.envelope_id,
+      stream_seq: streamSeq,
+      recipients,
+      reason,
+      envelope,
+    },
+    { id: `delivery_dead_lettered.${streamSeq}` },
+  );
+}
