@@ -8,7 +8,7 @@ import {
   replyEnvelopeId,
 } from '@ag2net/client';
 import { startHub, type Hub } from '@ag2net/hub';
-import { EV_TEXT, type Envelope } from '@ag2net/protocol';
+import { EV_CHANNEL_OPENED, EV_TEXT, type Envelope } from '@ag2net/protocol';
 import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -76,12 +76,15 @@ describe('HubClient participants', () => {
     const channel = await alice.open({ type: 'conversation', target: 'bob' });
     expect(channel.state).toBe('active');
     expect(channel.metadata.participants.map((p) => p.agent_id)).toEqual([alice.agentId, bob.agentId]);
+    // A wait starts when it is called: start it before the send whose answer it waits for.
+    const arriving = bob.nextEnvelope({ predicate: (e) => e.event_type === EV_TEXT, timeout: 5000 });
     await channel.send('hello bob');
-    const got = await bob.nextEnvelope({ predicate: (e) => e.event_type === EV_TEXT, timeout: 5000 });
+    const got = await arriving;
     expect(got?.event_data).toEqual({ text: 'hello bob' });
     expect(got?.sender_id).toBe(alice.agentId);
+    const answered = alice.nextEnvelope({ predicate: (e) => e.event_type === EV_TEXT, timeout: 5000 });
     await bob.send(channel.channelId, 'hi alice', { causationId: got?.envelope_id ?? null });
-    const reply = await alice.nextEnvelope({ predicate: (e) => e.event_type === EV_TEXT, timeout: 5000 });
+    const reply = await answered;
     expect(reply?.causation_id).toBe(got?.envelope_id);
     expect(texts(await alice.readWal(channel.channelId))).toEqual(['hello bob', 'hi alice']);
     expect(texts(await bob.readWal(channel.channelId))).toEqual(['hello bob', 'hi alice']);
@@ -136,7 +139,9 @@ describe('HubClient participants', () => {
     const { client, prefix } = await net();
     const alice = await client.registerHuman({ name: 'alice' });
     const bob = await client.register({ name: 'bob' });
+    const opened = bob.nextEnvelope({ predicate: (e) => e.event_type === EV_CHANNEL_OPENED, timeout: 5000 });
     const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    await opened; // seen, so being handled: the disconnect lets it finish and acks it
     await bob.disconnect();
     await channel.send('one');
     await channel.send('two');
@@ -144,10 +149,12 @@ describe('HubClient participants', () => {
     const other = await HubClient.connect({ servers: nats.url, prefix });
     open.push(other);
     const again = await other.attach('bob');
+    // Subscribed before anything else is awaited: no delivery of the attach can come first.
+    await using subscription = again.subscribe();
     expect(again.agentId).toBe(bob.agentId);
     const got: Envelope[] = [];
     for (;;) {
-      const e = await again.nextEnvelope({ timeout: 1500 }).catch(() => null);
+      const e = await subscription.receive({ timeout: 1500 }).catch(() => null);
       if (e === null) break;
       got.push(e);
     }

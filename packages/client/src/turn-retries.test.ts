@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_TURN_RETRY_DELAY_MS, TurnAttempts } from './turn-retries.js';
+
+describe('TurnAttempts', () => {
+  it('doubles the delay on every failed attempt and gives up at the bound', () => {
+    const attempts = new TurnAttempts(5, 1000);
+    expect(['e', 'e', 'e', 'e', 'e'].map((id) => attempts.fail(id))).toEqual([
+      { attempts: 1, retryInMs: 1000 },
+      { attempts: 2, retryInMs: 2000 },
+      { attempts: 3, retryInMs: 4000 },
+      { attempts: 4, retryInMs: 8000 },
+      { attempts: 5, retryInMs: null },
+    ]);
+    expect(attempts.count('e')).toBe(0);
+  });
+
+  it('caps the delay, forgets a settled delivery and keeps at most `capacity` counts', () => {
+    const attempts = new TurnAttempts(100, 40_000, 2);
+    attempts.fail('a');
+    expect(attempts.fail('a')).toEqual({ attempts: 2, retryInMs: MAX_TURN_RETRY_DELAY_MS });
+    attempts.settled('a');
+    expect(attempts.count('a')).toBe(0);
+    for (const id of ['x', 'y', 'z']) attempts.fail(id);
+    expect(['x', 'y', 'z'].map((id) => attempts.count(id))).toEqual([0, 1, 1]);
+  });
+});
