@@ -1,6 +1,7 @@
 import type { AdapterState, ChannelAdapter } from '@ag2net/adapters';
 import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import { foldFacts, newFacts, type ChannelFacts } from '../governance/facts.js';
+import { RecentWindow } from './recent-window.js';
 
 /** What the hub keeps in memory for one channel; all of it is derivable from KV metadata and the channel's WAL. */
 export interface ChannelRuntime {
@@ -12,10 +13,13 @@ export interface ChannelRuntime {
   lastStreamSeq: number;
   /** Stream sequence of each admitted envelope: `streamSeqs[sequence - 1]`. */
   readonly streamSeqs: number[];
-  /** Admitted envelope id → its sequence, so that a retried post is answered, not admitted again. */
-  readonly envelopeIds: Map<string, AdmittedRef>;
-  /** `(sender, causation_id)` → envelope id: AG2's causation index, per channel. */
-  readonly causation: Map<string, string>;
+  /**
+   * Envelope id → its sequence for the channel's last `RECENT_IDS` envelopes, so that a retried post is answered,
+   * not admitted again. Older ids are not kept (see `RECENT_IDS` for why retries stay exactly-once).
+   */
+  readonly envelopeIds: RecentWindow<AdmittedRef>;
+  /** `(sender, causation_id)` → envelope id for the last `RECENT_IDS` answers: AG2's causation index, per channel. */
+  readonly causation: RecentWindow<string>;
   /** For a closing channel: the last sequence that must be delivered before it closes. */
   closingAt: number | null;
   /** `created_at` of the channel's last envelope (`''` while its log is empty). */
@@ -29,6 +33,15 @@ export interface AdmittedRef {
   readonly sequence: number;
   readonly createdAt: string;
 }
+
+/**
+ * How many recent envelope ids (and causation answers) a channel keeps in memory: 1,024, about 150 KB per busy
+ * channel. A retry within the channel's next 1,024 envelopes gets the original ack from memory. An older retry is
+ * checked again like a new post; if it still fits, the WAL's duplicate window (two minutes) knows its id and the writer
+ * answers with the stored entry: the original ack again, and nothing is admitted twice. Clients retry for at most
+ * their `retryForMs` (30 s by default), well inside both.
+ */
+export const RECENT_IDS = 1024;
 
 export function causationKey(senderId: string, causationId: string): string {
   return `${senderId}\u0000${causationId}`;
@@ -46,8 +59,8 @@ export function newRuntime(
     state,
     lastStreamSeq: 0,
     streamSeqs: [],
-    envelopeIds: new Map(),
-    causation: new Map(),
+    envelopeIds: new RecentWindow(RECENT_IDS),
+    causation: new RecentWindow(RECENT_IDS),
     closingAt: null,
     lastCreatedAt: '',
     facts: newFacts(),
