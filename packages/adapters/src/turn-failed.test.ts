@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { channelFor, event, foldAll, text } from '../test/helpers.js';
 import { workflowMetadata } from '../test/workflow-helpers.js';
 import { ConsultingAdapter } from './consulting.js';
-import { ConversationAdapter } from './conversation.js';
+import { ConversationAdapter, type ConversationState } from './conversation.js';
 import { DiscussionAdapter } from './discussion.js';
-import { NO_TRANSITION } from './types.js';
+import { NO_TRANSITION, type ChannelAdapter } from './types.js';
 import { WorkflowAdapter } from './workflow/adapter.js';
 import { sequence } from './workflow/factories.js';
 
@@ -51,7 +51,7 @@ describe('ag2.turn.failed', () => {
   });
 
   it('keeps a conversation open: either side may speak again', () => {
-    const adapter = new ConversationAdapter();
+    const adapter: ChannelAdapter<ConversationState> = new ConversationAdapter();
     const meta = channelFor(adapter, { creator: 'alice', others: ['bob'] });
     const state = foldAll(adapter, meta, [text('alice', 'Hi', 'e1')]);
     expect(adapter.onAccepted(meta, event('bob', EV_TURN_FAILED, 'f1', failure), state)).toEqual(NO_TRANSITION);

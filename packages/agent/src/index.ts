@@ -26,6 +26,16 @@ export {
   DEFAULT_ANTHROPIC_MODEL,
 } from './model/config.js';
 export type { ModelConfig, ModelConfigInput } from './model/config.js';
+export {
+  DEFAULT_MODEL_TIMEOUT_MS,
+  DEFAULT_MODEL_MAX_RETRIES,
+  DEFAULT_MODEL_RETRY_DELAY_MS,
+  ModelCallError,
+  ModelFailureCode,
+  withModelLimits,
+  describeModelError,
+} from './model/limits.js';
+export type { ModelLimits } from './model/limits.js';
 export { createScriptedModel } from './model/scripted.js';
 export type { ScriptedModel, ScriptedModelOptions } from './model/scripted.js';
 export { ScriptStepSchema, ScriptedToolCallSchema, toolCall } from './model/script.js';
@@ -51,7 +61,12 @@ export { renderCurrentInput } from './runtime/turn-input.js';
 export type { CurrentInputOptions } from './runtime/turn-input.js';
 export { readLog, readLogUntil } from './runtime/log.js';
 export { hubTaskDirectory } from './runtime/tasks.js';
-export { reportTurnFailure } from './runtime/turn-failure.js';
+export {
+  reportTurnFailure,
+  describeTurnFailure,
+  turnFailedEnvelopeId,
+  TURN_ERROR_CODE,
+} from './runtime/turn-failure.js';
 export { loadDirectory } from './runtime/directory.js';
 export type { Directory } from './runtime/directory.js';
 export { TaskMirror } from './tasks/mirror.js';

@@ -5,6 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, createDefaultHandler, createScriptedModel } from '../src/index.js';
 import { netKit, texts, until } from './support.js';
 
+/** The turn context the client gives a handler: a signal that is never aborted here. */
+const turn = (): { signal: AbortSignal } => ({ signal: new AbortController().signal });
+
 const kit = netKit();
 beforeAll(() => kit.start());
 afterEach(() => kit.closeAll());
@@ -48,7 +51,7 @@ describe('at-most-once answers', () => {
       "bob's reply",
     );
 
-    await handler(trigger, bob);
+    await handler(trigger, bob, turn());
 
     expect(model.calls).toHaveLength(1);
     expect(model.remaining).toBe(1);
@@ -72,7 +75,7 @@ describe('at-most-once answers', () => {
       'the trigger',
     );
 
-    await Promise.all([handler(trigger, bob), handler(trigger, bob)]);
+    await Promise.all([handler(trigger, bob, turn()), handler(trigger, bob, turn())]);
 
     expect(model.calls).toHaveLength(2);
     const replies = (await alice.readWal(channel.channelId)).filter(
@@ -82,7 +85,7 @@ describe('at-most-once answers', () => {
     expect(['first run', 'second run']).toContain(replies[0]?.event_data['text']);
   });
 
-  it('reports a failed turn to the hub, posts nothing and keeps the channel open', async () => {
+  it('reports a failed turn to the hub, posts no reply and keeps the conversation open', async () => {
     const { client } = await kit.open();
     const alice = await client.registerHuman({ name: 'alice' });
     const model = failingModel();

@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { z } from 'zod';
+import { withModelLimits, type ModelLimits } from './limits.js';
 import { ScriptStepSchema } from './script.js';
 import { createScriptedModel } from './scripted.js';
 
@@ -41,20 +42,27 @@ export const ModelConfigSchema = z.discriminatedUnion('provider', [
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
 export type ModelConfigInput = z.input<typeof ModelConfigSchema>;
 
-/** An AI SDK language model from configuration. Throws a `ZodError` on an invalid configuration. */
-export function createModel(config: ModelConfigInput): LanguageModelV3 {
+/**
+ * An AI SDK language model from configuration. Hosted models get `limits` (a timeout per attempt, their own retries
+ * of transient failures, a `ModelCallError` when they give up); the scripted model answers at once and has none.
+ * Throws a `ZodError` on an invalid configuration.
+ */
+export function createModel(config: ModelConfigInput, limits: ModelLimits = {}): LanguageModelV3 {
   const parsed = ModelConfigSchema.parse(config);
   switch (parsed.provider) {
     case 'openai':
-      return createOpenAI({ apiKey: parsed.apiKey, baseURL: parsed.baseURL })(parsed.model);
+      return withModelLimits(createOpenAI({ apiKey: parsed.apiKey, baseURL: parsed.baseURL })(parsed.model), limits);
     case 'anthropic':
-      return createAnthropic({ apiKey: parsed.apiKey, baseURL: parsed.baseURL })(parsed.model);
+      return withModelLimits(createAnthropic({ apiKey: parsed.apiKey, baseURL: parsed.baseURL })(parsed.model), limits);
     case 'openai-compatible':
-      return createOpenAICompatible({
-        name: 'openai-compatible',
-        baseURL: parsed.baseURL,
-        apiKey: parsed.apiKey,
-      }).chatModel(parsed.model);
+      return withModelLimits(
+        createOpenAICompatible({
+          name: 'openai-compatible',
+          baseURL: parsed.baseURL,
+          apiKey: parsed.apiKey,
+        }).chatModel(parsed.model),
+        limits,
+      );
     case 'scripted':
       return createScriptedModel(parsed.script, { modelId: parsed.model });
     default:
@@ -107,10 +115,13 @@ export function modelConfigFromEnv(
   });
 }
 
-/** The model the environment asks for (see `modelConfigFromEnv`), or `null`. */
-export function modelFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): LanguageModelV3 | null {
+/** The model the environment asks for (see `modelConfigFromEnv`), with `limits`, or `null`. */
+export function modelFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  limits: ModelLimits = {},
+): LanguageModelV3 | null {
   const config = modelConfigFromEnv(env);
-  return config === null ? null : createModel(config);
+  return config === null ? null : createModel(config, limits);
 }
 
 function unreachable(value: never): never {

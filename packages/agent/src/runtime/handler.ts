@@ -9,6 +9,7 @@ import { ackInvite, replyEnvelopeId, type AgentClient, type AgentHandler, type L
 import {
   ChannelState,
   EV_CHANNEL_INVITE,
+  EV_TURN_FAILED,
   isProtocolEvent,
   type ChannelMetadata,
   type Envelope,
@@ -54,7 +55,7 @@ export interface DefaultHandlerOptions {
 export function createDefaultHandler(agent: Agent, options: DefaultHandlerOptions = {}): AgentHandler {
   const adapters = options.adapters ?? createDefaultAdapterRegistry();
   const waiters = new ChannelWaiters();
-  return async (envelope, client) => {
+  return async (envelope, client, turn) => {
     if (waiters.offer(envelope)) return;
     const logger = options.logger ?? client.hub.logger;
     if (envelope.event_type === EV_CHANNEL_INVITE) {
@@ -65,10 +66,18 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
       );
       return;
     }
-    if (isProtocolEvent(envelope.event_type)) return;
+    // Someone's failed turn is news, not a question: answering it could loop between two failing agents.
+    if (isProtocolEvent(envelope.event_type) || envelope.event_type === EV_TURN_FAILED) return;
+    // Aborts when the turn must stop (its lock lost, the client disconnecting): the model call and tools stop too.
+    const { signal } = turn;
     try {
-      await runTurn(envelope, client, { agent, adapters, waiters, options });
+      await runTurn(envelope, client, { agent, adapters, waiters, options, signal });
     } catch (err) {
+      // A cancelled turn was stopped on purpose: nobody is waiting for a failure notice.
+      if (signal.aborted) {
+        logger.info({ agent: client.passport.name, channelId: envelope.channel_id }, 'turn cancelled');
+        return;
+      }
       await reportTurnFailure(client, envelope, err, logger);
     }
   };
@@ -79,6 +88,7 @@ interface TurnDeps {
   readonly adapters: AdapterRegistry;
   readonly waiters: ChannelWaiters;
   readonly options: DefaultHandlerOptions;
+  readonly signal: AbortSignal;
 }
 
 async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps): Promise<void> {
@@ -115,17 +125,20 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
     adapters: deps.adapters,
     waiters: deps.waiters,
     tasks: deps.options.tasks === undefined ? hubTaskDirectory(client) : deps.options.tasks,
+    signal: deps.signal,
   };
   const logger = deps.options.logger ?? client.hub.logger;
   const state = await client.hub.adapterState(channelId);
   const bound = adapterTools(toolSpecs(adapter, metadata, state, self, logger), ctx, deps.options.bindTool);
   if (bound.unbound.length > 0) logger.warn({ channelId, tools: bound.unbound }, 'adapter tools without a binding');
   const network = deps.options.networkTools ?? true;
-  const reply = await withTurn({ client, channelId, triggerId: envelope.envelope_id }, () =>
+  const turn = { client, channelId, triggerId: envelope.envelope_id, signal: deps.signal };
+  const reply = await withTurn(turn, () =>
     deps.agent.ask(input, {
       history: toModelMessages(history),
       tools: { ...(network ? networkTools(ctx) : {}), ...bound.tools },
       preamble: network ? [`You are ${client.passport.name} (agent_id: ${self}).`] : [],
+      signal: deps.signal,
     }),
   );
 

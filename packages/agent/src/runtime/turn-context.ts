@@ -6,6 +6,8 @@ export interface TurnContext {
   readonly client: AgentClient;
   readonly channelId: string;
   readonly triggerId: string;
+  /** Aborted when the turn is cancelled; code running in the turn (tools) should stop then. */
+  readonly signal?: AbortSignal;
 }
 
 const storage = new AsyncLocalStorage<TurnContext>();

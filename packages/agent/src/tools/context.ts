@@ -33,4 +33,6 @@ export interface ToolContext {
   readonly waiters: ChannelWaiters;
   /** The task records `tasks` reads; `null` when there are none to read. */
   readonly tasks: TaskDirectory | null;
+  /** Aborted when the turn is cancelled: tools that wait (`delegate`, `tasks wait`) stop waiting. Default none. */
+  readonly signal?: AbortSignal;
 }

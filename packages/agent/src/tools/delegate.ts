@@ -71,11 +71,12 @@ export async function delegate(ctx: ToolContext, args: DelegateArgs): Promise<st
     } catch (err) {
       return `Error: prompt send failed: ${message(err)}`;
     }
-    const signal = AbortSignal.timeout(timerMs(timeout));
+    const timer = AbortSignal.timeout(timerMs(timeout));
     try {
-      reply = await watch.next(signal);
+      reply = await watch.next(ctx.signal === undefined ? timer : AbortSignal.any([timer, ctx.signal]));
     } catch (err) {
-      if (signal.aborted) return `Error: delegate to ${repr(target)} timed out after ${pyFloat(timeout)}s`;
+      if (ctx.signal?.aborted === true) return `Error: delegate to ${repr(target)} cancelled with the turn`;
+      if (timer.aborted) return `Error: delegate to ${repr(target)} timed out after ${pyFloat(timeout)}s`;
       return `Error: delegate to ${repr(target)} failed: ${message(err)}`;
     }
   } finally {

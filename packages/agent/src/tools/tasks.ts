@@ -58,7 +58,11 @@ export async function tasks(
     case 'wait':
       if (!args.task_id) return 'Error: wait requires `task_id`';
       if (directory === null) return NO_TASK_OPS;
-      return wait(directory, args.task_id, args.timeout ?? 300, args.poll_interval ?? 0.1);
+      return wait(directory, args.task_id, {
+        timeout: args.timeout ?? 300,
+        pollInterval: args.poll_interval ?? 0.1,
+        signal: ctx.signal,
+      });
     case 'cancel':
       if (!args.task_id) return 'Error: cancel requires `task_id`';
       return directory === null ? NO_TASK_OPS : cancel(ctx, directory, args.task_id, args.reason ?? '');
@@ -81,15 +85,16 @@ async function list(ctx: ToolContext, directory: TaskDirectory, args: TasksArgs)
 async function wait(
   directory: TaskDirectory,
   taskId: string,
-  timeout: number,
-  pollInterval: number,
+  options: { readonly timeout: number; readonly pollInterval: number; readonly signal: AbortSignal | undefined },
 ): Promise<Record<string, unknown> | string> {
+  const { timeout, pollInterval, signal } = options;
   const deadline = performance.now() + timeout * 1000;
   while (performance.now() < deadline) {
     const task = await find(directory, taskId);
     if (task === null) return `Error: task ${repr(taskId)} not found`;
     if (isTerminalTaskState(task.state)) return taskSummary(task);
-    await sleep(pollInterval * 1000);
+    // A cancelled turn stops waiting: the sleep rejects with the signal's reason.
+    await sleep(pollInterval * 1000, undefined, signal === undefined ? {} : { signal });
   }
   return `Error: task ${repr(taskId)} did not complete within ${pyFloat(timeout)}s`;
 }
