@@ -61,6 +61,22 @@ describe('runner configuration', () => {
     expect(refusal('{', 'runner.json')).toMatch(/^runner\.json is not valid JSON: /);
   });
 
+  it('reads the model timeout and retries of an agent, and refuses them out of range', () => {
+    const ok = parseRunnerConfig(
+      'agents:\n  - { name: a, model: { provider: auto }, timeout_ms: 30000, max_retries: 0 }\n',
+      'agents.yaml',
+    );
+    expect([ok.agents[0]?.timeout_ms, ok.agents[0]?.max_retries]).toEqual([30_000, 0]);
+    const bad = 'agents:\n  - { name: a, model: { provider: auto }, timeout_ms: 5, max_retries: -1 }\n';
+    expect(refusal(bad)).toBe(
+      [
+        'agents.yaml is invalid:',
+        '  agents.0.timeout_ms: Too small: expected number to be >=100',
+        '  agents.0.max_retries: Too small: expected number to be >=0',
+      ].join('\n'),
+    );
+  });
+
   it('says which file it could not read', async () => {
     await expect(loadRunnerConfig('/nonexistent/agents.yaml')).rejects.toThrow(
       /^cannot read \/nonexistent\/agents\.yaml: ENOENT/,

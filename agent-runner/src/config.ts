@@ -34,6 +34,10 @@ export const AgentConfigSchema = z.strictObject({
   tools: ToolsSchema.optional(),
   /** Model calls per turn. */
   max_steps: z.number().int().min(1).max(100).optional(),
+  /** How long one model call may take, in ms, before the turn fails with `model_timeout`. */
+  timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
+  /** Retries of a model call that failed for a transient reason (5xx, 429, unreachable). */
+  max_retries: z.number().int().min(0).max(10).optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 

@@ -49,7 +49,10 @@ export async function hostAgent(
   const agent = new Agent({
     name: config.name,
     instructions: config.instructions,
-    model: createModel(model),
+    model: createModel(model, {
+      ...(config.timeout_ms === undefined ? {} : { timeoutMs: config.timeout_ms }),
+      ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }),
+    }),
     tools: await loadTools(config, baseDir),
     ...(config.max_steps === undefined ? {} : { maxSteps: config.max_steps }),
   });
