@@ -1,0 +1,219 @@
+import {
+  HubClient,
+  TurnAbortedError,
+  TurnLockLostError,
+  ackInvite,
+  isInviteFor,
+  replyEnvelopeId,
+  type AgentClient,
+  type AgentHandler,
+} from '@ag2net/client';
+import { startHub } from '@ag2net/hub';
+import { EV_TEXT, type Envelope } from '@ag2net/protocol';
+import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const nats = natsPerFile();
+const open: { close(): Promise<void> }[] = [];
+
+afterEach(async () => {
+  for (const c of open.splice(0).reverse()) await c.close();
+});
+
+async function net(inboxAckWaitMs?: number): Promise<{ client: HubClient; prefix: string }> {
+  const prefix = uniqueName('turn');
+  const hub = await startHub({
+    servers: nats.url,
+    prefix,
+    sweepIntervalMs: 0,
+    ...(inboxAckWaitMs === undefined ? {} : { inboxAckWaitMs }),
+  });
+  const client = await HubClient.connect({ servers: nats.url, prefix });
+  open.push(hub, client);
+  return { client, prefix };
+}
+
+/** A handler that accepts invites and passes texts to `onText`. */
+function onTexts(onText: (e: Envelope, self: AgentClient, signal: AbortSignal) => Promise<void>): AgentHandler {
+  return async (e, self, context) => {
+    if (isInviteFor(self, e)) await ackInvite(self, e);
+    else if (e.event_type === EV_TEXT) await onText(e, self, context.signal);
+  };
+}
+
+/** Resolves never; rejects with the signal's reason once it aborts. */
+function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    signal.addEventListener(
+      'abort',
+      () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted', { cause: signal.reason })),
+      { once: true },
+    );
+  });
+}
+
+/** Deliveries of `agentId`'s inbox neither acked nor waiting. */
+async function inboxBacklog(client: HubClient, agentId: string): Promise<number> {
+  const names = client.rpc.names;
+  const info = await (
+    await jetstreamManager(client.nc)
+  ).consumers.info(names.inboxStream, names.inboxConsumer(agentId));
+  return info.num_ack_pending + info.num_pending;
+}
+
+describe('turns', () => {
+  it('aborts a turn whose lock was lost, hands the delivery back, and never runs two turns of the channel at once', async () => {
+    const { client, prefix } = await net();
+    const alice = await client.registerHuman({ name: 'alice' });
+    const attempts: string[] = [];
+    const reasons: unknown[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    const bob = await client.register(
+      { name: 'bob' },
+      {
+        turnLockTtlMs: 1500,
+        handler: onTexts(async (e, _self, signal) => {
+          running += 1;
+          maxRunning = Math.max(maxRunning, running);
+          attempts.push(String(e.event_data['text']));
+          try {
+            if (attempts.length === 1) await untilAborted(signal).catch((err: unknown) => reasons.push(err));
+            signal.throwIfAborted();
+          } finally {
+            running -= 1;
+          }
+        }),
+      },
+    );
+    const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    await channel.send('q');
+    await waitFor(() => attempts.length === 1, { what: 'the first attempt' });
+
+    // Another holder takes the lock (as after a lapse): bob's next renewal finds the revision moved.
+    const kv = await new Kvm(client.nc).open(`${prefix.toUpperCase()}_turnlocks`);
+    await kv.put(`${bob.agentId}.${channel.channelId}`, 'intruder');
+    await waitFor(() => reasons.length === 1, { what: 'the turn aborted' });
+    expect(reasons[0]).toBeInstanceOf(TurnLockLostError);
+
+    // The intruder's lock lapses (bucket TTL); the handed-back delivery then runs again, once, and is acked.
+    await waitFor(() => attempts.length === 2, { timeoutMs: 15_000, what: 'the second attempt' });
+    await waitFor(async () => (await inboxBacklog(client, bob.agentId)) === 0, { what: 'the delivery acked' });
+    expect([attempts, maxRunning]).toEqual([['q', 'q'], 1]);
+  });
+
+  it('redelivers a turn whose handler throws with backoff up to the bound, then reports it and acks it', async () => {
+    const { client } = await net();
+    const alice = await client.registerHuman({ name: 'alice' });
+    const calls: number[] = [];
+    const failures: [string, string, number][] = [];
+    const bob = await client.register(
+      { name: 'bob' },
+      {
+        maxTurnAttempts: 3,
+        turnRetryBackoffMs: 50,
+        onTurnFailed: (e, err, attempts) => {
+          failures.push([e.envelope_id, err instanceof Error ? err.message : 'not an error', attempts]);
+        },
+        handler: onTexts(() => {
+          calls.push(calls.length + 1);
+          return Promise.reject(new Error('the model is down'));
+        }),
+      },
+    );
+    const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    const id = await channel.send('q');
+    await waitFor(() => failures.length === 1, { timeoutMs: 15_000, what: 'the failure reported' });
+    await waitFor(async () => (await inboxBacklog(client, bob.agentId)) === 0, { what: 'the delivery acked' });
+    expect([calls, failures]).toEqual([[1, 2, 3], [[id, 'the model is down', 3]]]);
+  });
+
+  it('lets disconnect({ graceMs }) abort a turn still running after the grace; the next attach runs it', async () => {
+    const { client, prefix } = await net();
+    const alice = await client.registerHuman({ name: 'alice' });
+    const reasons: unknown[] = [];
+    let started = 0;
+    const bob = await client.register(
+      { name: 'bob' },
+      {
+        handler: onTexts(async (_e, _self, signal) => {
+          started += 1;
+          await untilAborted(signal).catch((err: unknown) => {
+            reasons.push(err);
+            throw err;
+          });
+        }),
+      },
+    );
+    const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    await channel.send('q');
+    await waitFor(() => started === 1, { what: 'the turn to start' });
+
+    await bob.disconnect({ graceMs: 200 });
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(TurnAbortedError);
+    expect(await bob.closed()).toBeUndefined();
+
+    const other = await HubClient.connect({ servers: nats.url, prefix });
+    open.push(other);
+    const handled: string[] = [];
+    await other.attach('bob', {
+      handler: onTexts((e) => Promise.resolve(void handled.push(String(e.event_data['text'])))),
+    });
+    await waitFor(() => handled.length === 1, { what: 'the turn run by the next attach' });
+    expect(handled).toEqual(['q']);
+  });
+
+  it('has a surviving replica answer, exactly once, the turn of a replica that died holding its lock', async () => {
+    // The inbox ack wait bounds when the survivor gets the delivery, the lock TTL (default) when it may run it.
+    const { client, prefix } = await net(1500);
+    const alice = await client.registerHuman({ name: 'alice' });
+    const dying = await HubClient.connect({ servers: nats.url, prefix });
+    const started: string[] = [];
+    await dying.register(
+      { name: 'bob' },
+      {
+        handler: onTexts(async (e) => {
+          started.push(e.envelope_id);
+          await new Promise<never>(() => undefined); // stuck until the process dies
+        }),
+      },
+    );
+    const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    const trigger = await channel.send('q');
+    await waitFor(() => started.length === 1, { what: 'the doomed turn' });
+
+    const replica = await HubClient.connect({ servers: nats.url, prefix });
+    open.push(replica);
+    const answered: string[] = [];
+    const survivor = await replica.attach('bob', {
+      handler: onTexts(async (e, self) => {
+        answered.push(e.envelope_id);
+        await self.sendEnvelope({
+          channel_id: e.channel_id,
+          event_type: EV_TEXT,
+          event_data: { text: 'answer' },
+          envelope_id: replyEnvelopeId(self.agentId, e.envelope_id),
+          causation_id: e.envelope_id,
+        });
+      }),
+    });
+    await dying.nc.close(); // dies mid-turn: nothing released, nothing acked
+
+    const replies = await waitFor(
+      async () => {
+        const log = await alice.readWal(channel.channelId);
+        const found = log.filter((e) => e.sender_id === survivor.agentId && e.event_type === EV_TEXT);
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 25_000, intervalMs: 100, what: "the survivor's answer" },
+    );
+    await waitFor(async () => (await inboxBacklog(client, survivor.agentId)) === 0, { what: 'the delivery acked' });
+    expect(replies.map((e) => [e.envelope_id, e.causation_id])).toEqual([
+      [replyEnvelopeId(survivor.agentId, trigger), trigger],
+    ]);
+    expect(answered).toEqual([trigger]);
+  });
+});
