@@ -8,7 +8,7 @@ import {
 } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import type { InboxPressure } from '../governance/inbox-counters.js';
-import { WalConflictError, type AppendResult } from '../nats/wal.js';
+import { WalConflictError, type AppendResult, type UncheckedEntry } from '../nats/wal.js';
 import { applyAppended, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { reconcileMetadata } from './reconcile.js';
@@ -119,7 +119,7 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Pro
   let taken = false;
   for await (const entry of ctx.reader.range(channelId, rt.lastStreamSeq + 1, to)) {
     const { envelope } = entry;
-    if (envelope === null || envelope.channel_id !== channelId || envelope.sequence !== rt.streamSeqs.length + 1) {
+    if (envelope === null || !isNextOf(rt, entry)) {
       ctx.counters.quarantined += 1;
       ctx.logger.warn({ channelId, streamSeq: entry.streamSeq }, 'unexpected WAL entry skipped; the tail moves on');
       rt.lastStreamSeq = entry.streamSeq;
@@ -144,6 +144,21 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Pro
     throw new ConflictError(`envelope_id ${repr(mine.envelope_id)} is already taken in channel ${repr(channelId)}`);
   }
   return null;
+}
+
+/**
+ * Whether an entry is what the hub writes as the channel's next envelope (the checks hydrate makes): its headers
+ * are there, its envelope is of this channel and carries the next sequence.
+ */
+function isNextOf(rt: ChannelRuntime, entry: UncheckedEntry): boolean {
+  const next = rt.streamSeqs.length + 1;
+  return (
+    entry.epoch !== null &&
+    entry.envelope !== null &&
+    entry.envelope.channel_id === rt.metadata.channel_id &&
+    entry.envelope.sequence === next &&
+    entry.sequence === next
+  );
 }
 
 /** The default re-check: a channel that ended while another writer appended takes nothing more. */

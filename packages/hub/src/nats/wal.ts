@@ -49,11 +49,14 @@ export interface WalEntry {
   readonly epoch: () => number;
 }
 
-/** A WAL message read without trusting it: `envelope` is `null` when it is not one, `epoch` when it has none. */
+/** A WAL message read without trusting it: each part is `null` when it is missing or malformed. */
 export interface UncheckedEntry {
   readonly streamSeq: number;
   readonly envelope: Envelope | null;
+  /** Header `Ag2-Epoch`. */
   readonly epoch: number | null;
+  /** Header `Ag2-Sequence`. */
+  readonly sequence: number | null;
 }
 
 /** What an append did. */
@@ -201,6 +204,11 @@ export function parseStored(text: string): Envelope {
   return EnvelopeSchema.parse(JSON.parse(text));
 }
 
+/** A header that must hold a positive integer, or `null`. */
+function positiveHeader(value: string | undefined): number | null {
+  return value !== undefined && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : null;
+}
+
 /** Parses a stored envelope, or `null` when the message is not one. */
 function parseStoredOrNull(text: string): Envelope | null {
   try {
@@ -244,8 +252,12 @@ export class WalReader {
     try {
       for await (const m of messages) {
         if (m.seq > toStreamSeq) break;
-        const epoch = m.headers?.get(WalHeader.Epoch) || '';
-        yield { streamSeq: m.seq, envelope: parseStoredOrNull(m.string()), epoch: epoch === '' ? null : Number(epoch) };
+        yield {
+          streamSeq: m.seq,
+          envelope: parseStoredOrNull(m.string()),
+          epoch: positiveHeader(m.headers?.get(WalHeader.Epoch)),
+          sequence: positiveHeader(m.headers?.get(WalHeader.Sequence)),
+        };
         if (m.seq >= toStreamSeq || m.info.pending === 0) break;
       }
     } finally {

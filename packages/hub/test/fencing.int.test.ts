@@ -1,0 +1,234 @@
+import { ALLOW, ruleBasedArbiter, type HubArbiter, type Logger } from '@ag2net/hub';
+import { EV_TEXT, EnvelopeSchema, WalHeader, hubNames, newId, type HubNames } from '@ag2net/protocol';
+import { natsPerFile, uniqueName } from '@ag2net/test-support';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect, headers } from '@nats-io/transport-node';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Lease } from '../src/lease.js';
+import { walMsgId } from '../src/nats/wal.js';
+import {
+  failure,
+  openChannel,
+  openNet,
+  rawFailure,
+  readWal,
+  register,
+  say,
+  startColdHub,
+  type TestNet,
+} from './support.js';
+
+const nats = natsPerFile();
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A lease on a fresh bucket with `ttlMs`, driven by a manual monotonic clock. */
+async function leaseBucket(url: string, ttlMs: number) {
+  const nc = await connect({ servers: url });
+  const names: HubNames = hubNames(uniqueName('lease'));
+  const kv = await new Kvm(nc).create(names.leasesBucket, { ttl: ttlMs, history: 1 });
+  const jsm = await jetstreamManager(nc);
+  const clock = { now: 1_000 };
+  const lease = (holder: string): Lease => new Lease(kv, jsm, names, holder, { now: () => clock.now });
+  return { nc, names, jsm, clock, lease };
+}
+
+describe('the writer lease', () => {
+  it('holds until the start of its last success plus the TTL minus 20 %, and renews from there', async () => {
+    const { nc, clock, lease } = await leaseBucket(nats.url, 3_000);
+    try {
+      const a = lease('hub-a');
+      const b = lease('hub-b');
+      const epoch = await a.tryAcquire();
+      expect(epoch).toBe(1);
+      expect(await b.tryAcquire()).toBeNull();
+      expect(a.deadline()).toBe(1_000 + 3_000 - 600);
+      clock.now = 3_399;
+      expect(a.holds()).toBe(true);
+      clock.now = 3_400;
+      expect(a.holds()).toBe(false);
+      expect(await a.renew()).toBe('renewed');
+      expect(a.deadline()).toBe(3_400 + 3_000 - 600);
+      expect(a.holds()).toBe(true);
+      expect(b.holds()).toBe(false);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it('is lost only when its revision moved; a failed request is unknown and changes nothing', async () => {
+    const { nc, names, jsm, lease } = await leaseBucket(nats.url, 3_000);
+    const side = await connect({ servers: nats.url });
+    try {
+      const sideKv = await new Kvm(side).open(names.leasesBucket);
+      const sideLease = new Lease(sideKv, await jetstreamManager(side), names, 'hub-a', { now: () => 1_000 });
+      expect(await sideLease.tryAcquire()).toBe(1);
+      await side.close();
+      expect(await sideLease.renew()).toBe('unknown');
+      expect(sideLease.holds()).toBe(true);
+
+      // Someone else took the key over after it was purged: the holder learns it at its next renewal.
+      await jsm.streams.purge(`KV_${names.leasesBucket}`, { filter: `$KV.${names.leasesBucket}.active` });
+      const b = lease('hub-b');
+      expect(await b.tryAcquire()).toBe(2);
+      const a = lease('hub-a');
+      expect(await a.renew()).toBe('lost');
+      expect(await b.renew()).toBe('renewed');
+      await b.release();
+      expect(b.holds()).toBe(false);
+      expect(await b.renew()).toBe('lost');
+      expect(await lease('hub-c').tryAcquire()).toBe(4);
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
+/** An arbiter that holds sends of the text `hold` until the test lets them go. */
+function gatedArbiter() {
+  let entered: () => void = () => undefined;
+  let release: () => void = () => undefined;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const arbiter: HubArbiter = {
+    ...ruleBasedArbiter,
+    async authorizeSend(check) {
+      if (check.envelope.event_data.text !== 'hold') return ruleBasedArbiter.authorizeSend(check);
+      entered();
+      await gate;
+      return ALLOW;
+    },
+  };
+  return { arbiter, inside, release };
+}
+
+/** Warnings the hub logged, by message. */
+function capturingLogger(): { logger: Logger; warnings: { obj: object; msg: string | undefined }[] } {
+  const warnings: { obj: object; msg: string | undefined }[] = [];
+  const logger: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (obj, msg) => warnings.push({ obj, msg }),
+    error: () => undefined,
+    child: () => logger,
+  };
+  return { logger, warnings };
+}
+
+async function conversation(net: TestNet) {
+  const alice = await register(net, 'alice');
+  const bob = await register(net, 'bob');
+  const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+  return { alice, bob, cid };
+}
+
+describe('fencing', () => {
+  it('refuses to append with unavailable once its lease lapsed, and serves again after it holds one', async () => {
+    const { arbiter, inside, release } = gatedArbiter();
+    await using net = await openNet(nats.url, { arbiter });
+    const { alice, cid } = await conversation(net);
+    await say(net, alice, cid, 'before');
+    const before = await readWal(net, alice, cid);
+
+    const envelope = { channel_id: cid, sender_id: alice.id, event_type: EV_TEXT, event_data: { text: 'hold' } };
+    const refused = rawFailure(net, net.names.rpc('post', alice.id), JSON.stringify(envelope));
+    await inside;
+    // The hub is now past its lease deadline by its own clock (as after a pause), with the post in admission.
+    const realNow = performance.now.bind(performance);
+    const spy = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + 3_600_000);
+    release();
+    expect(await refused).toEqual({ code: 'unavailable', message: 'this hub no longer holds the writer lease; retry' });
+    spy.mockRestore();
+
+    expect(await readWal(net, alice, cid)).toEqual(before);
+    const next = await say(net, alice, cid, 'after');
+    expect(next.sequence).toBe(before.length + 1);
+  });
+
+  it('folds an entry a deposed writer appended at the tail, and the next post takes the next sequence', async () => {
+    const { logger, warnings } = capturingLogger();
+    await using net = await openNet(nats.url, { logger });
+    const { alice, bob, cid } = await conversation(net);
+    // The first hub hands over to a second one: the first one's epoch is now the old one.
+    const oldEpoch = net.hub.epoch;
+    await net.hub.close();
+    await startColdHub(net);
+    await net.hub.whenActive();
+    expect(net.hub.epoch).toBeGreaterThan(oldEpoch);
+    await say(net, alice, cid, 'one');
+    await say(net, bob, cid, 'two');
+    const jsm = await jetstreamManager(net.nc);
+    const tail = await jsm.streams.getMessage(net.names.walStream, { last_by_subj: net.names.wal(cid) });
+    if (tail === null) throw new Error('the channel has no tail');
+    const last = EnvelopeSchema.parse(JSON.parse(tail.string()));
+    const lastSequence = last.sequence ?? 0;
+
+    // What a deposed hub that woke from a pause writes: a valid envelope under its old epoch, after the true tail.
+    const foreign = {
+      ...last,
+      envelope_id: newId(),
+      sender_id: bob.id,
+      event_data: { text: 'from the deposed hub' },
+      sequence: lastSequence + 1,
+    };
+    const h = headers();
+    h.set(WalHeader.Epoch, String(oldEpoch));
+    h.set(WalHeader.Sequence, String(lastSequence + 1));
+    const foreignAck = await net.js.publish(net.names.wal(cid), JSON.stringify(foreign), {
+      msgID: walMsgId(foreign),
+      expect: { lastSubjectSequence: tail.seq },
+      headers: h,
+    });
+
+    const next = await say(net, alice, cid, 'three');
+    expect(next.sequence).toBe(lastSequence + 2);
+    const log = await readWal(net, alice, cid);
+    expect(log.map((e) => e.sequence)).toEqual(log.map((_, i) => i + 1));
+    expect(log.slice(-2).map((e) => [e.sender_id, e.event_data])).toEqual([
+      [bob.id, { text: 'from the deposed hub' }],
+      [alice.id, { text: 'three' }],
+    ]);
+    expect(warnings.filter((w) => w.msg === 'folded an entry another writer appended')).toEqual([
+      {
+        msg: 'folded an entry another writer appended',
+        obj: { channelId: cid, streamSeq: foreignAck.seq, epoch: oldEpoch, ownEpoch: net.hub.epoch },
+      },
+    ]);
+
+    // Live state is the fold: a hub hydrated cold from the same log has the same state.
+    const live = net.hub.snapshot();
+    await net.hub.close();
+    await startColdHub(net);
+    await net.hub.whenActive();
+    expect(net.hub.snapshot()).toEqual(live);
+  });
+
+  it('answers the adapter message to a non-participant, and the generic one where the adapter has none', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const erin = await register(net, 'erin');
+    const dave = await register(net, 'dave');
+    const conv = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    const disc = (await openChannel(net, alice, 'discussion', [bob, erin])).channel_id;
+
+    expect(await failure(say(net, dave, conv, 'let me in'))).toEqual({
+      code: 'protocol_error',
+      message: `conversation channel '${conv}' only accepts sends from participants, got '${dave.id}'`,
+    });
+    expect(
+      await failure(say(net, dave, conv, 'custom', { event_type: 'acme.note', event_data: { note: 'x' } })),
+    ).toEqual({
+      code: 'protocol_error',
+      message: `channel '${conv}' only accepts envelopes from participants, got '${dave.id}'`,
+    });
+    expect((await net.rpc.call('adapterState', { channel_id: disc })).state?.expected_next_speaker).toBe(alice.id);
+    expect(await failure(say(net, dave, disc, 'my turn?'))).toEqual({
+      code: 'protocol_error',
+      message: `discussion channel '${disc}' expects '${alice.id}' to speak, got '${dave.id}'`,
+    });
+  });
+});
