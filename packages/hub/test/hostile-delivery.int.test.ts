@@ -1,0 +1,125 @@
+/**
+ * Poison-proof delivery: a recipient the arbiter chokes on, an inbox that keeps refusing, and a WAL message that is
+ * no envelope each cost their own delivery at most, never the deliveries behind them.
+ */
+import { EV_CHANNEL_OPENED, EV_TEXT, type Envelope } from '@ag2net/protocol';
+import { natsPerFile } from '@ag2net/test-support';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { describe, expect, it } from 'vitest';
+import { ARBITER_FAILED, ruleBasedArbiter, type HubArbiter } from '../src/index.js';
+import { auditCount, drained, failure, openChannel, openNet, register, say, type TestAgent } from './support.js';
+import { waitFor } from '@ag2net/test-support';
+
+const nats = natsPerFile();
+
+function texts(agent: TestAgent, channelId: string): unknown[] {
+  return agent.mailbox.of(channelId, EV_TEXT).map((e: Envelope) => e.event_data['text']);
+}
+
+function numbered(from: number, to: number, step: number): string[] {
+  const out: string[] = [];
+  for (let n = from; n < to; n += step) out.push(`m${n}`);
+  return out;
+}
+
+describe('poison-proof delivery', () => {
+  it('an arbiter that throws for one recipient skips only that delivery; 300 messages behind it reach the rest', async () => {
+    const arbiter: HubArbiter = {
+      ...ruleBasedArbiter,
+      authorizeDispatch: (check) => {
+        if (check.recipient.passport.name === 'target') throw new Error('policy bug');
+        return ruleBasedArbiter.authorizeDispatch(check);
+      },
+    };
+    await using net = await openNet(nats.url, { arbiter });
+    const alice = await register(net, 'alice');
+    const target = await register(net, 'target');
+    const carol = await register(net, 'carol');
+    const dave = await register(net, 'dave');
+    const first = (await openChannel(net, alice, 'conversation', [target])).channel_id;
+    const second = (await openChannel(net, alice, 'conversation', [carol])).channel_id;
+    const third = (await openChannel(net, alice, 'conversation', [dave])).channel_id;
+    await say(net, alice, first, 'poisoned');
+    for (let n = 0; n < 300; n += 1) await say(net, alice, n % 2 === 0 ? second : third, `m${n}`);
+    await say(net, alice, first, 'after');
+    await carol.mailbox.waitFor((e) => e.event_data['text'] === 'm298', 'the last text of the second channel');
+    await dave.mailbox.waitFor((e) => e.event_data['text'] === 'm299', 'the last text of the third channel');
+    expect(texts(carol, second)).toEqual(numbered(0, 300, 2));
+    expect(texts(dave, third)).toEqual(numbered(1, 300, 2));
+    await drained(net);
+    // The hub's own notices are not the arbiter's to filter: the target got the opening, and no text.
+    expect(target.mailbox.of(first, EV_CHANNEL_OPENED)).toHaveLength(1);
+    expect(texts(target, first)).toEqual([]);
+    expect(net.hub.health().dead_letters).toBe(0);
+  });
+
+  it('an arbiter that throws at admission refuses that post as a denial, not an internal error', async () => {
+    const arbiter: HubArbiter = {
+      ...ruleBasedArbiter,
+      authorizeSend: (check) => {
+        if (check.envelope.event_data['text'] === 'boom') throw new Error('policy bug');
+        return ruleBasedArbiter.authorizeSend(check);
+      },
+    };
+    await using net = await openNet(nats.url, { arbiter });
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    expect(await failure(say(net, alice, cid, 'boom'))).toEqual({ code: 'access_denied', message: ARBITER_FAILED });
+    expect((await say(net, alice, cid, 'fine')).sequence).toBe(4);
+  });
+
+  it('a fan-out an inbox keeps refusing is dead-lettered after its retries; other channels move on meanwhile', async () => {
+    await using net = await openNet(nats.url, { limits: { inboxMaxMessages: 3 } });
+    const jsm = await jetstreamManager(net.nc);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const carol = await register(net, 'carol');
+    const first = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    const second = (await openChannel(net, alice, 'conversation', [carol])).channel_id;
+    // Bob stops reading once his inbox is empty; three texts then fill it to the stream's hard cap.
+    await bob.mailbox.close();
+    await waitFor(
+      async () => {
+        const info = await jsm.consumers.info(net.names.inboxStream, net.names.inboxConsumer(bob.id));
+        return info.num_pending + info.num_ack_pending === 0;
+      },
+      { what: "bob's inbox to be empty", timeoutMs: 10_000 },
+    );
+    for (const n of [1, 2, 3]) await say(net, alice, first, `m${n}`);
+    const poison = await say(net, alice, first, 'one too many');
+    const walSeq = (await jsm.streams.getMessage(net.names.walStream, { last_by_subj: net.names.wal(first) })).seq;
+    for (let n = 0; n < 300; n += 1) await say(net, alice, second, `m${n}`);
+    await carol.mailbox.waitFor((e) => e.event_data['text'] === 'm299', 'the last text of the other channel');
+    expect(texts(carol, second)).toEqual(numbered(0, 300, 1));
+
+    const [letter] = await auditCount(net, { kinds: ['delivery_dead_lettered'] }, 1);
+    expect(letter).toMatchObject({
+      kind: 'delivery_dead_lettered',
+      id: `delivery_dead_lettered.${walSeq}`,
+      channel_id: first,
+      envelope_id: poison.envelope_id,
+      stream_seq: walSeq,
+      recipients: [bob.id],
+      reason: 'maximum messages per subject exceeded',
+      envelope: { envelope_id: poison.envelope_id, event_data: { text: 'one too many' } },
+    });
+    await drained(net);
+    expect(net.hub.health().dead_letters).toBe(1);
+  });
+
+  it('a WAL message that is no envelope is quarantined and audited, and delivery goes on', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    const subject = net.names.wal('planted');
+    const planted = await net.js.publish(subject, JSON.stringify({ not: 'an envelope' }));
+    await say(net, alice, cid, 'after the garbage');
+    await bob.mailbox.waitFor((e) => e.event_data['text'] === 'after the garbage', 'the text after the garbage');
+    const [record] = await auditCount(net, { kinds: ['quarantined'] }, 1);
+    expect(record).toMatchObject({ kind: 'quarantined', source: 'wal', key: subject, seq: planted.seq });
+    await drained(net);
+    expect(net.hub.health().quarantined).toBe(1);
+  });
+});
