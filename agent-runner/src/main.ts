@@ -3,6 +3,7 @@ import { HubClient, type AgentClient } from '@ag2net/client';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadRunnerConfig, RunnerConfigError } from './config.js';
+import { installCrashPolicy } from './crash-policy.js';
 import { hostAgent } from './host.js';
 
 const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P] [--log-level L] [--turn-lock-ttl-ms MS]
@@ -59,7 +60,11 @@ async function main(): Promise<number> {
     process.stderr.write(`--turn-lock-ttl-ms must be a whole number of ms, at least 1000; got ${lockTtl}\n`);
     return 2;
   }
+  // A crash closes the hub client (its agents' connections and turn locks) within a time bound and exits non-zero.
+  const held: { hub?: HubClient } = {};
+  installCrashPolicy({ log, close: async () => held.hub?.close() });
   const hub = await HubClient.connect({ servers, prefix, logger: log });
+  held.hub = hub;
   const clients: AgentClient[] = [];
   try {
     for (const agentConfig of config.agents) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import { startHub } from '@ag2net/hub';
-import { connect, credsAuthenticator, type ConnectionOptions } from '@nats-io/transport-node';
+import { startHub, type Hub } from '@ag2net/hub';
+import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { ConfigError, USAGE, loadConfig, type HubServiceConfig } from './config.js';
+import { installCrashPolicy } from './crash-policy.js';
 
 async function main(): Promise<number> {
   let config: HubServiceConfig | 'help';
@@ -21,7 +22,18 @@ async function main(): Promise<number> {
     return 0;
   }
   const log = pino({ name: 'hub-service', level: config.logLevel });
+  // Installed before anything can fail: a crash closes the hub (releasing the lease) and exits non-zero, instead of
+  // dying while it holds the lease and making the standbys wait for it to expire.
+  const held: { hub?: Hub; nc?: NatsConnection } = {};
+  installCrashPolicy({
+    log,
+    close: async () => {
+      await held.hub?.close();
+      await held.nc?.close();
+    },
+  });
   const nc = await connect(await connectionOptions(config));
+  held.nc = nc;
   log.info({ server: nc.getServer(), prefix: config.prefix }, 'connected to NATS');
   const hub = await startHub({
     connection: nc,
@@ -35,6 +47,7 @@ async function main(): Promise<number> {
     replicas: config.replicas,
     awaitActive: false,
   });
+  held.hub = hub;
   log.info({ hubId: hub.hubId }, 'started; competing for the lease');
   void hub.whenActive().then(() => log.info({ hubId: hub.hubId, epoch: hub.epoch }, 'serving'));
 
