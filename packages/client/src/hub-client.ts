@@ -18,6 +18,7 @@ import { HubRpc, type CallOptions } from './rpc.js';
 import { silentLogger, type Logger } from './logger.js';
 import { AgentClient, type AgentClientOptions } from './agent-client.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
+import type { DisconnectOptions } from './participant.js';
 
 /** The hub's default `limit` of list operations. */
 const DEFAULT_LIST_LIMIT = 50;
@@ -53,7 +54,7 @@ export class HubClient {
   readonly nc: NatsConnection;
   readonly logger: Logger;
   readonly #ownsConnection: boolean;
-  readonly #participants = new Set<{ disconnect(): Promise<void> }>();
+  readonly #participants = new Set<{ disconnect(options?: DisconnectOptions): Promise<void> }>();
   #closed = false;
 
   private constructor(nc: NatsConnection, options: HubClientOptions, ownsConnection: boolean) {
@@ -162,7 +163,7 @@ export class HubClient {
     return (await this.call('register', request, undefined, call)).passport;
   }
 
-  #track<T extends { disconnect(): Promise<void> }>(participant: T): T {
+  #track<T extends { disconnect(options?: DisconnectOptions): Promise<void> }>(participant: T): T {
     this.#participants.add(participant);
     return participant;
   }
@@ -235,10 +236,13 @@ export class HubClient {
     return this.call('health', {}, undefined, options);
   }
 
-  /** Disconnects every participant of this client, then closes the connection if the client opened it. */
-  async close(): Promise<void> {
+  /**
+   * Disconnects every participant of this client (turns in flight get `graceMs`, default 10 000, before their
+   * signals abort), then closes the connection if the client opened it.
+   */
+  async close(options: DisconnectOptions = {}): Promise<void> {
     if (this.#closed) return;
-    await Promise.all([...this.#participants].map((p) => p.disconnect()));
+    await Promise.all([...this.#participants].map((p) => p.disconnect(options)));
     this.#closed = true;
     if (this.#ownsConnection) await this.nc.close();
   }
