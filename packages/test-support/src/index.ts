@@ -22,3 +22,4 @@ export type { WaitOptions } from './wait.js';
 export { natsPerFile } from './per-file.js';
 export { pauseFor, pauseProcess, resumeProcess } from './signals.js';
 export type { FileNats } from './per-file.js';
+export { startSecuredNatsServer, connectWithCreds, type SecuredNatsServerOptions } from './secured.js';

@@ -1,0 +1,49 @@
+/**
+ * Decentralized NATS auth of an ag2net hub (nats-server 2.9 operator mode): `authInit` lays out the operator, the
+ * accounts, the service users and the server config; `issueIdentityCredentials` issues an identity's short-lived
+ * user JWT with least-privilege permissions; the permission sets say exactly what each kind of user may do.
+ *
+ * @example
+ * ```ts
+ * import { authInit, createIdentityKeys, credsFile, issueIdentityCredentials } from '@ag2net/auth';
+ *
+ * const auth = await authInit({ dir: '.data/auth', prefix: 'ag2' }); // then: nats-server -c .data/auth/server.conf
+ * const keys = createIdentityKeys(); // the identity keeps keys.seed
+ * const { jwt } = await issueIdentityCredentials({
+ *   accountPublicKey: auth.manifest.hub_account.public_key,
+ *   accountSigningSeed: hubSigningSeed, // the hub reads it from hub-account-signing.nk
+ *   identityPublicKey: keys.publicKey,
+ *   agentId,
+ *   names: hubNames('ag2'),
+ * });
+ * const creds = credsFile(jwt, keys.seed); // connect with credsAuthenticator and inboxPrefix identityInboxPrefix(agentId)
+ * ```
+ */
+export { authInit, encodeHubAccount, readManifest } from './init.js';
+export type { AuthInitOptions, AuthLayout } from './init.js';
+export { AuthFile } from './files.js';
+export { AuthManifestSchema } from './manifest.js';
+export type { AuthManifest } from './manifest.js';
+export {
+  DEFAULT_IDENTITY_TTL_SECONDS,
+  MAX_IDENTITY_TTL_SECONDS,
+  IssuanceError,
+  credsFile,
+  issueIdentityCredentials,
+  issueUserJwt,
+  parseCredsFile,
+} from './issue.js';
+export type { IssueIdentityOptions, IssueUserOptions, IssuedCredentials } from './issue.js';
+export { createIdentityKeys, isPublicKey, keysFromSeed } from './keys.js';
+export type { NkeyPair } from './keys.js';
+export {
+  PUBLIC_OPS,
+  hubServiceInboxPrefix,
+  hubServicePermissions,
+  identityInboxPrefix,
+  identityPermissions,
+  operatorPermissions,
+  registrantInboxPrefix,
+  registrantPermissions,
+} from './permissions.js';
+export type { UserPermissions } from './permissions.js';

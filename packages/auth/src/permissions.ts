@@ -1,0 +1,162 @@
+import { IdSchema, type HubNames, type HubOp } from '@ag2net/protocol';
+
+/**
+ * A NATS user's permissions as they go into a user JWT: publish and subscribe allow-lists (deny by default: a
+ * subject on neither list is refused by the server) and, for responders, the right to answer the requests they
+ * receive (`allow_responses`).
+ */
+export interface UserPermissions {
+  readonly pub: { readonly allow: readonly string[]; readonly deny: readonly string[] };
+  readonly sub: { readonly allow: readonly string[]; readonly deny: readonly string[] };
+  /** Present for responders: may publish `max` replies to a request's reply subject within `ttlMs` (0: 2 min). */
+  readonly resp?: { readonly max: number; readonly ttlMs: number };
+}
+
+/**
+ * The caller-less operations an identity may call: registration and the public directory. The caller-less
+ * operations that reveal channel content (`getChannel`, `listChannels`, `adapterState`, `readAudit`) are left out on
+ * purpose: nobody may read a channel without naming themselves, so they stay refused until they carry a caller.
+ */
+export const PUBLIC_OPS: readonly HubOp[] = [
+  'register',
+  'getAgent',
+  'getResume',
+  'getSkill',
+  'getRule',
+  'findAgentId',
+  'listAgents',
+  'health',
+];
+
+/**
+ * The reply-inbox prefix of an identity's connection (`inboxPrefix` in nats.js). Each identity has its own, so
+ * that no identity can subscribe to another's RPC replies; the shared `_INBOX.>` is never granted to an identity.
+ */
+export function identityInboxPrefix(agentId: string): string {
+  return `_INBOX_${IdSchema.parse(agentId)}`;
+}
+
+/**
+ * The reply-inbox prefix of the hub-service connection. It does not start with `_INBOX_`, so it cannot collide
+ * with an identity's prefix whatever the identity's id.
+ */
+export function hubServiceInboxPrefix(names: HubNames): string {
+  return `_HUB_INBOX_${names.prefix}`;
+}
+
+/** The reply-inbox prefix of the registrant connection (shared by every process that registers). */
+export function registrantInboxPrefix(names: HubNames): string {
+  return `_REGISTRANT_INBOX_${names.prefix}`;
+}
+
+/**
+ * What one identity may do, and nothing else:
+ * - publish its own requests `<p>.hub.v1.<op>.<id>` and the caller-less public operations (`PUBLIC_OPS`);
+ * - pull from, read the info of and ack on its own inbox consumer only;
+ * - subscribe to its own reply inbox only.
+ *
+ * Nothing on the WAL, the inbox subjects, KV buckets, stream or consumer management, or another identity's
+ * subjects: a request on another identity's subject, a direct publish to any stream, a consumer it did not get from
+ * the hub, and any `$KV`/`$JS.API.DIRECT`/`STREAM.MSG.GET` read are refused by NATS before the hub sees them.
+ */
+export function identityPermissions(names: HubNames, agentId: string): UserPermissions {
+  const id = IdSchema.parse(agentId);
+  const consumer = names.inboxConsumer(id);
+  return {
+    pub: {
+      allow: [
+        `${names.prefix}.hub.v1.*.${id}`,
+        ...PUBLIC_OPS.map((op) => names.rpc(op)),
+        `$JS.API.CONSUMER.MSG.NEXT.${names.inboxStream}.${consumer}`,
+        `$JS.API.CONSUMER.INFO.${names.inboxStream}.${consumer}`,
+        `$JS.ACK.${names.inboxStream}.${consumer}.>`,
+      ],
+      deny: [],
+    },
+    sub: { allow: [`${identityInboxPrefix(id)}.>`], deny: [] },
+  };
+}
+
+/** The registrant: may call `register` and `health` and read the replies, nothing else. */
+export function registrantPermissions(names: HubNames): UserPermissions {
+  return {
+    pub: { allow: [names.rpc('register'), names.rpc('health')], deny: [] },
+    sub: { allow: [`${registrantInboxPrefix(names)}.>`], deny: [] },
+  };
+}
+
+/** The JetStream API verbs on one stream that the hub uses (no `DELETE`: the hub never removes a stream). */
+const STREAM_VERBS = ['INFO', 'CREATE', 'UPDATE', 'PURGE'] as const;
+
+/** Every stream the hub creates: its own three and the backing streams of its KV buckets. */
+function hubStreams(names: HubNames): { streams: string[]; buckets: string[] } {
+  const buckets = [
+    names.agentsBucket,
+    names.channelsBucket,
+    names.tasksBucket,
+    names.cursorsBucket,
+    names.leasesBucket,
+  ];
+  return { streams: [names.walStream, names.inboxStream, names.auditStream], buckets };
+}
+
+/**
+ * Exactly what the hub uses, derived from its code (`provision`, the WAL writer and reader, delivery, the audit
+ * log, the lease, the registry and the RPC server):
+ * - RPC: subscribe to `<p>.hub.v1.>` (queue group `hub`) and answer each request once (`allow_responses`);
+ * - streams `<P>_WAL`, `<P>_INBOX`, `<P>_AUDIT` and `KV_<bucket>` of its five buckets: info, create, update, purge,
+ *   leader reads (`STREAM.MSG.GET`), direct reads, consumers on them (create, durable create, info, delete, pull) and
+ *   flow control of its ordered consumers;
+ * - appends to `<p>.wal.>`, `<p>.agent.*.inbox`, `<p>.audit.>` and `$KV.<bucket>.>`; acks of its delivery consumer;
+ * - `$JS.API.INFO` (nats.js checks the API when it opens a JetStream manager);
+ * - subscribe to its own reply inbox (`hubServiceInboxPrefix`).
+ * It gets no stream deletion, no other prefix, and no identity's reply inbox.
+ */
+export function hubServicePermissions(names: HubNames): UserPermissions {
+  const { streams, buckets } = hubStreams(names);
+  const all = [...streams, ...buckets.map((b) => `KV_${b}`)];
+  const perStream = all.flatMap((s) => [
+    ...STREAM_VERBS.map((verb) => `$JS.API.STREAM.${verb}.${s}`),
+    `$JS.API.STREAM.MSG.GET.${s}`,
+    `$JS.API.DIRECT.GET.${s}`,
+    `$JS.API.DIRECT.GET.${s}.>`,
+    `$JS.API.CONSUMER.CREATE.${s}`,
+    `$JS.API.CONSUMER.CREATE.${s}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${s}.*`,
+    `$JS.API.CONSUMER.INFO.${s}.*`,
+    `$JS.API.CONSUMER.DELETE.${s}.*`,
+    `$JS.API.CONSUMER.MSG.NEXT.${s}.*`,
+    `$JS.FC.${s}.>`,
+  ]);
+  return {
+    pub: {
+      allow: [
+        '$JS.API.INFO',
+        ...perStream,
+        names.walAll,
+        names.inboxAll,
+        `${names.prefix}.audit.>`,
+        ...buckets.map((b) => `$KV.${b}.>`),
+        `$JS.ACK.${names.walStream}.${names.deliveryConsumer}.>`,
+      ],
+      deny: [],
+    },
+    sub: { allow: [`${names.prefix}.hub.v1.>`, `${hubServiceInboxPrefix(names)}.>`], deny: [] },
+    resp: { max: 1, ttlMs: 0 },
+  };
+}
+
+/**
+ * The operator (administrator) of the deployment: reads and manages everything in the hub's account (every stream,
+ * the full WAL and audit trail, every bucket, every RPC), with the default reply inbox. Publishing straight onto the
+ * WAL, the inboxes and the lease key is denied: only the hub writes there, and an administrator's tool must not
+ * break the single writer by accident. This is a guard against mistakes, not against a hostile administrator, who
+ * holds the account's keys anyway.
+ */
+export function operatorPermissions(names: HubNames): UserPermissions {
+  return {
+    pub: { allow: ['>'], deny: [names.walAll, names.inboxAll, `$KV.${names.leasesBucket}.>`] },
+    sub: { allow: ['>'], deny: [] },
+    resp: { max: 1, ttlMs: 0 },
+  };
+}

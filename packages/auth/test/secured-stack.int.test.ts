@@ -1,0 +1,352 @@
+/**
+ * A hub on a real nats-server 2.9 in operator mode, configured by `authInit`: the hub-service user runs the hub,
+ * identities hold credentials issued for their own public keys, and every attack of one identity on another, on the
+ * WAL, the inboxes, the buckets or the JetStream API is refused by NATS itself.
+ */
+import {
+  AuthFile,
+  authInit,
+  createIdentityKeys,
+  credsFile,
+  hubServiceInboxPrefix,
+  identityInboxPrefix,
+  issueIdentityCredentials,
+  registrantInboxPrefix,
+  type AuthLayout,
+} from '@ag2net/auth';
+import { startHub, type Hub } from '@ag2net/hub';
+import {
+  EV_CHANNEL_INVITE,
+  EV_CHANNEL_INVITE_ACK,
+  EV_TEXT,
+  EnvelopeSchema,
+  hubNames,
+  type HubNames,
+} from '@ag2net/protocol';
+import { connectWithCreds, startSecuredNatsServer, uniqueName, type NatsServer } from '@ag2net/test-support';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { createAccount } from '@nats-io/nkeys';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ViolationRecorder, call } from './support.js';
+
+const PassportReply = z.looseObject({ passport: z.looseObject({ agent_id: z.string() }) });
+
+/** A registered identity with its own keys and connection. */
+interface Identity {
+  readonly id: string;
+  readonly seed: string;
+  readonly nc: NatsConnection;
+  readonly violations: ViolationRecorder;
+}
+
+let dir: string;
+let auth: AuthLayout;
+let server: NatsServer;
+let names: HubNames;
+let hub: Hub;
+let hubNc: NatsConnection;
+/** Every permissions violation on the hub-service connections: only the ones the tests provoke on purpose. */
+const hubViolations: ViolationRecorder[] = [];
+let registrant: NatsConnection;
+let alice: Identity;
+let bob: Identity;
+const opened: NatsConnection[] = [];
+
+const credsOf = (file: AuthFile): Promise<string> => readFile(auth.path(file), 'utf8');
+
+async function issueFor(
+  agentId: string,
+  seedless: { publicKey: string; seed: string },
+  nowMs?: number,
+): Promise<string> {
+  const { jwt } = await issueIdentityCredentials({
+    accountPublicKey: auth.manifest.hub_account.public_key,
+    accountSigningSeed: (await readFile(auth.path(AuthFile.hubAccountSigningSeed), 'utf8')).trim(),
+    identityPublicKey: seedless.publicKey,
+    agentId,
+    names,
+    ttlSeconds: 600,
+    ...(nowMs === undefined ? {} : { nowMs }),
+  });
+  return jwt;
+}
+
+async function registerIdentity(name: string): Promise<Identity> {
+  const { passport } = PassportReply.parse(await call(registrant, names.rpc('register'), { passport: { name } }));
+  const keys = createIdentityKeys();
+  const jwt = await issueFor(passport.agent_id, keys);
+  const nc = await connectWithCreds({
+    url: server.url,
+    creds: credsFile(jwt, keys.seed),
+    inboxPrefix: identityInboxPrefix(passport.agent_id),
+  });
+  opened.push(nc);
+  return { id: passport.agent_id, seed: keys.seed, nc, violations: new ViolationRecorder(nc) };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ag2net-auth-'));
+  const prefix = uniqueName('sec');
+  names = hubNames(prefix);
+  auth = await authInit({ dir, prefix });
+  server = await startSecuredNatsServer({ authDir: dir });
+  hubNc = await connectWithCreds({
+    url: server.url,
+    creds: await credsOf(AuthFile.hubServiceCreds),
+    inboxPrefix: hubServiceInboxPrefix(names),
+  });
+  hubViolations.push(new ViolationRecorder(hubNc));
+  hub = await startHub({ connection: hubNc, prefix, sweepIntervalMs: 0 });
+  // The hub is active once startHub resolves; the flush makes sure its RPC subscriptions reached the server.
+  await hubNc.flush();
+  registrant = await connectWithCreds({
+    url: server.url,
+    creds: await credsOf(AuthFile.registrantCreds),
+    inboxPrefix: registrantInboxPrefix(names),
+  });
+  alice = await registerIdentity('alice');
+  bob = await registerIdentity('bob');
+});
+
+afterAll(async () => {
+  for (const nc of opened) await nc.close();
+  await registrant?.close();
+  await hub?.close();
+  await hubNc?.close();
+  await server?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the hub-service user', () => {
+  it('provisions the hub and serves it', async () => {
+    expect(hub.role).toBe('active');
+    const health = z.looseObject({ role: z.string(), registered_agents: z.number() });
+    expect(health.parse(await call(registrant, names.rpc('health'), {}))).toMatchObject({
+      role: 'active',
+      registered_agents: 2,
+    });
+  });
+
+  it('may not delete a stream nor read an identity reply inbox', async () => {
+    const recorder = hubViolations[0];
+    if (recorder === undefined) throw new Error('no recorder on the hub connection');
+    const del = `$JS.API.STREAM.DELETE.${names.walStream}`;
+    expect(await recorder.refused(del, () => hubNc.request(del, '', { timeout: 1_000 }))).toEqual({
+      operation: 'publish',
+      subject: del,
+    });
+    const replies = `${identityInboxPrefix(alice.id)}.>`;
+    expect(await recorder.refused(replies, () => hubNc.subscribe(replies))).toEqual({
+      operation: 'subscription',
+      subject: replies,
+    });
+  });
+});
+
+describe('an identity user', () => {
+  it('calls its own operations and the public directory', async () => {
+    expect(await call(alice.nc, names.rpc('pendingTurnsFor', alice.id), {})).toEqual({ turns: [] });
+    expect(await call(alice.nc, names.rpc('findAgentId', undefined), { name: 'bob' })).toEqual({ agent_id: bob.id });
+  });
+
+  it('opens a channel with another identity, each reading only its own inbox', async () => {
+    const created = call(alice.nc, names.rpc('createChannel', alice.id), {
+      type: 'conversation',
+      participants: [bob.id],
+    });
+    const bobInbox = await jetstream(bob.nc).consumers.get(names.inboxStream, names.inboxConsumer(bob.id));
+    const invite = await bobInbox.next({ expires: 5_000 });
+    if (invite === null) throw new Error('no invite reached bob');
+    const envelope = EnvelopeSchema.parse(JSON.parse(invite.string()));
+    expect(envelope.event_type).toBe(EV_CHANNEL_INVITE);
+    expect(envelope.audience).toEqual([bob.id]);
+    await invite.ackAck();
+    await call(bob.nc, names.rpc('post', bob.id), {
+      channel_id: envelope.channel_id,
+      sender_id: bob.id,
+      audience: [alice.id],
+      event_type: EV_CHANNEL_INVITE_ACK,
+      causation_id: envelope.envelope_id,
+    });
+    const channel = z.looseObject({ channel: z.looseObject({ channel_id: z.string(), state: z.string() }) });
+    expect(channel.parse(await created).channel).toMatchObject({ channel_id: envelope.channel_id, state: 'active' });
+
+    await call(alice.nc, names.rpc('post', alice.id), {
+      channel_id: envelope.channel_id,
+      sender_id: alice.id,
+      event_type: EV_TEXT,
+      event_data: { text: 'hello bob' },
+    });
+    const texts: string[] = [];
+    while (texts.length === 0) {
+      const m = await bobInbox.next({ expires: 5_000 });
+      if (m === null) throw new Error('no text reached bob');
+      const e = EnvelopeSchema.parse(JSON.parse(m.string()));
+      m.ack();
+      if (e.event_type === EV_TEXT) texts.push(`${e.sender_id}: ${String(e.event_data['text'])}`);
+    }
+    expect(texts).toEqual([`${alice.id}: hello bob`]);
+  });
+});
+
+describe('attacks by an identity are refused by NATS', () => {
+  const refusedPublish = async (subject: string, data = '{}'): Promise<void> => {
+    expect(await alice.violations.refused(subject, () => alice.nc.publish(subject, data))).toEqual({
+      operation: 'publish',
+      subject,
+    });
+  };
+  const refusedSubscribe = async (subject: string): Promise<void> => {
+    expect(await alice.violations.refused(subject, () => alice.nc.subscribe(subject))).toEqual({
+      operation: 'subscription',
+      subject,
+    });
+  };
+
+  it('posting as another identity', async () => {
+    const subject = names.rpc('post', bob.id);
+    expect(
+      await alice.violations.refused(subject, () =>
+        alice.nc.request(subject, JSON.stringify({ channel_id: 'c', sender_id: bob.id, event_type: EV_TEXT }), {
+          timeout: 1_000,
+        }),
+      ),
+    ).toEqual({ operation: 'publish', subject });
+  });
+
+  it('unregistering another identity', () => refusedPublish(names.rpc('unregister', bob.id)));
+
+  it('reading channel content through an operation that names no caller', () =>
+    refusedPublish(names.rpc('adapterState'), JSON.stringify({ channel_id: 'c' })));
+
+  it('appending to the WAL', () => refusedPublish(names.wal('x')));
+
+  it("writing to another identity's inbox subject", () => refusedPublish(names.inbox(bob.id)));
+
+  it('subscribing to the shared reply inbox', () => refusedSubscribe('_INBOX.>'));
+
+  it("subscribing to another identity's reply inbox", () => refusedSubscribe(`${identityInboxPrefix(bob.id)}.>`));
+
+  it("subscribing to another identity's inbox or the WAL", async () => {
+    await refusedSubscribe(names.inbox(bob.id));
+    await refusedSubscribe(names.walAll);
+  });
+
+  it("pulling another identity's inbox consumer", () =>
+    refusedPublish(`$JS.API.CONSUMER.MSG.NEXT.${names.inboxStream}.${names.inboxConsumer(bob.id)}`));
+
+  it('creating a consumer on the inbox stream', async () => {
+    await refusedPublish(`$JS.API.CONSUMER.CREATE.${names.inboxStream}`);
+    await refusedPublish(`$JS.API.CONSUMER.CREATE.${names.inboxStream}.steal.${names.inbox(bob.id)}`);
+    await refusedPublish(`$JS.API.CONSUMER.DURABLE.CREATE.${names.inboxStream}.steal`);
+  });
+
+  it('reading a KV bucket', async () => {
+    await refusedPublish(`$JS.API.DIRECT.GET.KV_${names.agentsBucket}.$KV.${names.agentsBucket}.${bob.id}.passport`);
+    await refusedPublish(`$JS.API.DIRECT.GET.KV_${names.channelsBucket}`);
+    await refusedPublish(`$JS.API.STREAM.MSG.GET.KV_${names.agentsBucket}`);
+    await refusedPublish(`$JS.API.STREAM.MSG.GET.${names.walStream}`);
+  });
+
+  it('writing a KV bucket, the lease included', async () => {
+    await refusedPublish(`$KV.${names.agentsBucket}.${bob.id}.rule`);
+    await refusedPublish(`$KV.${names.leasesBucket}.active`);
+    await refusedPublish(`$KV.${names.prefix.toUpperCase()}_turnlocks.${bob.id}.c`);
+  });
+
+  it('managing streams and consumers', async () => {
+    await refusedPublish(`$JS.API.STREAM.CREATE.${names.walStream}`);
+    await refusedPublish(`$JS.API.STREAM.PURGE.${names.inboxStream}`);
+    await refusedPublish(`$JS.API.STREAM.DELETE.${names.walStream}`);
+    await refusedPublish(`$JS.API.CONSUMER.DELETE.${names.inboxStream}.${names.inboxConsumer(bob.id)}`);
+    await refusedPublish(`$JS.API.STREAM.INFO.${names.walStream}`);
+  });
+
+  it('acking on another identity consumer', () =>
+    refusedPublish(`$JS.ACK.${names.inboxStream}.${names.inboxConsumer(bob.id)}.1.1.1.0.0`));
+});
+
+describe('connections refused by NATS', () => {
+  const authError = /Authorization Violation|authorization violation/i;
+
+  it('no credentials', async () => {
+    await expect(connect({ servers: server.url, maxReconnectAttempts: 0 })).rejects.toThrow(authError);
+  });
+
+  it('an expired user JWT', async () => {
+    const keys = createIdentityKeys();
+    const jwt = await issueFor(alice.id, keys, Date.now() - 3_600_000);
+    await expect(connectWithCreds({ url: server.url, creds: credsFile(jwt, keys.seed) })).rejects.toThrow(authError);
+  });
+
+  it("another identity's JWT without its seed", async () => {
+    const jwt = await issueFor(bob.id, createIdentityKeys());
+    await expect(connectWithCreds({ url: server.url, creds: credsFile(jwt, alice.seed) })).rejects.toThrow(authError);
+  });
+
+  it('a JWT signed by a key that is not the account signing key', async () => {
+    const keys = createIdentityKeys();
+    // An attacker's own account key, presented as the hub account's signer: not among its signing keys.
+    const rogue = new TextDecoder().decode(createAccount().getSeed());
+    const { jwt } = await issueIdentityCredentials({
+      accountPublicKey: auth.manifest.hub_account.public_key,
+      accountSigningSeed: rogue,
+      identityPublicKey: keys.publicKey,
+      agentId: alice.id,
+      names,
+    });
+    await expect(connectWithCreds({ url: server.url, creds: credsFile(jwt, keys.seed) })).rejects.toThrow(authError);
+  });
+});
+
+describe('the admin user', () => {
+  it('reads the WAL but may not append to it', async () => {
+    const admin = await connectWithCreds({ url: server.url, creds: await credsOf(AuthFile.adminCreds) });
+    opened.push(admin);
+    const jsm = await jetstreamManager(admin);
+    const info = await jsm.streams.info(names.walStream);
+    expect(info.state.messages).toBeGreaterThan(0);
+    const recorder = new ViolationRecorder(admin);
+    const subject = names.wal('x');
+    expect(await recorder.refused(subject, () => admin.publish(subject, '{}'))).toEqual({
+      operation: 'publish',
+      subject,
+    });
+  });
+});
+
+describe('a hub restarted with the hub-service user', () => {
+  it('hydrates from the registry, the channels and the WAL, and serves', async () => {
+    await hub.close();
+    await hubNc.close();
+    hubNc = await connectWithCreds({
+      url: server.url,
+      creds: await credsOf(AuthFile.hubServiceCreds),
+      inboxPrefix: hubServiceInboxPrefix(names),
+    });
+    hubViolations.push(new ViolationRecorder(hubNc));
+    hub = await startHub({ connection: hubNc, prefix: names.prefix, sweepIntervalMs: 0 });
+    await hubNc.flush();
+    const health = z.looseObject({ role: z.string(), registered_agents: z.number(), active_channels: z.number() });
+    expect(health.parse(await call(alice.nc, names.rpc('health'), {}))).toMatchObject({
+      role: 'active',
+      registered_agents: 2,
+      active_channels: 1,
+    });
+  });
+
+  it('met no permissions violation but the ones provoked on purpose', () => {
+    expect(hubViolations.map((r) => r.seen)).toEqual([
+      [
+        { operation: 'publish', subject: `$JS.API.STREAM.DELETE.${names.walStream}` },
+        { operation: 'subscription', subject: `${identityInboxPrefix(alice.id)}.>` },
+      ],
+      [],
+    ]);
+  });
+});
