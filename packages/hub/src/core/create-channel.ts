@@ -18,18 +18,32 @@ import { deniedError } from '../governance/arbiter.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
+import { resolveGraphNames, resolveParticipants } from './resolve-names.js';
 
 type CreateRequest = HubRequestParsed<'createChannel'>;
+
+/** The workflow channel type, whose `knobs.graph` names agents. */
+const WORKFLOW_TYPE = 'workflow';
 
 /**
  * Opens a channel (AG2's `create_channel`, same checks and messages): the creator is registered; participants are
  * listed once and registered; an adapter exists; the rules allow it; the adapter accepts the participants and knobs.
+ * Participants and the agents a workflow graph names may be given by passport name: they are stored as ids.
  * Then every invitee gets an invite, and the call resolves once all have acked, or fails when one rejects or the ack
  * timeout passes. A retry with the same `channel_id` waits for the channel it already created.
  */
-export async function createChannel(ctx: HubContext, creatorId: string, req: CreateRequest): Promise<ChannelMetadata> {
+export async function createChannel(
+  ctx: HubContext,
+  creatorId: string,
+  request: CreateRequest,
+): Promise<ChannelMetadata> {
   const creator = ctx.registry.get(creatorId);
   if (creator === undefined) throw new NotFoundError(`creator not registered: ${creatorId}`);
+  const req: CreateRequest = {
+    ...request,
+    participants: resolveParticipants(ctx.registry, request.participants),
+    knobs: request.type === WORKFLOW_TYPE ? resolveGraphNames(ctx.registry, request.knobs) : request.knobs,
+  };
   if (req.channel_id !== null) {
     const existing = ctx.channels.get(req.channel_id);
     if (existing !== undefined) return awaitExisting(ctx, existing, creatorId);
@@ -39,8 +53,6 @@ export async function createChannel(ctx: HubContext, creatorId: string, req: Cre
   for (const p of req.participants) {
     if (seen.has(p)) throw new ProtocolError(`participant listed twice: ${repr(p)}`);
     seen.add(p);
-    if (p !== creatorId && ctx.registry.get(p) === undefined)
-      throw new NotFoundError(`participant not registered: ${p}`);
   }
   const adapter = ctx.adapters.get(req.type, req.version);
   const invitees = req.participants.filter((p) => p !== creatorId);
