@@ -1,20 +1,11 @@
-import {
-  ChannelState,
-  ChannelEndDataSchema,
-  EV_CHANNEL_CLOSED,
-  EV_CHANNEL_EXPIRED,
-  EV_CHANNEL_INVITE_ACK,
-  EV_CHANNEL_INVITE_REJECT,
-  EV_CHANNEL_OPENED,
-  isTerminalChannelState,
-  type Envelope,
-} from '@ag2net/protocol';
+import { ChannelState, isTerminalChannelState, type Envelope } from '@ag2net/protocol';
 import { countsTowardInbox } from '../governance/inbox-counters.js';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { beginCloseLocked, finishCloseLocked, recordAppended } from './lifecycle.js';
 import { QuarantineLog, type Quarantine } from './quarantine.js';
+import { reconcileMetadata } from './reconcile.js';
 import { checkWalMessage, scanWal, type RawWalMessage } from './wal-scan.js';
 
 /**
@@ -53,7 +44,7 @@ export async function hydrate(ctx: HubContext): Promise<void> {
     if (envelope === null) continue;
     const rt = ctx.channels.require(envelope.channel_id);
     recordAppended(ctx, rt, envelope, raw.streamSeq);
-    reconcile(rt, envelope);
+    reconcileMetadata(rt, envelope);
     if (countsTowardInbox(envelope)) lastSubstantive.set(rt.metadata.channel_id, envelope);
     count += 1;
   }
@@ -100,43 +91,6 @@ function foldable(ctx: HubContext, raw: RawWalMessage, quarantine: Quarantine): 
     return reject(`sequence ${envelope.sequence ?? 'none'} where the channel's next is ${expected}`);
   }
   return envelope;
-}
-
-/** Applies what a handshake or lifecycle envelope says about the channel to its metadata. */
-function reconcile(rt: ChannelRuntime, envelope: Envelope): void {
-  const m = rt.metadata;
-  switch (envelope.event_type) {
-    case EV_CHANNEL_INVITE_ACK:
-      rt.metadata = { ...m, pending_acks: m.pending_acks.filter((id) => id !== envelope.sender_id) };
-      return;
-    case EV_CHANNEL_INVITE_REJECT:
-      rt.metadata = {
-        ...m,
-        pending_acks: m.pending_acks.filter((id) => id !== envelope.sender_id),
-        rejected_by: m.rejected_by.includes(envelope.sender_id)
-          ? m.rejected_by
-          : [...m.rejected_by, envelope.sender_id],
-      };
-      return;
-    case EV_CHANNEL_OPENED:
-      if (m.state === ChannelState.Pending) rt.metadata = { ...m, state: ChannelState.Active };
-      return;
-    case EV_CHANNEL_CLOSED:
-    case EV_CHANNEL_EXPIRED: {
-      const data = ChannelEndDataSchema.safeParse(envelope.event_data);
-      rt.metadata = {
-        ...m,
-        state: envelope.event_type === EV_CHANNEL_EXPIRED ? ChannelState.Expired : ChannelState.Closed,
-        close_reason: data.success ? data.data.reason : m.close_reason,
-        closed_at: envelope.created_at,
-      };
-      rt.closingAt = null;
-      rt.causation.clear();
-      return;
-    }
-    default:
-      return;
-  }
 }
 
 /**
