@@ -20,6 +20,7 @@ import {
 } from '@ag2net/protocol';
 import { deniedError, type Party } from '../governance/arbiter.js';
 import { countsTowardInbox, recipientsOfSubstantive } from '../governance/inbox-counters.js';
+import { inboxPending } from '../governance/inbox-depth.js';
 import { afterTaskEvent, checkTaskEvent } from '../tasks/task-events.js';
 import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
@@ -109,7 +110,8 @@ async function checkInboxes(ctx: HubContext, rt: ChannelRuntime, envelope: Envel
   for (const id of recipientsOfSubstantive(envelope, rt.metadata)) {
     const recipient = ctx.registry.get(id);
     if (recipient === undefined) continue;
-    const decision = await ctx.arbiter.authorizeInbox({ envelope, recipient, pending: ctx.inboxes.get(id) });
+    const pending = await inboxPending(ctx, id, recipient.rule);
+    const decision = await ctx.arbiter.authorizeInbox({ envelope, recipient, pending });
     if (!decision.allow) throw deniedError(decision);
   }
 }

@@ -1,4 +1,7 @@
 import {
+  EV_CHANNEL_INVITE,
+  EV_CHANNEL_INVITE_ACK,
+  EV_CHANNEL_INVITE_REJECT,
   EV_EXPECTATION_VIOLATED,
   isProtocolEvent,
   participantIds,
@@ -15,37 +18,71 @@ export interface InboxPressure {
 /** Reads an agent's inbox limits: `max_pending` and `high_water`, or `null` for an agent that is not registered. */
 export type InboxLimitsOf = (agentId: string) => { maxPending: number; highWater: number | null } | null;
 
+/** Reads how many messages wait in an agent's inbox now (its consumer's `num_pending + num_ack_pending`). */
+export type ReadInboxDepth = (agentId: string) => Promise<number>;
+
 /**
- * AG2's inbox pending counts, behind `Rule.limits.inbox.max_pending`: each substantive envelope an agent posts takes
- * one off its count, and each one addressed to it adds one. Substantive means sent by a client: not a protocol event
- * and not a violation record. The counts are folded from the WAL in admission order, live and on hydrate, so a
- * standby resumes with the same counts (AG2 lost them on restart).
+ * Inbox pending counts, behind `Rule.limits.inbox.max_pending`. The truth is the recipient's inbox consumer: a
+ * message stops being pending when the recipient acks it (the inbox stream is a work queue), never because the
+ * recipient posted something, so nobody can fill another's inbox by talking at it and nobody drains its own by
+ * talking. Asking NATS at every post would cost a request per recipient, so the hub keeps an estimate:
+ *
+ * - `admitted`: content envelopes (not protocol events, not violation records) and invites addressed to the agent,
+ *   folded from the WAL in admission order, live and on hydrate (so a standby's fold equals the live one);
+ * - `consumed`: how many of those the agent had acked when the hub last asked its consumer (`pending`), plus the
+ *   invites it answered since (an answer proves the invite was read); in memory, so a hub that starts knows only
+ *   the answers it folds, which overestimates: the first check near the limit asks.
+ *
+ * The estimate is `admitted − consumed`. It only errs high between refreshes (acks since the last one are unseen),
+ * so a check that finds it at or past the high-water mark asks the consumer before refusing anything.
  */
 export class InboxCounters {
-  readonly #pending = new Map<string, number>();
+  readonly #admitted = new Map<string, number>();
+  readonly #consumed = new Map<string, number>();
 
-  /** The agent's pending count. */
+  /** The agent's estimated pending count. */
   get(agentId: string): number {
-    return this.#pending.get(agentId) ?? 0;
+    return Math.max(0, (this.#admitted.get(agentId) ?? 0) - (this.#consumed.get(agentId) ?? 0));
   }
 
   /**
-   * Counts an admitted envelope; returns the recipients whose count just reached their high-water mark
+   * The agent's pending count for an admission check: the estimate while it is under `refreshAt`, else the depth
+   * its inbox consumer reports now (and the estimate is reset to it). If NATS cannot answer, the estimate stands.
+   */
+  async pending(agentId: string, refreshAt: number, readDepth: ReadInboxDepth): Promise<number> {
+    const estimate = this.get(agentId);
+    if (estimate < refreshAt) return estimate;
+    const admittedBefore = this.#admitted.get(agentId) ?? 0;
+    let depth: number;
+    try {
+      depth = await readDepth(agentId);
+    } catch {
+      return estimate;
+    }
+    // Envelopes admitted while the request was out are not in `depth` yet, or are: either way they stay counted.
+    this.#consumed.set(agentId, Math.max(0, admittedBefore - depth));
+    return this.get(agentId);
+  }
+
+  /**
+   * Counts an admitted envelope; returns the recipients whose estimate just reached their high-water mark
    * (`high_water`, else 80 % of `max_pending`; AG2's `on_inbox_pressure`).
    */
   count(envelope: Envelope, metadata: ChannelMetadata, limitsOf: InboxLimitsOf): InboxPressure[] {
-    if (!countsTowardInbox(envelope)) return [];
-    const sender = envelope.sender_id;
-    const own = this.get(sender);
-    if (own > 1) this.#pending.set(sender, own - 1);
-    else this.#pending.delete(sender);
+    if (envelope.event_type === EV_CHANNEL_INVITE_ACK || envelope.event_type === EV_CHANNEL_INVITE_REJECT) {
+      // An answered invite was read: it stops counting without waiting for the next refresh.
+      const sender = envelope.sender_id;
+      this.#consumed.set(sender, (this.#consumed.get(sender) ?? 0) + 1);
+      return [];
+    }
+    if (!countsAsPending(envelope)) return [];
     const pressure: InboxPressure[] = [];
     for (const id of recipientsOfSubstantive(envelope, metadata)) {
       const limits = limitsOf(id);
       if (limits === null) continue;
       const before = this.get(id);
-      this.#pending.set(id, before + 1);
-      const mark = limits.highWater ?? Math.max(1, Math.floor(limits.maxPending * 0.8));
+      this.#admitted.set(id, (this.#admitted.get(id) ?? 0) + 1);
+      const mark = highWaterMark(limits.maxPending, limits.highWater);
       if (limits.maxPending > 0 && mark > 0 && before < mark && mark <= before + 1) {
         pressure.push({ agentId: id, pending: before + 1 });
       }
@@ -55,22 +92,37 @@ export class InboxCounters {
 
   /** Forgets an agent (unregistered). */
   forget(agentId: string): void {
-    this.#pending.delete(agentId);
+    this.#admitted.delete(agentId);
+    this.#consumed.delete(agentId);
   }
 
   clear(): void {
-    this.#pending.clear();
+    this.#admitted.clear();
+    this.#consumed.clear();
   }
 
-  /** The non-zero counts in agent-id order. */
+  /**
+   * The folded part, `admitted`, per agent in agent-id order: what live admission and hydrate agree on (what was
+   * consumed is the inbox consumer's state, not the log's).
+   */
   snapshot(): [string, number][] {
-    return [...this.#pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return [...this.#admitted.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
+}
+
+/** The count at which the hub logs inbox pressure and starts asking the consumer: `high_water`, else 80 %. */
+export function highWaterMark(maxPending: number, highWater: number | null): number {
+  return highWater ?? Math.max(1, Math.floor(maxPending * 0.8));
 }
 
 /** True for what a client sends as content: not protocol events, not the hub's violation records. */
 export function countsTowardInbox(envelope: Envelope): boolean {
   return !isProtocolEvent(envelope.event_type) && envelope.event_type !== EV_EXPECTATION_VIOLATED;
+}
+
+/** What an inbox's pending count counts: content, and invites (which wait for an answer like content does). */
+export function countsAsPending(envelope: Envelope): boolean {
+  return countsTowardInbox(envelope) || envelope.event_type === EV_CHANNEL_INVITE;
 }
 
 /** Who a substantive envelope is for: its audience, or every participant but the sender; each once. */

@@ -1,0 +1,17 @@
+import type { Rule } from '@ag2net/protocol';
+import type { HubContext } from '../core/context.js';
+import { highWaterMark } from './inbox-counters.js';
+
+/**
+ * An agent's pending count as admission checks it (`InboxCounters.pending`): the hub's estimate while it is under
+ * the agent's high-water mark, else what the agent's inbox consumer holds now (`num_pending + num_ack_pending`,
+ * i.e. delivered and not yet acked). An agent without a `max_pending` cap is never looked up.
+ */
+export function inboxPending(ctx: HubContext, agentId: string, rule: Rule): Promise<number> {
+  const { max_pending: maxPending, high_water: highWater } = rule.limits.inbox;
+  const refreshAt = maxPending > 0 ? Math.min(maxPending, highWaterMark(maxPending, highWater)) : Infinity;
+  return ctx.inboxes.pending(agentId, refreshAt, async (id) => {
+    const info = await ctx.jsm.consumers.info(ctx.names.inboxStream, ctx.names.inboxConsumer(id));
+    return info.num_pending + info.num_ack_pending;
+  });
+}
