@@ -133,9 +133,10 @@ describe('end to end across processes', () => {
     });
     const again = await HubClient.connect({ servers: nats.url, prefix });
     const back = await again.attachHuman('me');
+    const deliveries = back.subscribe(); // before any other await: sees every delivery of the attach
     const got: Envelope[] = [];
     for (;;) {
-      const e = await back.nextEnvelope({ timeout: 2000 }).catch(() => null);
+      const e = await deliveries.receive({ timeout: 2000 }).catch(() => null);
       if (e === null) break;
       got.push(e);
     }
