@@ -113,8 +113,15 @@ export function runLoad(options: {
   };
 }
 
-/** Every message of the hub's WAL stream, in stream order, read straight from JetStream. */
+/**
+ * Every message of the hub's WAL stream, in stream order, read straight from JetStream. A read that fails (a cluster
+ * still settling after a node loss) is started over, for up to 20 s.
+ */
 export async function readWholeWal(nc: NatsConnection, prefix: string): Promise<Envelope[]> {
+  return waitFor(() => readWalOnce(nc, prefix), { timeoutMs: 20_000, intervalMs: 250, what: 'a full read of the WAL' });
+}
+
+async function readWalOnce(nc: NatsConnection, prefix: string): Promise<Envelope[]> {
   const names = hubNames(prefix);
   const jsm = await jetstreamManager(nc);
   const last = (await jsm.streams.info(names.walStream)).state.last_seq;
