@@ -129,7 +129,7 @@ export class AgentClient extends Participant {
     this.#handler = handler;
   }
 
-  /** Stops running the handler for one channel (its deliveries still reach `nextEnvelope`); e.g. while delegating. */
+  /** Stops running the handler for one channel (its deliveries still reach subscriptions); e.g. while delegating. */
   suppressHandler(channelId: string): void {
     this.#suppressed.add(channelId);
   }
