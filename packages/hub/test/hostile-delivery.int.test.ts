@@ -2,18 +2,49 @@
  * Poison-proof delivery: a recipient the arbiter chokes on, an inbox that keeps refusing, and a WAL message that is
  * no envelope each cost their own delivery at most, never the deliveries behind them.
  */
-import { EV_CHANNEL_OPENED, EV_TEXT, type Envelope } from '@ag2net/protocol';
+import { ConversationAdapter, createDefaultAdapterRegistry } from '@ag2net/adapters';
+import {
+  ChannelManifestSchema,
+  EV_CHANNEL_OPENED,
+  EV_TEXT,
+  type ChannelManifestInput,
+  type Envelope,
+} from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
-import { ARBITER_FAILED, ruleBasedArbiter, type HubArbiter } from '../src/index.js';
-import { auditCount, drained, failure, openChannel, openNet, register, say, type TestAgent } from './support.js';
+import { ARBITER_FAILED, ruleBasedArbiter, type HubArbiter, type ViolationHandler } from '../src/index.js';
+import {
+  auditCount,
+  drained,
+  failure,
+  openChannel,
+  openNet,
+  register,
+  say,
+  tickAfter,
+  type TestAgent,
+} from './support.js';
 import { waitFor } from '@ag2net/test-support';
 
 const nats = natsPerFile();
 
 function texts(agent: TestAgent, channelId: string): unknown[] {
   return agent.mailbox.of(channelId, EV_TEXT).map((e: Envelope) => e.event_data['text']);
+}
+
+/** A conversation type with its own expectations (a custom adapter is how a channel type gets them). */
+function customAdapter(type: string, expectations: ChannelManifestInput['expectations']): ConversationAdapter {
+  const manifest = ChannelManifestSchema.parse({ type, participants: { min: 2, max: 2 }, expectations });
+  return new (class extends ConversationAdapter {
+    override readonly manifest = manifest;
+  })();
+}
+
+function withAdapters(...adapters: ConversationAdapter[]) {
+  const registry = createDefaultAdapterRegistry();
+  for (const a of adapters) registry.register(a);
+  return registry;
 }
 
 function numbered(from: number, to: number, step: number): string[] {
@@ -121,5 +152,36 @@ describe('poison-proof delivery', () => {
     expect(record).toMatchObject({ kind: 'quarantined', source: 'wal', key: subject, seq: planted.seq });
     await drained(net);
     expect(net.hub.health().quarantined).toBe(1);
+  });
+});
+
+describe('user violation handlers', () => {
+  it('a handler that never settles times out outside the channel lock, and is audited', async () => {
+    let calls = 0;
+    const hang: ViolationHandler = {
+      name: 'hang',
+      notify: 'nobody',
+      timeoutMs: 50,
+      handle: () => {
+        calls += 1;
+        return new Promise<void>(() => undefined);
+      },
+    };
+    const quiet = customAdapter('quiet', [{ name: 'max_silence', on_violation: 'hang', params: { seconds: 60 } }]);
+    await using net = await openNet(nats.url, { adapters: withAdapters(quiet), violationHandlers: [hang] });
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'quiet', [bob])).channel_id;
+    await tickAfter(net, 60_000);
+    expect(calls).toBe(1);
+    // The channel is not held while the handler hangs.
+    expect((await say(net, alice, cid, 'still here')).sequence).toBe(5);
+    const [record] = await auditCount(net, { kinds: ['violation_handler_failed'] }, 1);
+    expect(record).toMatchObject({
+      channel_id: cid,
+      expectation: 'max_silence',
+      handler: 'hang',
+      reason: 'timed out after 50 ms',
+    });
   });
 });

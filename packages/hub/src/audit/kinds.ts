@@ -17,6 +17,8 @@ export const AuditKind = {
   TurnFailed: 'turn_failed',
   /** A delivery given up after its retries (new): the envelope, its stream sequence and the reason. */
   DeliveryDeadLettered: 'delivery_dead_lettered',
+  /** A user violation handler threw, rejected or timed out (new). */
+  ViolationHandlerFailed: 'violation_handler_failed',
   /** A WAL message or KV record the hub refused to fold (hydrate): not what the hub writes. */
   Quarantined: 'quarantined',
 } as const;

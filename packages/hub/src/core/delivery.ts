@@ -7,6 +7,7 @@ import { auditFromWal } from '../audit/wal-records.js';
 import { parseStored } from '../nats/wal.js';
 import type { HubContext } from './context.js';
 import { allowedRecipients } from './fan-out.js';
+import { onBadGlob } from './glob.js';
 import { finishCloseLocked } from './lifecycle.js';
 
 /** How many WAL messages are fanned out at once (different channels in parallel, one channel in order). */
@@ -45,11 +46,17 @@ export class Deliverer {
   #pending = 0;
   readonly #chains = new Map<string, Promise<void>>();
   #roomWaiters: (() => void)[] = [];
+  #unsubscribeGlobs: () => void = () => undefined;
 
   constructor(private readonly ctx: HubContext) {}
 
   async start(): Promise<void> {
     this.#stopping = false;
+    // While this hub decides, a malformed pattern stored before rules were validated is logged once.
+    this.#unsubscribeGlobs();
+    this.#unsubscribeGlobs = onBadGlob((pattern, problem) =>
+      this.ctx.logger.warn({ pattern, problem }, 'a stored rule holds a malformed glob; it matches nothing'),
+    );
     this.#abort = new AbortController();
     const consumer = await this.ctx.js.consumers.get(this.ctx.names.walStream, this.ctx.names.deliveryConsumer);
     this.#messages = await consumer.consume({ max_messages: 512 });
@@ -63,6 +70,7 @@ export class Deliverer {
 
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#unsubscribeGlobs();
     this.#abort.abort();
     for (const resolve of this.#roomWaiters.splice(0)) resolve();
     this.#messages?.stop();

@@ -12,7 +12,7 @@ import type { HubContext } from '../core/context.js';
 import { appendLocked, beginCloseLocked } from '../core/lifecycle.js';
 import type { Violation } from './evaluators.js';
 import { BuiltinHandler } from './handler-names.js';
-import type { ViolationHandler } from './violation-handlers.js';
+import { runUserHandler, type FiredViolation, type ViolationHandler } from './violation-handlers.js';
 import { firedKey, type ViolationRecord } from './violation-record.js';
 
 /** A violation that has not fired yet, narrowed to its new violators. */
@@ -134,16 +134,14 @@ async function runHandler(ctx: HubContext, rt: ChannelRuntime, due: Due, record:
     return;
   }
   if (handler.handle === undefined) return;
-  try {
-    await handler.handle({
-      channel_id: rt.metadata.channel_id,
-      expectation: expectation.name,
-      on_violation: handler.name,
-      violators: violation.violators,
-      detail: violation.detail,
-      envelope_id: record.envelope_id,
-    });
-  } catch (err) {
-    ctx.logger.warn({ err, channelId: rt.metadata.channel_id, handler: handler.name }, 'violation handler failed');
-  }
+  const fired: FiredViolation = {
+    channel_id: rt.metadata.channel_id,
+    expectation: expectation.name,
+    on_violation: handler.name,
+    violators: violation.violators,
+    detail: violation.detail,
+    envelope_id: record.envelope_id,
+  };
+  // Detached: the channel's lock is released while a user handler runs, so a slow or hung one never blocks it.
+  void runUserHandler(ctx, handler, fired);
 }
