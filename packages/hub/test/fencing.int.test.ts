@@ -206,6 +206,33 @@ describe('fencing', () => {
     expect(net.hub.snapshot()).toEqual(live);
   });
 
+  it('acks a post that a deposed writer already appended, once, with its stored sequence', async () => {
+    await using net = await openNet(nats.url);
+    const { alice, cid } = await conversation(net);
+    await say(net, alice, cid, 'one');
+    const jsm = await jetstreamManager(net.nc);
+    const tail = await jsm.streams.getMessage(net.names.walStream, { last_by_subj: net.names.wal(cid) });
+    if (tail === null) throw new Error('the channel has no tail');
+    const last = EnvelopeSchema.parse(JSON.parse(tail.string()));
+    const sequence = (last.sequence ?? 0) + 1;
+    // The deposed hub admitted alice's post and acked it; its answer was lost, so alice retries at the active hub.
+    const id = newId();
+    const admitted = { ...last, envelope_id: id, sender_id: alice.id, event_data: { text: 'retried' }, sequence };
+    const h = headers();
+    h.set(WalHeader.Epoch, String(net.hub.epoch));
+    h.set(WalHeader.Sequence, String(sequence));
+    await net.js.publish(net.names.wal(cid), JSON.stringify(admitted), {
+      msgID: walMsgId(admitted),
+      expect: { lastSubjectSequence: tail.seq },
+      headers: h,
+    });
+
+    const retry = await say(net, alice, cid, 'retried', { envelope_id: id });
+    expect(retry).toEqual({ envelope_id: id, sequence, created_at: last.created_at });
+    expect((await readWal(net, alice, cid)).filter((e) => e.envelope_id === id)).toHaveLength(1);
+    expect((await say(net, alice, cid, 'next')).sequence).toBe(sequence + 1);
+  });
+
   it('answers the adapter message to a non-participant, and the generic one where the adapter has none', async () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice');

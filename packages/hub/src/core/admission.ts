@@ -24,7 +24,8 @@ import { inboxPending } from '../governance/inbox-depth.js';
 import { afterTaskEvent, checkTaskEvent } from '../tasks/task-events.js';
 import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
-import { ackOf, activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
+import { appendOnce, type Appended } from './append.js';
+import { ackOf, activateLocked, beginCloseLocked } from './lifecycle.js';
 
 /** The reply to an admitted post. */
 export interface PostAck {
@@ -79,14 +80,20 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
     if (!handshake && now.adapter !== null && now.state !== null)
       now.adapter.validateSend(now.metadata, envelope, now.state);
   };
-  let admitted: Envelope;
+  let appended: Appended;
   try {
-    admitted = await appendLocked(ctx, rt, { ...envelope, sequence: undefined }, recheck);
+    appended = await appendOnce(ctx, rt, { ...envelope, sequence: undefined }, recheck);
   } catch (err) {
     if (!handshake) ctx.rateLimiter.refund(envelope.sender_id, rate);
     throw err;
   }
+  const admitted = appended.envelope;
   const ack = { envelope_id: admitted.envelope_id, sequence: admitted.sequence ?? 0, created_at: admitted.created_at };
+  if (!appended.fresh) {
+    // A retry of a post admitted before (older than the id window, or admitted by another writer): ack it, once.
+    if (!handshake) ctx.rateLimiter.refund(envelope.sender_id, rate);
+    return ack;
+  }
   if (handshake) {
     await onHandshakeReply(ctx, rt, admitted);
     return ack;

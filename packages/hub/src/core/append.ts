@@ -42,6 +42,25 @@ export async function appendLocked(
   draft: Envelope,
   recheck: Recheck = notEnded,
 ): Promise<Envelope> {
+  return (await appendOnce(ctx, rt, draft, recheck)).envelope;
+}
+
+/** What `appendOnce` did: `fresh` is false when the envelope was already in the WAL (its stored copy is returned). */
+export interface Appended {
+  readonly envelope: Envelope;
+  readonly fresh: boolean;
+}
+
+/**
+ * `appendLocked`, telling a fresh append from an envelope found already stored (a retry whose first attempt was
+ * admitted, by this hub or another writer), so that the caller does not act on it twice.
+ */
+export async function appendOnce(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  draft: Envelope,
+  recheck: Recheck = notEnded,
+): Promise<Appended> {
   const nowMs = ctx.clock.now();
   const envelopeId = draft.envelope_id === '' ? ctx.ids(nowMs) : draft.envelope_id;
   const createdAt = isoAt(nowMs);
@@ -67,17 +86,17 @@ export async function appendLocked(
         });
       }
       const stored = await catchUp(ctx, rt, envelope);
-      if (stored !== null) return stored;
+      if (stored !== null) return { envelope: stored, fresh: false };
       recheck(rt);
       continue;
     }
     if (result.kind === 'appended') {
       record(ctx, rt, envelope, result.streamSeq);
-      return envelope;
+      return { envelope, fresh: true };
     }
     // This very envelope was stored before (the dedupe window answered): fold up to it if it is new to us.
-    if (result.entry.streamSeq <= rt.lastStreamSeq) return result.entry.envelope;
-    return (await catchUp(ctx, rt, envelope)) ?? result.entry.envelope;
+    if (result.entry.streamSeq > rt.lastStreamSeq) await catchUp(ctx, rt, envelope);
+    return { envelope: result.entry.envelope, fresh: false };
   }
 }
 
