@@ -9,8 +9,9 @@
  * const alice = await hub.registerHuman({ name: 'alice' });
  * const bob = await hub.register({ name: 'bob' }); // accepts invites; give it a handler to answer
  * const channel = await alice.open({ type: 'conversation', target: 'bob' });
+ * const reply = alice.nextEnvelope({ predicate: (e) => e.sender_id === bob.agentId, timeout: 5000 }); // waits from now
  * await channel.send('hello bob');
- * const reply = await alice.nextEnvelope({ predicate: (e) => e.sender_id === bob.agentId, timeout: 5000 });
+ * console.log((await reply)?.event_data);
  * ```
  */
 export { HubRpc, HubUnavailableError, DEFAULT_RPC_TIMEOUT_MS } from './rpc.js';
