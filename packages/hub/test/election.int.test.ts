@@ -1,3 +1,4 @@
+import { CONVERSATION_TYPE, createDefaultAdapterRegistry, type ChannelAdapter } from '@ag2net/adapters';
 import { startHub, type Hub, type Logger } from '@ag2net/hub';
 import { RpcReplySchema, hubNames } from '@ag2net/protocol';
 import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
@@ -5,7 +6,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { openNet, register } from './support.js';
+import { openChannel, openNet, register, say, startColdHub } from './support.js';
 
 const nats = natsPerFile();
 
@@ -93,6 +94,43 @@ describe('elections', () => {
     expect(net.hub.epoch).toBe(intruderEpoch + 1);
     expect(net.hub.epoch).toBeGreaterThan(firstEpoch);
     expect(await net.rpc.call('health', {})).toMatchObject({ role: 'active', epoch: intruderEpoch + 1 });
+  });
+
+  it('a hydrate that takes longer than the lease keeps the lease: the first term serves', async () => {
+    // The conversation adapter, but its fold takes `foldMs` of CPU: a WAL that folds slower than the lease lasts.
+    let foldMs = 0;
+    const base = createDefaultAdapterRegistry().get(CONVERSATION_TYPE, 1);
+    const slowFold = (...args: Parameters<ChannelAdapter['fold']>) => {
+      const until = performance.now() + foldMs;
+      while (performance.now() < until);
+      return base.fold(...args);
+    };
+    const slow = new Proxy(base, {
+      get(target, prop, receiver) {
+        if (prop === 'fold') return slowFold;
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return value;
+      },
+    });
+    const adapters = createDefaultAdapterRegistry().register(slow);
+    const logger = recordingLogger();
+    await using net = await openNet(nats.url, { leaseTtlMs: 600, adapters, logger });
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    for (let i = 0; i < 300; i += 1) await say(net, i % 2 === 0 ? alice : bob, cid, `turn ${i}`);
+    await net.hub.close();
+
+    foldMs = 4; // 303 envelopes: about 1.2 s of folding, twice the lease
+    logger.messages.length = 0;
+    const cold = await startColdHub(net);
+    expect(cold.role).toBe('active');
+    expect(count(logger.messages, 'lease lost; stepped down')).toBe(0);
+    expect(count(logger.messages, 'lease acquired; hydrating')).toBe(1);
+    expect(count(logger.messages, 'active')).toBe(1);
+    foldMs = 0;
+    expect((await say(net, bob, cid, 'after')).sequence).toBe(304);
+    expect(count(logger.messages, 'active')).toBe(1);
   });
 
   it('an RPC subscription that ends makes the hub step down and campaign again', async () => {

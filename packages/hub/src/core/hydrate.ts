@@ -1,4 +1,5 @@
 import { ChannelState, isTerminalChannelState, type Envelope } from '@ag2net/protocol';
+import { setImmediate } from 'node:timers/promises';
 import { countsTowardInbox } from '../governance/inbox-counters.js';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
@@ -7,6 +8,9 @@ import { beginCloseLocked, finishCloseLocked, recordAppended } from './lifecycle
 import { QuarantineLog, type Quarantine } from './quarantine.js';
 import { reconcileMetadata } from './reconcile.js';
 import { checkWalMessage, scanWal, type RawWalMessage } from './wal-scan.js';
+
+/** Longest stretch of folding without a turn of the event loop, ms: the lease is renewed during hydrate. */
+const YIELD_EVERY_MS = 50;
 
 /**
  * Rebuilds the hub's whole state from NATS alone: the registry, channel metadata and tasks from KV, then one pass
@@ -39,7 +43,13 @@ export async function hydrate(ctx: HubContext): Promise<void> {
     fromStreamSeq: 1,
     toStreamSeq: info.state.last_seq,
   });
+  let lastYield = performance.now();
   for await (const raw of scan) {
+    // Messages already buffered are folded without returning to the event loop; give timers (lease renewal) a turn.
+    if (performance.now() - lastYield > YIELD_EVERY_MS) {
+      await setImmediate();
+      lastYield = performance.now();
+    }
     const envelope = foldable(ctx, raw, quarantine.note);
     if (envelope === null) continue;
     const rt = ctx.channels.require(envelope.channel_id);
