@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, HubServiceConfigSchema, USAGE, loadConfig } from './config.js';
+import { ConfigError, HubServiceConfigSchema, USAGE, loadConfig, operatorLimits } from './config.js';
 
 const DEFAULTS = {
   natsUrl: 'nats://127.0.0.1:4222',
@@ -39,6 +39,34 @@ const SETTINGS = [
   { key: 'sweepIntervalMs', flag: 'sweep-interval-ms', env: 'AG2NET_SWEEP_INTERVAL_MS', raw: '250', value: 250 },
   { key: 'replicas', flag: 'replicas', env: 'AG2NET_REPLICAS', raw: '3', value: 3 },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', raw: 'debug', value: 'debug' },
+  { key: 'postsPerMinute', flag: 'posts-per-minute', env: 'AG2NET_POSTS_PER_MINUTE', raw: '120', value: 120 },
+  { key: 'postBurst', flag: 'post-burst', env: 'AG2NET_POST_BURST', raw: '20', value: 20 },
+  {
+    key: 'maxConcurrentChannels',
+    flag: 'max-concurrent-channels',
+    env: 'AG2NET_MAX_CONCURRENT_CHANNELS',
+    raw: '10',
+    value: 10,
+  },
+  { key: 'maxConcurrentTasks', flag: 'max-concurrent-tasks', env: 'AG2NET_MAX_CONCURRENT_TASKS', raw: '5', value: 5 },
+  { key: 'maxPending', flag: 'max-pending', env: 'AG2NET_MAX_PENDING', raw: '200', value: 200 },
+  { key: 'delegationDepth', flag: 'delegation-depth', env: 'AG2NET_DELEGATION_DEPTH', raw: '8', value: 8 },
+  { key: 'inboxMaxMessages', flag: 'inbox-max-messages', env: 'AG2NET_INBOX_MAX_MESSAGES', raw: '500', value: 500 },
+  { key: 'maxMessageBytes', flag: 'max-message-bytes', env: 'AG2NET_MAX_MESSAGE_BYTES', raw: '65536', value: 65_536 },
+  {
+    key: 'streamMaxBytes',
+    flag: 'stream-max-bytes',
+    env: 'AG2NET_STREAM_MAX_BYTES',
+    raw: '1073741824',
+    value: 1_073_741_824,
+  },
+  {
+    key: 'bucketMaxBytes',
+    flag: 'bucket-max-bytes',
+    env: 'AG2NET_BUCKET_MAX_BYTES',
+    raw: '104857600',
+    value: 104_857_600,
+  },
 ] as const;
 
 /** The ConfigError that `loadConfig` throws; fails the test when it returns instead. */
@@ -164,5 +192,16 @@ describe('USAGE', () => {
   it('names every flag with its environment variable, and --help', () => {
     for (const { flag, env } of SETTINGS) expect(USAGE).toMatch(new RegExp(`^  --${flag} +\\(env ${env}\\)$`, 'm'));
     expect(USAGE).toMatch(/^ {2}--help$/m);
+  });
+});
+
+describe('operatorLimits', () => {
+  it('passes on the limits the configuration sets, and only those', () => {
+    const config = loadConfig(['--posts-per-minute', '120', '--inbox-max-messages', '500'], {});
+    if (config === 'help') throw new Error('unexpected help');
+    expect(operatorLimits(config)).toEqual({ postsPerMinute: 120, inboxMaxMessages: 500 });
+    const none = loadConfig([], {});
+    if (none === 'help') throw new Error('unexpected help');
+    expect(operatorLimits(none)).toEqual({});
   });
 });

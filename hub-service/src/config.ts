@@ -1,3 +1,4 @@
+import type { OperatorLimits } from '@ag2net/hub';
 import { DEFAULT_PREFIX, PrefixSchema } from '@ag2net/protocol';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -26,6 +27,17 @@ export const HubServiceConfigSchema = z.strictObject({
   sweepIntervalMs: int(0).default(1000),
   replicas: int(1, 5).default(1),
   logLevel: z.enum(LOG_LEVELS).default('info'),
+  // The operator's limits (docs/governance.md); unset ones take the hub's defaults.
+  postsPerMinute: int(1).optional(),
+  postBurst: int(1).optional(),
+  maxConcurrentChannels: int(1).optional(),
+  maxConcurrentTasks: int(1).optional(),
+  maxPending: int(1).optional(),
+  delegationDepth: int(1).optional(),
+  inboxMaxMessages: int(1).optional(),
+  maxMessageBytes: int(1024).optional(),
+  streamMaxBytes: int(1024 * 1024).optional(),
+  bucketMaxBytes: int(1024 * 1024).optional(),
 });
 export type HubServiceConfig = z.infer<typeof HubServiceConfigSchema>;
 
@@ -44,7 +56,39 @@ const SOURCES = {
   sweepIntervalMs: ['sweep-interval-ms', 'AG2NET_SWEEP_INTERVAL_MS'],
   replicas: ['replicas', 'AG2NET_REPLICAS'],
   logLevel: ['log-level', 'LOG_LEVEL'],
+  postsPerMinute: ['posts-per-minute', 'AG2NET_POSTS_PER_MINUTE'],
+  postBurst: ['post-burst', 'AG2NET_POST_BURST'],
+  maxConcurrentChannels: ['max-concurrent-channels', 'AG2NET_MAX_CONCURRENT_CHANNELS'],
+  maxConcurrentTasks: ['max-concurrent-tasks', 'AG2NET_MAX_CONCURRENT_TASKS'],
+  maxPending: ['max-pending', 'AG2NET_MAX_PENDING'],
+  delegationDepth: ['delegation-depth', 'AG2NET_DELEGATION_DEPTH'],
+  inboxMaxMessages: ['inbox-max-messages', 'AG2NET_INBOX_MAX_MESSAGES'],
+  maxMessageBytes: ['max-message-bytes', 'AG2NET_MAX_MESSAGE_BYTES'],
+  streamMaxBytes: ['stream-max-bytes', 'AG2NET_STREAM_MAX_BYTES'],
+  bucketMaxBytes: ['bucket-max-bytes', 'AG2NET_BUCKET_MAX_BYTES'],
 } as const satisfies Record<keyof HubServiceConfig, readonly [string, string]>;
+
+/** The operator's limits for `startHub({ limits })`: only those the configuration sets. */
+export function operatorLimits(config: HubServiceConfig): OperatorLimits {
+  const keys = [
+    'postsPerMinute',
+    'postBurst',
+    'maxConcurrentChannels',
+    'maxConcurrentTasks',
+    'maxPending',
+    'delegationDepth',
+    'inboxMaxMessages',
+    'maxMessageBytes',
+    'streamMaxBytes',
+    'bucketMaxBytes',
+  ] as const satisfies readonly (keyof OperatorLimits & keyof HubServiceConfig)[];
+  const limits: { -readonly [K in keyof OperatorLimits]: OperatorLimits[K] } = {};
+  for (const key of keys) {
+    const value = config[key];
+    if (value !== undefined) limits[key] = value;
+  }
+  return limits;
+}
 
 /** Thrown on bad flags or environment; the message is meant for the person starting the service. */
 export class ConfigError extends Error {

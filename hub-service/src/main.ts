@@ -3,7 +3,7 @@ import { startHub, type Hub } from '@ag2net/hub';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
-import { ConfigError, USAGE, loadConfig, type HubServiceConfig } from './config.js';
+import { ConfigError, USAGE, loadConfig, operatorLimits, type HubServiceConfig } from './config.js';
 import { installCrashPolicy } from './crash-policy.js';
 
 async function main(): Promise<number> {
@@ -45,6 +45,7 @@ async function main(): Promise<number> {
     sweepIntervalMs: config.sweepIntervalMs,
     inboxAckWaitMs: config.inboxAckWaitMs,
     replicas: config.replicas,
+    limits: operatorLimits(config),
     awaitActive: false,
   });
   held.hub = hub;
