@@ -166,6 +166,32 @@ describe('turns', () => {
     expect(handled).toEqual(['q']);
   });
 
+  it('lets a turn that ends within the disconnect grace finish and acks it', async () => {
+    const { client } = await net();
+    const alice = await client.registerHuman({ name: 'alice' });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const outcomes: string[] = [];
+    const bob = await client.register(
+      { name: 'bob' },
+      {
+        handler: onTexts(async (_e, _self, signal) => {
+          outcomes.push('started');
+          await gate;
+          outcomes.push(signal.aborted ? 'aborted' : 'finished');
+        }),
+      },
+    );
+    const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    await channel.send('q');
+    await waitFor(() => outcomes.length === 1, { what: 'the turn to start' });
+    const disconnecting = bob.disconnect({ graceMs: 20_000 });
+    release();
+    await disconnecting;
+    expect(outcomes).toEqual(['started', 'finished']);
+    await waitFor(async () => (await inboxBacklog(client, bob.agentId)) === 0, { what: 'the delivery acked' });
+  });
+
   it('has a surviving replica answer, exactly once, the turn of a replica that died holding its lock', async () => {
     // The inbox ack wait bounds when the survivor gets the delivery, the lock TTL (default) when it may run it.
     const { client, prefix } = await net(1500);
