@@ -1,6 +1,6 @@
 import { HubRpc } from '@ag2net/client';
 import { hubNames } from '@ag2net/protocol';
-import { uniqueName, waitFor } from '@ag2net/test-support';
+import { uniqueName, waitFor, within } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,7 +96,7 @@ describe('chaos: nats-server stalled while a standby takes over', () => {
     // Freeze nats-server the moment a standby wins the lease, that is while it starts hydrating.
     const taken = nextLeaseHolder(prefix, 'first', () => stack.nats.server.pause());
     await first.stop('SIGKILL');
-    const taker = await waitFor(() => taken, { timeoutMs: 20_000, what: 'a standby to take the lease' });
+    const taker = await within(taken, 20_000, 'a standby to take the lease');
     const takerProcess = standbys.find((s) => s.name === `hub-${taker}`);
     let activeBeforeResume = true;
     try {

@@ -1,6 +1,6 @@
 import type { HubRpc } from '@ag2net/client';
 import { EV_CHANNEL_INVITE, EV_TEXT, EnvelopeSchema, hubNames, type Envelope } from '@ag2net/protocol';
-import { waitFor } from '@ag2net/test-support';
+import { waitFor, within } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ackInviteAs } from './invites.js';
@@ -118,7 +118,11 @@ export function runLoad(options: {
  * still settling after a node loss) is started over, for up to 20 s.
  */
 export async function readWholeWal(nc: NatsConnection, prefix: string): Promise<Envelope[]> {
-  return waitFor(() => readWalOnce(nc, prefix), { timeoutMs: 20_000, intervalMs: 250, what: 'a full read of the WAL' });
+  return waitFor(() => within(readWalOnce(nc, prefix), 15_000, 'one read of the WAL'), {
+    timeoutMs: 20_000,
+    intervalMs: 250,
+    what: 'a full read of the WAL',
+  });
 }
 
 async function readWalOnce(nc: NatsConnection, prefix: string): Promise<Envelope[]> {

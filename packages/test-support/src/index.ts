@@ -17,7 +17,7 @@ export type { NatsServer, NatsServerOptions } from './server.js';
 export { startNatsCluster } from './cluster.js';
 export type { NatsCluster } from './cluster.js';
 export { uniqueName } from './names.js';
-export { waitFor } from './wait.js';
+export { waitFor, within } from './wait.js';
 export type { WaitOptions } from './wait.js';
 export { natsPerFile } from './per-file.js';
 export { pauseFor, pauseProcess, resumeProcess } from './signals.js';

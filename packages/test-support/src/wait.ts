@@ -33,3 +33,19 @@ export async function waitFor<T>(
     await sleep(options.intervalMs ?? 10);
   }
 }
+
+/**
+ * Settles as `promise` does, or rejects after `timeoutMs` naming `what`: a bound for a wait that is not a poll (a
+ * watch, an event, a read that could stall), so that no test waits forever.
+ */
+export async function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
