@@ -1,5 +1,13 @@
 import { ALLOW, ruleBasedArbiter, type HubArbiter, type Logger } from '@ag2net/hub';
-import { EV_TEXT, EnvelopeSchema, WalHeader, hubNames, newId, type HubNames } from '@ag2net/protocol';
+import {
+  EV_CHANNEL_EXPIRED,
+  EV_TEXT,
+  EnvelopeSchema,
+  WalHeader,
+  hubNames,
+  newId,
+  type HubNames,
+} from '@ag2net/protocol';
 import { natsPerFile, uniqueName } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -15,7 +23,12 @@ import {
   readWal,
   register,
   say,
+  settle,
   startColdHub,
+  tickAfter,
+  types,
+  waitForState,
+  at,
   type TestNet,
 } from './support.js';
 
@@ -231,6 +244,50 @@ describe('fencing', () => {
     expect(retry).toEqual({ envelope_id: id, sequence, created_at: last.created_at });
     expect((await readWal(net, alice, cid)).filter((e) => e.envelope_id === id)).toHaveLength(1);
     expect((await say(net, alice, cid, 'next')).sequence).toBe(sequence + 1);
+  });
+
+  it('writes no second close when a deposed writer already ended the channel', async () => {
+    await using net = await openNet(nats.url);
+    const { alice, bob } = await conversation(net);
+    const cid = (await openChannel(net, alice, 'conversation', [bob], { ttl: '60s' })).channel_id;
+    await settle(net, cid);
+    const jsm = await jetstreamManager(net.nc);
+    const tail = await jsm.streams.getMessage(net.names.walStream, { last_by_subj: net.names.wal(cid) });
+    if (tail === null) throw new Error('the channel has no tail');
+    const last = EnvelopeSchema.parse(JSON.parse(tail.string()));
+    const sequence = (last.sequence ?? 0) + 1;
+    // The deposed hub's sweep expired the channel (and its answer never reached this hub's memory).
+    const expired = {
+      ...last,
+      envelope_id: newId(),
+      event_type: EV_CHANNEL_EXPIRED,
+      event_data: { reason: 'ttl_expired', channel_id: cid },
+      created_at: at(60_000),
+      sequence,
+    };
+    const h = headers();
+    h.set(WalHeader.Epoch, String(net.hub.epoch));
+    h.set(WalHeader.Sequence, String(sequence));
+    await net.js.publish(net.names.wal(cid), JSON.stringify(expired), {
+      msgID: walMsgId(expired),
+      expect: { lastSubjectSequence: tail.seq },
+      headers: h,
+    });
+
+    await tickAfter(net, 60_000);
+    expect(await waitForState(net, cid, 'expired')).toMatchObject({
+      close_reason: 'ttl_expired',
+      closed_at: at(60_000),
+    });
+    const log = await readWal(net, alice, cid);
+    expect(types(log).filter((t) => t === EV_CHANNEL_EXPIRED)).toHaveLength(1);
+    expect(log.at(-1)?.envelope_id).toBe(expired.envelope_id);
+
+    const live = net.hub.snapshot();
+    await net.hub.close();
+    await startColdHub(net);
+    await net.hub.whenActive();
+    expect(net.hub.snapshot()).toEqual(live);
   });
 
   it('answers the adapter message to a non-participant, and the generic one where the adapter has none', async () => {

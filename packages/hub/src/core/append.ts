@@ -100,6 +100,33 @@ export async function appendOnce(
   }
 }
 
+/** Thrown by a re-check to say that another writer already did what the draft was for. */
+class AlreadyDone extends Error {
+  override readonly name = 'AlreadyDone';
+}
+
+/**
+ * Appends a lifecycle envelope the hub writes (`ag2.channel.opened`, `ag2.channel.closed`, …) unless the entries of
+ * another writer folded on the way show it already happened (`done`); then returns `null` and appends nothing, so a
+ * channel never gets its lifecycle envelope twice.
+ */
+export async function appendUnlessDone(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  draft: Envelope,
+  done: (rt: ChannelRuntime) => boolean,
+): Promise<Envelope | null> {
+  try {
+    return await appendLocked(ctx, rt, draft, (now) => {
+      if (done(now)) throw new AlreadyDone();
+      notEnded(now);
+    });
+  } catch (err) {
+    if (err instanceof AlreadyDone) return null;
+    throw err;
+  }
+}
+
 /**
  * What the hub does with every envelope in a WAL, live after an append and on hydrate in log order: update the
  * channel (indexes, adapter state, expectation facts) and the inbox pending counts. Returns the agents whose

@@ -12,7 +12,7 @@ import {
   type EnvelopeInput,
 } from '@ag2net/protocol';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
-import { appendLocked } from './append.js';
+import { appendUnlessDone } from './append.js';
 import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 
@@ -40,7 +40,14 @@ export function ackOf(
 
 /** Every invitee acked: the channel becomes active and `ag2.channel.opened` goes to every participant. Locked. */
 export async function activateLocked(ctx: HubContext, rt: ChannelRuntime): Promise<void> {
-  await appendLocked(ctx, rt, hubEnvelope(rt, EV_CHANNEL_OPENED, { channel_id: rt.metadata.channel_id }));
+  const opened = await appendUnlessDone(
+    ctx,
+    rt,
+    hubEnvelope(rt, EV_CHANNEL_OPENED, { channel_id: rt.metadata.channel_id }),
+    (now) => now.metadata.state !== ChannelState.Pending,
+  );
+  // Another writer's entries may have opened (or ended) the channel already; what the log says stands.
+  if (opened === null && rt.metadata.state !== ChannelState.Active) return;
   rt.metadata = { ...rt.metadata, state: ChannelState.Active };
   await ctx.channels.persist(rt.metadata);
   ctx.waiters.opened(rt.metadata);
@@ -76,16 +83,18 @@ export async function finishCloseLocked(ctx: HubContext, rt: ChannelRuntime): Pr
   const final = rt.metadata.close_reason === TTL_EXPIRED ? ChannelState.Expired : ChannelState.Closed;
   const eventType = final === ChannelState.Expired ? EV_CHANNEL_EXPIRED : EV_CHANNEL_CLOSED;
   const reason = rt.metadata.close_reason;
-  const closeEnvelope = await appendLocked(
+  const closeEnvelope = await appendUnlessDone(
     ctx,
     rt,
     hubEnvelope(rt, eventType, { reason, channel_id: rt.metadata.channel_id }),
+    (now) => isTerminalChannelState(now.metadata.state),
   );
-  rt.metadata = { ...rt.metadata, state: final, closed_at: closeEnvelope.created_at };
+  // `null`: another writer's entries ended the channel already, and folding them set its final state.
+  if (closeEnvelope !== null) rt.metadata = { ...rt.metadata, state: final, closed_at: closeEnvelope.created_at };
   rt.closingAt = null;
   rt.causation.clear();
   await ctx.channels.persist(rt.metadata);
   ctx.waiters.ended(rt.metadata);
-  ctx.logger.info({ channelId: rt.metadata.channel_id, reason, state: final }, 'channel ended');
+  ctx.logger.info({ channelId: rt.metadata.channel_id, reason, state: rt.metadata.state }, 'channel ended');
   await expireTasksOfChannel(ctx, rt.metadata.channel_id);
 }
