@@ -100,6 +100,26 @@ describe('the writer lease', () => {
   });
 });
 
+describe('the writer lease across terms', () => {
+  it('ignores a renewal that answers after its term ended', async () => {
+    const { nc, clock, lease } = await leaseBucket(nats.url, 3_000);
+    try {
+      const a = lease('hub-a');
+      expect(await a.tryAcquire()).toBe(1);
+      const late = a.renew();
+      await a.release();
+      clock.now = 2_000;
+      expect(await a.tryAcquire()).toBe(3);
+      expect(await late).toBe('lost');
+      expect(a.holds()).toBe(true);
+      expect(a.deadline()).toBe(2_000 + 3_000 - 600);
+      expect(await a.renew()).toBe('renewed');
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
 /** An arbiter that holds sends of the text `hold` until the test lets them go. */
 function gatedArbiter() {
   let entered: () => void = () => undefined;
