@@ -20,6 +20,8 @@
  * ```
  */
 export { authInit, encodeHubAccount, readManifest } from './init.js';
+export { pushAccountJwt, revokeUser } from './revoke.js';
+export type { RevokeUserOptions, RevokedAccount, SystemRequester } from './revoke.js';
 export type { AuthInitOptions, AuthLayout } from './init.js';
 export { AuthFile } from './files.js';
 export { AuthManifestSchema } from './manifest.js';

@@ -150,14 +150,7 @@ export async function authInit(options: AuthInitOptions): Promise<AuthLayout> {
   await writePrivate(path(AuthFile.operatorJwt), `${operatorJwt}\n`);
   await writePrivate(path(AuthFile.systemAccountJwt), `${systemAccountJwt}\n`);
   await writePrivate(path(AuthFile.hubAccountJwt), `${hubAccountJwt}\n`);
-  await writePrivate(
-    path(AuthFile.authConf),
-    renderAuthConf({
-      operatorJwt,
-      systemAccountPublicKey: systemAccount.publicKey,
-      accounts: { [systemAccount.publicKey]: systemAccountJwt, [hubAccount.publicKey]: hubAccountJwt },
-    }),
-  );
+  await renderDirConfig(dir, manifest, hubAccountJwt);
   await writePrivate(
     path(AuthFile.serverConf),
     renderServerConf({
@@ -205,6 +198,29 @@ export async function encodeHubAccount(manifest: AuthManifest, operatorSigner: K
   return encodeAccount(manifest.hub_account.name, fromPublic(manifest.hub_account.public_key), account, {
     signer: operatorSigner,
   });
+}
+
+/**
+ * Writes `auth.conf` of an auth directory from its operator and system account JWT files and the hub account JWT
+ * (which changes with every revocation).
+ */
+export async function renderDirConfig(dir: string, manifest: AuthManifest, hubAccountJwt: string): Promise<void> {
+  const read = async (file: AuthFile): Promise<string> => {
+    const text = await readIfExists(join(dir, file));
+    if (text === null) throw new Error(`${dir} lacks ${file}: run auth init`);
+    return text.trim();
+  };
+  await writePrivate(
+    join(dir, AuthFile.authConf),
+    renderAuthConf({
+      operatorJwt: await read(AuthFile.operatorJwt),
+      systemAccountPublicKey: manifest.system_account.public_key,
+      accounts: {
+        [manifest.system_account.public_key]: await read(AuthFile.systemAccountJwt),
+        [manifest.hub_account.public_key]: hubAccountJwt,
+      },
+    }),
+  );
 }
 
 /** The manifest of an auth directory, or `null` when there is none. Throws on a malformed one. */

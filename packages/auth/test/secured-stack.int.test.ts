@@ -11,7 +11,9 @@ import {
   hubServiceInboxPrefix,
   identityInboxPrefix,
   issueIdentityCredentials,
+  pushAccountJwt,
   registrantInboxPrefix,
+  revokeUser,
   type AuthLayout,
 } from '@ag2net/auth';
 import { startHub, type Hub } from '@ag2net/hub';
@@ -39,7 +41,9 @@ const PassportReply = z.looseObject({ passport: z.looseObject({ agent_id: z.stri
 /** A registered identity with its own keys and connection. */
 interface Identity {
   readonly id: string;
+  readonly publicKey: string;
   readonly seed: string;
+  readonly creds: string;
   readonly nc: NatsConnection;
   readonly violations: ViolationRecorder;
 }
@@ -80,13 +84,17 @@ async function registerIdentity(name: string): Promise<Identity> {
   const { passport } = PassportReply.parse(await call(registrant, names.rpc('register'), { passport: { name } }));
   const keys = createIdentityKeys();
   const jwt = await issueFor(passport.agent_id, keys);
-  const nc = await connectWithCreds({
-    url: server.url,
-    creds: credsFile(jwt, keys.seed),
-    inboxPrefix: identityInboxPrefix(passport.agent_id),
-  });
+  const creds = credsFile(jwt, keys.seed);
+  const nc = await connectWithCreds({ url: server.url, creds, inboxPrefix: identityInboxPrefix(passport.agent_id) });
   opened.push(nc);
-  return { id: passport.agent_id, seed: keys.seed, nc, violations: new ViolationRecorder(nc) };
+  return {
+    id: passport.agent_id,
+    publicKey: keys.publicKey,
+    seed: keys.seed,
+    creds,
+    nc,
+    violations: new ViolationRecorder(nc),
+  };
 }
 
 beforeAll(async () => {
@@ -348,5 +356,21 @@ describe('a hub restarted with the hub-service user', () => {
       ],
       [],
     ]);
+  });
+});
+
+describe('revocation', () => {
+  it('a revoked identity is cut off at once and refused when it comes back', async () => {
+    const carol = await registerIdentity('carol');
+    const carolKey = carol.publicKey;
+    const revoked = await revokeUser({ dir, userPublicKey: carolKey });
+    expect(revoked.manifest.revocations[carolKey]).toBeTypeOf('number');
+    const system = await connectWithCreds({ url: server.url, creds: await credsOf(AuthFile.systemUserCreds) });
+    opened.push(system);
+    const closed = carol.nc.closed();
+    await pushAccountJwt(system, revoked);
+    // The server closes the revoked user's connection; the client reports why it closed.
+    expect(String(await closed)).toBe('AuthorizationError: Authorization Violation');
+    await expect(connectWithCreds({ url: server.url, creds: carol.creds })).rejects.toThrow(/Authorization Violation/i);
   });
 });

@@ -1,0 +1,77 @@
+import { hubNames } from '@ag2net/protocol';
+import { describe, expect, it } from 'vitest';
+import {
+  hubServiceInboxPrefix,
+  hubServicePermissions,
+  identityInboxPrefix,
+  identityPermissions,
+  operatorPermissions,
+  registrantPermissions,
+} from './permissions.js';
+
+const names = hubNames('acme');
+
+describe('identityPermissions', () => {
+  it('allows exactly its own requests, the public operations, its own consumer and its own reply inbox', () => {
+    expect(identityPermissions(names, 'alice-1')).toEqual({
+      pub: {
+        allow: [
+          'acme.hub.v1.*.alice-1',
+          'acme.hub.v1.register',
+          'acme.hub.v1.getAgent',
+          'acme.hub.v1.getResume',
+          'acme.hub.v1.getSkill',
+          'acme.hub.v1.getRule',
+          'acme.hub.v1.findAgentId',
+          'acme.hub.v1.listAgents',
+          'acme.hub.v1.health',
+          '$JS.API.CONSUMER.MSG.NEXT.ACME_INBOX.agent_alice-1',
+          '$JS.API.CONSUMER.INFO.ACME_INBOX.agent_alice-1',
+          '$JS.ACK.ACME_INBOX.agent_alice-1.>',
+        ],
+        deny: [],
+      },
+      sub: { allow: ['_INBOX_alice-1.>'], deny: [] },
+    });
+  });
+
+  it('refuses an id that could widen a subject', () => {
+    expect(() => identityPermissions(names, '*')).toThrow();
+    expect(() => identityPermissions(names, 'a.>')).toThrow();
+    expect(() => identityInboxPrefix('>')).toThrow();
+  });
+});
+
+describe('hubServicePermissions', () => {
+  const p = hubServicePermissions(names);
+
+  it('covers the hub streams and buckets, and never stream deletion', () => {
+    expect(p.pub.allow).toContain('$JS.API.STREAM.CREATE.ACME_WAL');
+    expect(p.pub.allow).toContain('$JS.API.STREAM.PURGE.KV_ACME_leases');
+    expect(p.pub.allow).toContain('$JS.API.DIRECT.GET.KV_ACME_agents.>');
+    expect(p.pub.allow).toContain('$JS.API.CONSUMER.MSG.NEXT.ACME_WAL.*');
+    expect(p.pub.allow).toContain('$KV.ACME_channels.>');
+    expect(p.pub.allow).toContain('$JS.ACK.ACME_WAL.hub_delivery.>');
+    expect(p.pub.allow.filter((s) => s.includes('DELETE.') && s.includes('STREAM'))).toEqual([]);
+    expect(p.pub.allow.filter((s) => s === '>' || s === '$JS.API.>')).toEqual([]);
+  });
+
+  it('subscribes only to its RPC subjects and its own reply inbox, and answers each request once', () => {
+    expect(p.sub.allow).toEqual(['acme.hub.v1.>', '_HUB_INBOX_acme.>']);
+    expect(hubServiceInboxPrefix(names)).toBe('_HUB_INBOX_acme');
+    expect(p.resp).toEqual({ max: 1, ttlMs: 0 });
+  });
+});
+
+describe('registrant and operator', () => {
+  it('the registrant may only register and ask for health', () => {
+    expect(registrantPermissions(names)).toEqual({
+      pub: { allow: ['acme.hub.v1.register', 'acme.hub.v1.health'], deny: [] },
+      sub: { allow: ['_REGISTRANT_INBOX_acme.>'], deny: [] },
+    });
+  });
+
+  it('the operator may not write the WAL, the inboxes or the lease', () => {
+    expect(operatorPermissions(names).pub.deny).toEqual(['acme.wal.>', 'acme.agent.*.inbox', '$KV.ACME_leases.>']);
+  });
+});

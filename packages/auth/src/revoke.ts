@@ -1,0 +1,81 @@
+import { fromSeed } from '@nats-io/nkeys';
+import { z } from 'zod';
+import { AuthFile, readIfExists, writePrivate } from './files.js';
+import { encodeHubAccount, readManifest, renderDirConfig } from './init.js';
+import { isPublicKey } from './keys.js';
+import type { AuthManifest } from './manifest.js';
+import { join, resolve } from 'node:path';
+
+/** Options of `revokeUser`. */
+export interface RevokeUserOptions {
+  /** The auth directory `authInit` laid out. */
+  readonly dir: string;
+  /** The user's public key (`U…`). */
+  readonly userPublicKey: string;
+  /** Every JWT of the user issued at or before this time (unix seconds) is refused; default now. */
+  readonly atSeconds?: number;
+}
+
+/** The re-signed hub account after a revocation. */
+export interface RevokedAccount {
+  readonly accountPublicKey: string;
+  /** The new hub account JWT: push it to running servers (`pushAccountJwt`); `auth.conf` already holds it. */
+  readonly accountJwt: string;
+  readonly manifest: AuthManifest;
+}
+
+/**
+ * Revokes a user of the hub account: records the revocation in the manifest, re-signs the hub account JWT with the
+ * operator signing key and rewrites `hub-account.jwt` and `auth.conf`, so that a restarted server refuses the user.
+ * A running server learns it from `pushAccountJwt`, and then also closes the user's open connections. A later JWT
+ * for the same key (issued after `atSeconds`) is accepted again: the issuer must stop issuing to a revoked identity.
+ */
+export async function revokeUser(options: RevokeUserOptions): Promise<RevokedAccount> {
+  if (!isPublicKey(options.userPublicKey, 'U')) throw new Error('not a user public key');
+  const dir = resolve(options.dir);
+  const previous = await readManifest(join(dir, AuthFile.manifest));
+  if (previous === null) throw new Error(`${dir} holds no manifest: run auth init first`);
+  const at = options.atSeconds ?? Math.floor(Date.now() / 1000);
+  const manifest: AuthManifest = {
+    ...previous,
+    revocations: { ...previous.revocations, [options.userPublicKey]: at },
+  };
+  const signingSeed = await readIfExists(join(dir, AuthFile.operatorSigningSeed));
+  if (signingSeed === null) throw new Error(`${dir} holds no operator signing key`);
+  const accountJwt = await encodeHubAccount(manifest, fromSeed(new TextEncoder().encode(signingSeed.trim())));
+  await writePrivate(join(dir, AuthFile.hubAccountJwt), `${accountJwt}\n`);
+  await writePrivate(join(dir, AuthFile.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+  await renderDirConfig(dir, manifest, accountJwt);
+  return { accountPublicKey: manifest.hub_account.public_key, accountJwt, manifest };
+}
+
+/** The part of a NATS connection `pushAccountJwt` needs (a connection of the system account's user). */
+export interface SystemRequester {
+  request(subject: string, payload: string, options: { timeout: number }): Promise<{ string(): string }>;
+}
+
+/** The server's reply to a claims update: `{ data: { code, message } }` or `{ error: { code, description } }`. */
+const ClaimsUpdateReplySchema = z.looseObject({
+  data: z.looseObject({ code: z.number(), message: z.string().optional() }).optional(),
+  error: z.looseObject({ code: z.number().optional(), description: z.string().optional() }).optional(),
+});
+
+/**
+ * Sends an account JWT to a running server over the system account (`$SYS.REQ.ACCOUNT.<account>.CLAIMS.UPDATE`);
+ * the memory resolver applies it at once (and closes the connections of newly revoked users). Connect with the
+ * directory's `system-user.creds`. Resolves when the server accepted it; rejects with its reason otherwise.
+ */
+export async function pushAccountJwt(
+  nc: SystemRequester,
+  account: { accountPublicKey: string; accountJwt: string },
+  timeoutMs = 5_000,
+): Promise<void> {
+  const msg = await nc.request(`$SYS.REQ.ACCOUNT.${account.accountPublicKey}.CLAIMS.UPDATE`, account.accountJwt, {
+    timeout: timeoutMs,
+  });
+  const reply = ClaimsUpdateReplySchema.safeParse(JSON.parse(msg.string()));
+  if (!reply.success) throw new Error(`unexpected claims update reply: ${msg.string()}`);
+  if (reply.data.error !== undefined || reply.data.data === undefined) {
+    throw new Error(`the server refused the account JWT: ${reply.data.error?.description ?? msg.string()}`);
+  }
+}
