@@ -6,7 +6,7 @@ import { natsPerFile } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { describe, expect, it } from 'vitest';
-import { T0, failure, openChannel, openNet, rawFailure, register, say, type TestNet } from './support.js';
+import { T0, failure, openChannel, openNet, rawFailure, register, say, startColdHub, type TestNet } from './support.js';
 
 /** A request the client's own validation would stop, sent as is. */
 function raw(net: TestNet, op: string, body: unknown, callerId?: string): Promise<{ code: string; message: string }> {
@@ -160,5 +160,26 @@ describe('the observed track record is the hub’s', () => {
       writing: { n: 1, completed: 1, failed: 0, expired: 0, p50_latency_ms: 0 },
     });
     expect((await net.rpc.call('getResume', { agent_id: mallory.id })).resume.observed).toEqual({});
+  });
+});
+
+describe('rules stored before the ceilings', () => {
+  it('are held under the ceilings when a hub loads them', async () => {
+    await using net = await openNet(nats.url);
+    const carol = await register(net, 'carol');
+    const dave = await register(net, 'dave');
+    const cid = (await openChannel(net, carol, 'conversation', [dave])).channel_id;
+    await net.hub.close();
+    // What an older hub stored: no cap of carol's own on delegation depth or rate.
+    const agents = await new Kvm(net.nc).open(net.names.agentsBucket);
+    const stored = { version: 2, limits: { delegation_depth: 0, rate: { per_minute: 0, burst: 0 } } };
+    await agents.put(`${carol.id}.rule`, JSON.stringify(stored));
+    await startColdHub(net);
+    const { rule } = await net.rpc.call('getRule', { agent_id: carol.id });
+    expect([rule.limits.delegation_depth, rule.limits.rate]).toEqual([16, { per_minute: 6_000, burst: 1_000 }]);
+    expect(await failure(say(net, carol, cid, 'deep', { depth: 17 }))).toEqual({
+      code: 'access_denied',
+      message: "sender 'carol' exceeded delegation_depth (17 > 16)",
+    });
   });
 });

@@ -147,6 +147,14 @@ export async function setRule(ctx: HubContext, agentId: string, rule: Rule): Pro
   });
 }
 
+/**
+ * Holds every loaded rule under the operator's ceilings, in memory (hydrate): a rule stored before the ceilings, or
+ * under higher ones, is enforced as if it were set now. KV keeps what was stored until the agent sets its rule again.
+ */
+export function holdRulesUnderCeilings(ctx: HubContext): void {
+  for (const record of ctx.registry.all()) record.rule = withinCeilings(record.rule, ctx.limits);
+}
+
 /** Replaces the SKILL.md (`null` removes it). */
 export async function setSkill(ctx: HubContext, agentId: string, skill: string | null): Promise<void> {
   ctx.registry.require(agentId);

@@ -3,6 +3,7 @@ import { setImmediate } from 'node:timers/promises';
 import { countsTowardInbox } from '../governance/inbox-counters.js';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
+import { holdRulesUnderCeilings } from './agent-ops.js';
 import type { HubContext } from './context.js';
 import { beginCloseLocked, finishCloseLocked, recordAppended } from './lifecycle.js';
 import { QuarantineLog, type Quarantine } from './quarantine.js';
@@ -22,6 +23,7 @@ const YIELD_EVERY_MS = 50;
 export async function hydrate(ctx: HubContext): Promise<void> {
   const quarantine = new QuarantineLog(ctx);
   await ctx.registry.load(quarantine.note);
+  holdRulesUnderCeilings(ctx);
   await ctx.tasks.load(quarantine.note);
   ctx.channels.clear();
   ctx.inboxes.clear();
