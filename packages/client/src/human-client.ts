@@ -35,6 +35,11 @@ export class HumanClient extends Participant {
     return client;
   }
 
+  /** A person's waits also see the recent deliveries no wait took yet (send, then wait for the answer). */
+  protected override keepsRecentDeliveries(): boolean {
+    return true;
+  }
+
   /** Adds a push callback. */
   onEnvelope(callback: HumanCallback): void {
     this.#callbacks.push(callback);

@@ -21,7 +21,12 @@ export type { HubClientOptions, RegisterOptions } from './hub-client.js';
 export { Participant, DisconnectedError } from './participant.js';
 export type { SendOptions, OpenOptions, NextOptions, DisconnectOptions } from './participant.js';
 export { DEFAULT_DISCONNECT_GRACE_MS, InboxClosedError, TurnAbortedError } from './inbox.js';
-export { EnvelopeTimeoutError, SubscriptionOverflowError, DEFAULT_SUBSCRIPTION_BUFFER } from './subscriptions.js';
+export {
+  EnvelopeTimeoutError,
+  SubscriptionOverflowError,
+  DEFAULT_SUBSCRIPTION_BUFFER,
+  RECENT_DELIVERIES,
+} from './subscriptions.js';
 export type { Subscription, SubscribeOptions, ReceiveOptions } from './subscriptions.js';
 export { AgentClient } from './agent-client.js';
 export type {

@@ -15,7 +15,14 @@ import type { HubClient } from './hub-client.js';
 import { DEFAULT_DISCONNECT_GRACE_MS, Inbox, type DeliveryContext, type DeliveryOutcome } from './inbox.js';
 import { freshEnvelopeId } from './names.js';
 import type { CallOptions } from './rpc.js';
-import { Subscriptions, type ReceiveOptions, type SubscribeOptions, type Subscription } from './subscriptions.js';
+import {
+  RECENT_DELIVERIES,
+  Subscriptions,
+  matchesFilter,
+  type ReceiveOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './subscriptions.js';
 
 /** The hub's default `limit` of `readWal`. */
 const READ_WAL_PAGE = 1000;
@@ -76,6 +83,8 @@ export abstract class Participant {
   readonly agentId: string;
   readonly hub: HubClient;
   readonly #subscriptions = new Subscriptions();
+  /** Deliveries no one-shot wait has taken yet, oldest first, at most `RECENT_DELIVERIES` (people only). */
+  readonly #recent: Envelope[] = [];
   #inbox: Inbox | null = null;
   #disconnected = false;
   #resolveClosed: (result: void | Error) => void = () => undefined;
@@ -101,7 +110,7 @@ export abstract class Participant {
   protected async startConsuming(): Promise<void> {
     const inbox = await Inbox.start(this.hub, this.agentId, {
       observe: (envelope) => this.observe(envelope),
-      publish: (envelope) => this.#subscriptions.publish(envelope),
+      publish: (envelope) => this.#publish(envelope),
       handle: (envelope, context) => this.handle(envelope, context),
     });
     this.#inbox = inbox;
@@ -109,6 +118,35 @@ export abstract class Participant {
       // The inbox ended by itself (connection closed, consumer deleted): the participant is done.
       if (result instanceof Error) this.#finish(result);
     });
+  }
+
+  /**
+   * Whether one-shot waits (`nextEnvelope`, `waitForChannelEvent`) also see the last `RECENT_DELIVERIES` deliveries
+   * that arrived before the wait started and that no earlier wait took, so that "send, then wait for the answer"
+   * cannot miss an answer that came first. People keep them; agents, whose handler consumes every delivery, do not.
+   */
+  protected keepsRecentDeliveries(): boolean {
+    return false;
+  }
+
+  #publish(envelope: Envelope): void {
+    if (this.keepsRecentDeliveries()) {
+      this.#recent.push(envelope);
+      if (this.#recent.length > RECENT_DELIVERIES) this.#recent.shift();
+    }
+    this.#subscriptions.publish(envelope);
+  }
+
+  /** Takes the oldest recent delivery that `filter` matches out of the recent ones, or `undefined`. */
+  #takeRecent(filter: SubscribeOptions): Envelope | undefined {
+    const i = this.#recent.findIndex((e) => matchesFilter(filter, e));
+    if (i < 0) return undefined;
+    return this.#recent.splice(i, 1)[0];
+  }
+
+  #forgetRecent(envelope: Envelope): void {
+    const i = this.#recent.indexOf(envelope);
+    if (i >= 0) this.#recent.splice(i, 1);
   }
 
   /** Aborts when the participant's turns must stop (disconnect ran out of grace, the inbox closed). */
@@ -275,9 +313,10 @@ export abstract class Participant {
   }
 
   /**
-   * The next delivery from now on that matches `predicate` (a one-shot subscription: deliveries that do not match
-   * stay with the other subscriptions); `EnvelopeTimeoutError` on timeout; `null` when the participant
-   * disconnects while waiting.
+   * The next delivery that matches `predicate` (a one-shot subscription: deliveries that do not match stay with the
+   * other subscriptions and waits); `EnvelopeTimeoutError` on timeout; `null` when the participant disconnects while
+   * waiting. A person's client first looks at its recent deliveries that no wait took yet (see
+   * `RECENT_DELIVERIES`), so a wait started right after a send still sees an answer that arrived first.
    */
   async nextEnvelope(options: NextOptions = {}): Promise<Envelope | null> {
     return this.#once({ ...(options.predicate === undefined ? {} : { predicate: options.predicate }) }, options);
@@ -297,9 +336,13 @@ export abstract class Participant {
 
   async #once(filter: SubscribeOptions, options: ReceiveOptions): Promise<Envelope | null> {
     if (this.#disconnected) throw new DisconnectedError(`${this.passport.name} is disconnected`);
+    const recent = this.#takeRecent(filter);
+    if (recent !== undefined) return recent;
     const subscription = this.subscribe(filter);
     try {
-      return await subscription.receive(options);
+      const envelope = await subscription.receive(options);
+      if (envelope !== null) this.#forgetRecent(envelope);
+      return envelope;
     } finally {
       subscription.close();
     }

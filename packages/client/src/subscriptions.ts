@@ -1,5 +1,22 @@
 import type { Envelope } from '@ag2net/protocol';
 
+/**
+ * How many recent deliveries a person's client keeps for one-shot waits (`nextEnvelope`, `waitForChannelEvent`) that
+ * start after the delivery arrived; the oldest go first.
+ */
+export const RECENT_DELIVERIES = 256;
+
+/** Whether `envelope` passes a subscription filter (a predicate that throws counts as no match). */
+export function matchesFilter(filter: SubscribeOptions, envelope: Envelope): boolean {
+  if (filter.channelId !== undefined && envelope.channel_id !== filter.channelId) return false;
+  if (filter.predicate === undefined) return true;
+  try {
+    return filter.predicate(envelope);
+  } catch {
+    return false;
+  }
+}
+
 /** Default bound of a subscription's unread envelopes. */
 export const DEFAULT_SUBSCRIPTION_BUFFER = 1_000;
 
@@ -86,13 +103,7 @@ class BufferedSubscription implements Subscription {
   }
 
   #matches(envelope: Envelope): boolean {
-    if (this.options.channelId !== undefined && envelope.channel_id !== this.options.channelId) return false;
-    if (this.options.predicate === undefined) return true;
-    try {
-      return this.options.predicate(envelope);
-    } catch {
-      return false;
-    }
+    return matchesFilter(this.options, envelope);
   }
 
   get closed(): boolean {

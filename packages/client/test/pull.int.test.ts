@@ -65,6 +65,23 @@ describe('pulling deliveries', () => {
     expect(text(await next)).toBe('d');
   });
 
+  it('gives a person’s wait started after the answer arrived that answer, and to one wait only', async () => {
+    const { client } = await net();
+    const alice = await client.registerHuman({ name: 'alice' });
+    const bob = await client.registerHuman({ name: 'bob' });
+    const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    const isText = (e: Envelope): boolean => e.event_type === EV_TEXT;
+    const seen = bob.waitForChannelEvent(channel.channelId, { predicate: isText, timeout: 10_000 });
+    await channel.send('early');
+    await seen;
+    // Bob's wait took 'early'; alice's has not started yet when bob's answer arrives.
+    await bob.send(channel.channelId, 'answer');
+    await waitFor(async () => (await alice.readWal(channel.channelId)).length >= 3, { what: 'the answer admitted' });
+    await expect(bob.nextEnvelope({ predicate: isText, timeout: 300 })).rejects.toBeInstanceOf(EnvelopeTimeoutError);
+    expect(text(await alice.nextEnvelope({ predicate: isText, timeout: 10_000 }))).toBe('answer');
+    await expect(alice.nextEnvelope({ predicate: isText, timeout: 300 })).rejects.toBeInstanceOf(EnvelopeTimeoutError);
+  });
+
   it('iterates a subscription until break, which releases it, while another one goes on', async () => {
     const { client } = await net();
     const alice = await client.registerHuman({ name: 'alice' });
