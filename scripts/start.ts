@@ -1,16 +1,48 @@
 /**
  * `npm start`: the whole local stack and a demo. Without NATS_URL it starts a local nats-server with JetStream
- * (data in .data/nats), then hub-service, then an agent-runner hosting the demo agents, then runs one channel of
- * each protocol as a human participant and prints the transcripts. The stack keeps running until Ctrl-C
- * (`--exit` stops it after the demo). Logs of the services go to .data/logs/.
+ * (data in .data/nats) on port 4222, or on a random port when 4222 is taken, then hub-service, closes the channels
+ * an earlier unfinished run left open, starts an agent-runner hosting the demo agents, then runs one channel of
+ * each protocol as a human participant and prints the transcripts. The stack keeps running until Ctrl-C, and says
+ * what to export to use it (`--exit` stops it after the demo). Logs of the services go to .data/logs/. It can be run
+ * again in any state the last run left.
  */
-import type { NatsServer } from '@ag2net/test-support';
+import { DEFAULT_PREFIX } from '@ag2net/protocol';
+import { startNatsServer, type NatsServer } from '@ag2net/test-support';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { runDemo } from './stack/demo.js';
-import { startLocalNats } from './stack/nats.js';
+import { closeLeftoverChannels } from './stack/leftovers.js';
+import { ensureNatsServerBinary } from './stack/nats.js';
 import { startStackService, type StackService } from './stack/services.js';
+
+/** The port `npm start` gives its nats-server when it is free: NATS's own default, what clients try first. */
+const NATS_PORT = 4222;
+
+/** True when nothing listens on `port` of 127.0.0.1. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Starts nats-server with JetStream, its data in `dataDir` (kept between runs), on 4222 when it is free. */
+async function startLocalNats(dataDir: string, say: (line: string) => void): Promise<NatsServer> {
+  ensureNatsServerBinary(say);
+  await mkdir(dataDir, { recursive: true });
+  const free = await portIsFree(NATS_PORT);
+  const server = await startNatsServer({
+    storeDir: dataDir,
+    name: 'ag2net-local',
+    ...(free ? { port: NATS_PORT } : {}),
+  });
+  if (!free) say(`· port ${NATS_PORT} is taken (another nats-server?); nats-server listens on ${server.port} instead`);
+  return server;
+}
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = join(ROOT, '.data');
@@ -18,7 +50,7 @@ const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { exit: { type: 'boolean' }, prefix: { type: 'string' } } });
-  const prefix = values.prefix ?? process.env['AG2NET_PREFIX'] ?? 'ag2';
+  const prefix = values.prefix ?? (process.env['AG2NET_PREFIX'] || DEFAULT_PREFIX);
   const services: StackService[] = [];
   let nats: NatsServer | null = null;
   let stopping: Promise<void> | null = null;
@@ -54,6 +86,8 @@ async function main(): Promise<number> {
         env,
       }),
     );
+    const leftovers = await closeLeftoverChannels({ natsUrl, prefix, retryForMs: 30_000 });
+    if (leftovers > 0) say(`· closed ${leftovers} channel(s) an earlier run left open`);
     say('· starting agent-runner with the demo agents');
     services.push(
       await startStackService({
@@ -80,7 +114,10 @@ async function main(): Promise<number> {
       await stopAll();
       return 0;
     }
-    say(`the stack keeps running at ${natsUrl} (prefix ${prefix}); press Ctrl-C to stop.`);
+    say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}); press Ctrl-C to stop.`);
+    say('next, in another terminal, run the SDK example of README.md against it:');
+    say(`  export NATS_URL=${natsUrl}${prefix === DEFAULT_PREFIX ? '' : ` AG2NET_PREFIX=${prefix}`}`);
+    say('  node --conditions=@ag2net/source --import tsx test/fixtures/readme/sdk.ts');
     await new Promise(() => undefined);
     return 0;
   } catch (err) {

@@ -5,6 +5,7 @@ import {
   EV_CHANNEL_EXPIRED,
   EV_PACKET,
   EV_TEXT,
+  EV_TURN_FAILED,
   isChannelProtocolEvent,
   type Envelope,
 } from '@ag2net/protocol';
@@ -116,9 +117,14 @@ function waiter(you: HumanClient, timeout: number) {
     textFrom: async (channel: Channel, name: string, names: ReadonlyMap<string, string>): Promise<Envelope> => {
       const e = await you.waitForChannelEvent(channel.channelId, {
         timeout,
-        predicate: (x) => (x.event_type === EV_TEXT || x.event_type === EV_PACKET) && names.get(x.sender_id) === name,
+        predicate: (x) =>
+          (x.event_type === EV_TEXT || x.event_type === EV_PACKET || x.event_type === EV_TURN_FAILED) &&
+          names.get(x.sender_id) === name,
       });
       if (e === null) throw new Error('disconnected');
+      // The agent's model failed: say so now rather than wait for an answer that is not coming.
+      if (e.event_type === EV_TURN_FAILED)
+        throw new Error(`${name} could not answer: ${String(e.event_data['reason'])}`);
       return e;
     },
   };
@@ -133,6 +139,7 @@ function line(names: ReadonlyMap<string, string>, e: Envelope): string {
     const kind = typeof routing === 'object' && routing !== null && 'kind' in routing ? String(routing.kind) : 'text';
     return `${who}: ${body}${kind === 'text' ? '' : `  [${kind}]`}`;
   }
+  if (e.event_type === EV_TURN_FAILED) return `· ${who} could not answer: ${String(e.event_data['reason'])}`;
   if (e.event_type === EV_CHANNEL_CLOSED || e.event_type === EV_CHANNEL_EXPIRED) {
     return `· channel ${e.event_type === EV_CHANNEL_CLOSED ? 'closed' : 'expired'}: ${String(e.event_data['reason'])}`;
   }
