@@ -84,18 +84,23 @@ describe('inbox counts reflect consumption', () => {
     }
   });
 
-  it('invites count toward the pending count', async () => {
+  it('unread invites count toward max_pending: a full inbox refuses a new channel with inbox_full', async () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
     const alice = await register(net, 'alice');
     const carol = await register(net, 'carol');
-    const bob = await register(net, 'bob', { rule: { limits: { inbox: { max_pending: 2 } } }, invites: 'ignore' });
+    const dave = await register(net, 'dave');
+    const bob = await register(net, 'bob', { rule: { limits: { inbox: { max_pending: 2 } } } });
     await bob.mailbox.close();
     await emptied(jsm, net, bob);
-    // Two channels to bob that he never answers: their invites wait in his inbox.
-    const pending = [openChannel(net, alice, 'conversation', [bob]), openChannel(net, carol, 'conversation', [bob])];
+    // Two channels to bob, who is not reading: their invites wait in his inbox.
+    const waiting = [openChannel(net, alice, 'conversation', [bob]), openChannel(net, carol, 'conversation', [bob])];
+    for (const opening of waiting) void opening.catch(() => undefined);
     await waitFor(async () => (await inboxDepth(jsm, net, bob)) === 2, { what: 'two invites', timeoutMs: 10_000 });
+    expect(await failure(openChannel(net, dave, 'conversation', [bob]))).toEqual({
+      code: 'inbox_full',
+      message: `recipient '${bob.id}' inbox at capacity (2 >= 2)`,
+    });
     expect(net.hub.snapshot().inbox_pending).toEqual([[bob.id, 2]]);
-    for (const opening of pending) void opening.catch(() => undefined);
   });
 });

@@ -17,6 +17,7 @@ import { isoAt } from '../clock.js';
 import { deniedError } from '../governance/arbiter.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
+import { checkInviteInboxes } from '../governance/inbox-depth.js';
 import { activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
 import { resolveGraphNames, resolveParticipants } from './resolve-names.js';
 
@@ -77,6 +78,7 @@ export async function createChannel(
     });
     adapter.validateCreate(metadata);
     const created = newRuntime(metadata, adapter, adapter.initialState(metadata));
+    await checkInviteInboxes(ctx, invitees.map((id) => invite(created, id)));
     ctx.channels.set(created);
     return { raced: null, created };
   });

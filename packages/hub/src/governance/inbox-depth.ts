@@ -1,5 +1,6 @@
-import type { Rule } from '@ag2net/protocol';
+import type { Envelope, Rule } from '@ag2net/protocol';
 import type { HubContext } from '../core/context.js';
+import { deniedError } from './arbiter.js';
 import { highWaterMark } from './inbox-counters.js';
 
 /**
@@ -14,4 +15,21 @@ export function inboxPending(ctx: HubContext, agentId: string, rule: Rule): Prom
     const info = await ctx.jsm.consumers.info(ctx.names.inboxStream, ctx.names.inboxConsumer(id));
     return info.num_pending + info.num_ack_pending;
   });
+}
+
+/**
+ * Invites count toward `max_pending` like content: before a channel is created, each invite it will send passes the
+ * arbiter's inbox check against the invitee's pending count, so a full inbox refuses new channels (`inbox_full`) as
+ * it refuses content, and invites cannot be used to flood an inbox.
+ */
+export async function checkInviteInboxes(ctx: HubContext, invites: readonly Envelope[]): Promise<void> {
+  for (const envelope of invites) {
+    for (const id of envelope.audience ?? []) {
+      const recipient = ctx.registry.get(id);
+      if (recipient === undefined) continue;
+      const pending = await inboxPending(ctx, id, recipient.rule);
+      const decision = await ctx.arbiter.authorizeInbox({ envelope, recipient, pending });
+      if (!decision.allow) throw deniedError(decision);
+    }
+  }
 }
