@@ -22,12 +22,16 @@ const YIELD_EVERY_MS = 50;
  */
 export async function hydrate(ctx: HubContext): Promise<void> {
   const quarantine = new QuarantineLog(ctx);
-  await ctx.registry.load(quarantine.note);
-  holdRulesUnderCeilings(ctx);
-  await ctx.tasks.load(quarantine.note);
   ctx.channels.clear();
   ctx.inboxes.clear();
-  for (const metadata of await ctx.channels.loadMetadata(quarantine.note)) {
+  // The three KV loads are independent; the WAL pass needs all of them (the registry for inbox limits).
+  const [, , stored] = await Promise.all([
+    ctx.registry.load(quarantine.note),
+    ctx.tasks.load(quarantine.note),
+    ctx.channels.loadMetadata(quarantine.note),
+  ]);
+  holdRulesUnderCeilings(ctx);
+  for (const metadata of stored) {
     const adapter = ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null;
     let state = null;
     try {

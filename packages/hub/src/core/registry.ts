@@ -12,7 +12,7 @@ import {
   type Resume,
   type Rule,
 } from '@ag2net/protocol';
-import type { KV } from '@nats-io/kv';
+import type { KV, KvEntry } from '@nats-io/kv';
 import type { z } from 'zod';
 import { parseJson } from './parse-json.js';
 import type { Quarantine } from './quarantine.js';
@@ -35,6 +35,8 @@ export interface ListAgentsFilter {
 }
 
 const PARTS = ['passport', 'resume', 'rule', 'skill'] as const;
+/** How many agents `load` reads at once. */
+const LOAD_WINDOW = 32;
 
 /**
  * The agents of one hub: an in-memory index over the KV bucket `<PREFIX>_agents` (keys `<agent_id>.passport`,
@@ -53,7 +55,8 @@ export class AgentRegistry {
   /**
    * Rebuilds the index from KV. An agent whose passport, resume or rule does not parse, or whose passport names
    * another id than its key, is quarantined and left out whole: serving it with a default rule could widen what it
-   * may do.
+   * may do. Agents are read a window at a time, each with its four gets in flight together (one round trip each in
+   * turn would make a cold start grow by four round trips per agent).
    */
   async load(quarantine: Quarantine): Promise<void> {
     this.#byId.clear();
@@ -63,44 +66,40 @@ export class AgentRegistry {
       const dot = key.lastIndexOf('.');
       if (dot > 0) ids.add(key.slice(0, dot));
     }
-    for (const id of [...ids].sort()) {
-      const passport = await this.#read(`${id}.passport`, PassportSchema, quarantine);
-      if (passport === null || passport === 'invalid') continue;
-      if (passport.value.agent_id !== id) {
-        quarantine({
-          source: 'agents',
-          key: `${id}.passport`,
-          seq: passport.revision,
-          reason: `passport of ${String(passport.value.agent_id)} under the key of ${id}`,
-        });
-        continue;
-      }
-      const resume = await this.#read(`${id}.resume`, ResumeSchema, quarantine);
-      const rule = await this.#read(`${id}.rule`, StoredRuleSchema, quarantine);
-      if (resume === 'invalid' || rule === 'invalid') continue;
-      const skillEntry = await this.kv.get(`${id}.skill`);
-      const skill = skillEntry !== null && skillEntry.operation === 'PUT' ? skillEntry.string() : null;
-      this.#index({
-        passport: passport.value,
-        resume: resume?.value ?? ResumeSchema.parse({}),
-        rule: rule?.value ?? defaultRule(),
-        skill,
-      });
+    const sorted = [...ids].sort();
+    for (let i = 0; i < sorted.length; i += LOAD_WINDOW) {
+      const window = sorted.slice(i, i + LOAD_WINDOW);
+      const records = await Promise.all(window.map((id) => this.#loadOne(id, quarantine)));
+      for (const record of records) if (record !== null) this.#index(record);
     }
   }
 
-  /** A stored record parsed with `schema`; `null` when absent, `invalid` (quarantined) when it does not parse. */
-  async #read<T>(
-    key: string,
-    schema: z.ZodType<T>,
-    quarantine: Quarantine,
-  ): Promise<{ value: T; revision: number } | null | 'invalid'> {
-    const entry = await this.kv.get(key);
-    if (entry === null || entry.operation !== 'PUT') return null;
-    const parsed = parseJson(entry.string(), schema);
-    if (parsed.ok) return { value: parsed.value, revision: entry.revision };
-    quarantine({ source: 'agents', key, seq: entry.revision, reason: parsed.reason });
-    return 'invalid';
+  /** One agent's record from KV, or `null` when it has no valid passport or a part is quarantined. */
+  async #loadOne(id: string, quarantine: Quarantine): Promise<AgentRecord | null> {
+    const [passportEntry, resumeEntry, ruleEntry, skillEntry] = await Promise.all(
+      PARTS.map((part) => this.kv.get(`${id}.${part}`)),
+    );
+    const passport = parsePart(passportEntry, PassportSchema, quarantine);
+    if (passport === null || passport === 'invalid') return null;
+    if (passport.value.agent_id !== id) {
+      quarantine({
+        source: 'agents',
+        key: `${id}.passport`,
+        seq: passport.revision,
+        reason: `passport of ${String(passport.value.agent_id)} under the key of ${id}`,
+      });
+      return null;
+    }
+    const resume = parsePart(resumeEntry, ResumeSchema, quarantine);
+    const rule = parsePart(ruleEntry, StoredRuleSchema, quarantine);
+    if (resume === 'invalid' || rule === 'invalid') return null;
+    return {
+      passport: passport.value,
+      resume: resume?.value ?? ResumeSchema.parse({}),
+      rule: rule?.value ?? defaultRule(),
+      skill:
+        skillEntry !== null && skillEntry !== undefined && skillEntry.operation === 'PUT' ? skillEntry.string() : null,
+    };
   }
 
   #index(record: AgentRecord): void {
@@ -211,4 +210,17 @@ export function capabilitiesOf(resume: Resume): Set<string> {
 
 function compareIds(a: string | null, b: string | null): number {
   return (a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0;
+}
+
+/** A stored part parsed with `schema`; `null` when absent, `invalid` (quarantined) when it does not parse. */
+function parsePart<T>(
+  entry: KvEntry | null | undefined,
+  schema: z.ZodType<T>,
+  quarantine: Quarantine,
+): { value: T; revision: number } | null | 'invalid' {
+  if (entry === null || entry === undefined || entry.operation !== 'PUT') return null;
+  const parsed = parseJson(entry.string(), schema);
+  if (parsed.ok) return { value: parsed.value, revision: entry.revision };
+  quarantine({ source: 'agents', key: entry.key, seq: entry.revision, reason: parsed.reason });
+  return 'invalid';
 }

@@ -9,6 +9,8 @@ const META = 'meta';
 const CHECKPOINT = 'checkpoint';
 const OBSERVED = 'observed';
 const CheckpointSchema = z.record(z.string(), z.unknown());
+/** How many task records `load` reads at once. */
+const LOAD_WINDOW = 64;
 
 /**
  * The tasks of one hub: records in memory over the KV bucket `<PREFIX>_tasks`, whose keys are
@@ -33,18 +35,25 @@ export class TaskTable {
     return task;
   }
 
-  /** Rebuilds the table from KV; a record that does not parse, or names another task than its key, is quarantined. */
+  /**
+   * Rebuilds the table from KV, reading a window of records at once; a record that does not parse, or names another
+   * task than its key, is quarantined.
+   */
   async load(quarantine: Quarantine): Promise<void> {
     this.#tasks.clear();
     this.#open.clear();
-    for await (const key of await this.kv.keys(`${META}.>`)) {
-      const entry = await this.kv.get(key);
-      if (entry === null || entry.operation !== 'PUT') continue;
-      const parsed = parseJson(entry.string(), TaskMetadataSchema);
-      if (parsed.ok && key === `${META}.${parsed.value.task_id}`) this.#index(parsed.value);
-      else {
-        const reason = parsed.ok ? `task ${parsed.value.task_id} under the key ${key}` : parsed.reason;
-        quarantine({ source: 'tasks', key, seq: entry.revision, reason });
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys(`${META}.>`)) keys.push(key);
+    for (let i = 0; i < keys.length; i += LOAD_WINDOW) {
+      const entries = await Promise.all(keys.slice(i, i + LOAD_WINDOW).map((key) => this.kv.get(key)));
+      for (const entry of entries) {
+        if (entry === null || entry.operation !== 'PUT') continue;
+        const parsed = parseJson(entry.string(), TaskMetadataSchema);
+        if (parsed.ok && entry.key === `${META}.${parsed.value.task_id}`) this.#index(parsed.value);
+        else {
+          const reason = parsed.ok ? `task ${parsed.value.task_id} under the key ${entry.key}` : parsed.reason;
+          quarantine({ source: 'tasks', key: entry.key, seq: entry.revision, reason });
+        }
       }
     }
   }
