@@ -128,7 +128,7 @@ export async function authInit(options: AuthInitOptions): Promise<AuthLayout> {
     );
   await writePrivate(
     path(AuthFile.hubServiceCreds),
-    // The hub's permission list is long (about 7 KB as a JWT, past nats-server's 4 KB CONNECT line): it lives in the
+    // The hub's permission list is long (about 6.5 KB as a JWT, past nats-server's 4 KB CONNECT line): it lives in the
     // account JWT as the template of a scoped signing key, and the hub-service user JWT carries none.
     await issue(users.hub_service, 'hub-service', null, hubAccount, hubServiceSigning),
   );

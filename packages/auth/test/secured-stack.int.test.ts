@@ -57,11 +57,18 @@ let hubNc: NatsConnection;
 /** Every permissions violation on the hub-service connections: only the ones the tests provoke on purpose. */
 const hubViolations: ViolationRecorder[] = [];
 let registrant: NatsConnection;
+let admin: NatsConnection | null = null;
 let alice: Identity;
 let bob: Identity;
 const opened: NatsConnection[] = [];
 
 const credsOf = (file: AuthFile): Promise<string> => readFile(auth.path(file), 'utf8');
+
+/** The admin's connection, opened in `beforeAll`. */
+function hubAdmin(): NatsConnection {
+  if (admin === null) throw new Error('no admin connection');
+  return admin;
+}
 
 async function issueFor(
   agentId: string,
@@ -117,6 +124,8 @@ beforeAll(async () => {
     creds: await credsOf(AuthFile.registrantCreds),
     inboxPrefix: registrantInboxPrefix(names),
   });
+  admin = await connectWithCreds({ url: server.url, creds: await credsOf(AuthFile.adminCreds) });
+  opened.push(admin);
   alice = await registerIdentity('alice');
   bob = await registerIdentity('bob');
 });
@@ -199,6 +208,24 @@ describe('an identity user', () => {
       if (e.event_type === EV_TEXT) texts.push(`${e.sender_id}: ${String(e.event_data['text'])}`);
     }
     expect(texts).toEqual([`${alice.id}: hello bob`]);
+  });
+});
+
+describe('reads the hub serves from its streams', () => {
+  it("a participant reads the channel's WAL through the hub", async () => {
+    const channels = z.looseObject({ channels: z.array(z.looseObject({ channel_id: z.string() })) });
+    const list = channels.parse(await call(hubAdmin(), names.rpc('listChannels'), {}));
+    const channelId = list.channels[0]?.channel_id;
+    if (channelId === undefined) throw new Error('no channel');
+    const wal = z.looseObject({ envelopes: z.array(z.looseObject({ event_type: z.string() })) });
+    const read = wal.parse(await call(bob.nc, names.rpc('readWal', bob.id), { channel_id: channelId }));
+    expect(read.envelopes.map((e) => e.event_type)).toContain(EV_TEXT);
+  });
+
+  it('the admin reads the audit trail through the hub', async () => {
+    const audit = z.looseObject({ records: z.array(z.unknown()) });
+    const read = audit.parse(await call(hubAdmin(), names.rpc('readAudit'), {}));
+    expect(read.records.length).toBeGreaterThan(0);
   });
 });
 
@@ -314,14 +341,12 @@ describe('connections refused by NATS', () => {
 
 describe('the admin user', () => {
   it('reads the WAL but may not append to it', async () => {
-    const admin = await connectWithCreds({ url: server.url, creds: await credsOf(AuthFile.adminCreds) });
-    opened.push(admin);
-    const jsm = await jetstreamManager(admin);
+    const jsm = await jetstreamManager(hubAdmin());
     const info = await jsm.streams.info(names.walStream);
     expect(info.state.messages).toBeGreaterThan(0);
-    const recorder = new ViolationRecorder(admin);
+    const recorder = new ViolationRecorder(hubAdmin());
     const subject = names.wal('x');
-    expect(await recorder.refused(subject, () => admin.publish(subject, '{}'))).toEqual({
+    expect(await recorder.refused(subject, () => hubAdmin().publish(subject, '{}'))).toEqual({
       operation: 'publish',
       subject,
     });
