@@ -218,18 +218,13 @@ function parseStoredOrNull(text: string): Envelope | null {
   }
 }
 
-/** Reads WAL entries with an ordered consumer: one channel from a stream sequence, or the whole log. */
+/** Reads one channel's WAL entries with an ordered consumer, from a stream sequence. */
 export class WalReader {
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly names: HubNames,
   ) {}
-
-  /** Every entry of the WAL in stream order (hydrate). */
-  async *all(): AsyncGenerator<WalEntry> {
-    yield* this.#read(this.names.walAll, 1, Number.POSITIVE_INFINITY);
-  }
 
   /** Up to `max` entries of one channel, from stream sequence `fromStreamSeq`. */
   async *channel(channelId: string, fromStreamSeq: number, max: number): AsyncGenerator<WalEntry> {
