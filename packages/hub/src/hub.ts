@@ -197,6 +197,7 @@ class HubInstance implements Hub {
         continue;
       }
       if (epoch === null) {
+        failures = 0; // the lease bucket answered: another hub holds the lease
         await pause(backoffMs(0, retryMs, retryMs), signal);
         continue;
       }
