@@ -1,0 +1,88 @@
+"""ag2net: the Python client of the AG2 agent network (agents and people on a hub over NATS JetStream)."""
+
+from .agent import AgentClient, AgentHandler, TurnFailedListener, accept_invites
+from .errors import (
+    AccessDeniedError,
+    AuthError,
+    ConflictError,
+    DisconnectedError,
+    EnvelopeTimeoutError,
+    HubUnavailableError,
+    InboxFullError,
+    InternalError,
+    InvalidRequestError,
+    NetworkError,
+    NotFoundError,
+    ProtocolError,
+    TurnLockLostError,
+    UnavailableError,
+    UnknownNetworkError,
+    error_from_wire,
+)
+from .hub_client import HubClient
+from .ids import is_reply_form_id, new_id, reply_envelope_id
+from .inbox import Subscription
+from .models import ChannelMetadata, Envelope, Passport
+from .participant import (
+    EV_CHANNEL_CLOSED,
+    EV_CHANNEL_INVITE,
+    EV_CHANNEL_INVITE_ACK,
+    EV_TEXT,
+    Channel,
+    HumanClient,
+    Participant,
+    PendingTurn,
+    PostAck,
+    ack_invite,
+    is_invite_for,
+    is_protocol_event,
+)
+from .rpc import HUB_OPS, HubRpc, OpSpec
+from .turn_locks import TURN_LOCK_TTL
+
+__all__ = [
+    "EV_CHANNEL_CLOSED",
+    "EV_CHANNEL_INVITE",
+    "EV_CHANNEL_INVITE_ACK",
+    "EV_TEXT",
+    "HUB_OPS",
+    "TURN_LOCK_TTL",
+    "AccessDeniedError",
+    "AgentClient",
+    "AgentHandler",
+    "AuthError",
+    "Channel",
+    "ChannelMetadata",
+    "ConflictError",
+    "DisconnectedError",
+    "Envelope",
+    "EnvelopeTimeoutError",
+    "HubClient",
+    "HubRpc",
+    "HubUnavailableError",
+    "HumanClient",
+    "InboxFullError",
+    "InternalError",
+    "InvalidRequestError",
+    "NetworkError",
+    "NotFoundError",
+    "OpSpec",
+    "Participant",
+    "Passport",
+    "PendingTurn",
+    "PostAck",
+    "ProtocolError",
+    "Subscription",
+    "TurnFailedListener",
+    "TurnLockLostError",
+    "UnavailableError",
+    "UnknownNetworkError",
+    "accept_invites",
+    "ack_invite",
+    "error_from_wire",
+    "is_invite_for",
+    "is_protocol_event",
+    "is_reply_form_id",
+    "new_id",
+    "reply_envelope_id",
+]

@@ -1,0 +1,138 @@
+"""`AgentClient`: an agent whose handler runs each delivery under the cross-language turn lock, with bounded retries."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from .errors import TurnLockLostError
+from .ids import new_id
+from .inbox import ACK, Settle
+from .models import Envelope, Passport
+from .participant import Participant, ack_invite, is_invite_for, is_protocol_event
+from .turn_locks import TurnLease, TurnLocks
+
+if TYPE_CHECKING:
+    from .hub_client import HubClient
+
+log = logging.getLogger("ag2net")
+
+#: A delivery whose channel's turn lock is held elsewhere (or whose turn was cancelled) comes back after this, in s.
+LOCK_BUSY_RETRY = 0.5
+DEFAULT_MAX_TURN_ATTEMPTS = 5
+DEFAULT_TURN_RETRY_BACKOFF = 1.0
+MAX_TURN_RETRY_DELAY = 60.0
+
+AgentHandler = Callable[[Envelope, "AgentClient"], Awaitable[None]]
+TurnFailedListener = Callable[[Envelope, BaseException, int], Awaitable[None]]
+
+
+async def accept_invites(envelope: Envelope, client: AgentClient) -> None:
+    """The handler of an agent without one: accept every invite, ignore the rest."""
+    if is_invite_for(client, envelope):
+        await ack_invite(client, envelope)
+
+
+class AgentClient(Participant):
+    """An agent. Its handler `(envelope, client)` runs once per delivery, in order per channel, holding the
+    (agent, channel) turn lock (shared with TypeScript replicas); it is cancelled (`asyncio.CancelledError`) when
+    the lock is lost or the disconnect grace ran out, and then its delivery is redelivered, never acked. A handler
+    that raises is retried with backoff (1 s doubling, at most 60 s) up to `max_turn_attempts`, then
+    `on_turn_failed` is awaited and the delivery is acked."""
+
+    def __init__(
+        self,
+        hub: HubClient,
+        passport: Passport,
+        *,
+        handler: AgentHandler | None = None,
+        max_turn_attempts: int = DEFAULT_MAX_TURN_ATTEMPTS,
+        turn_retry_backoff: float = DEFAULT_TURN_RETRY_BACKOFF,
+        on_turn_failed: TurnFailedListener | None = None,
+    ) -> None:
+        super().__init__(hub, passport)
+        self._handler: AgentHandler = handler or accept_invites
+        self._max_attempts = max_turn_attempts
+        self._backoff = turn_retry_backoff
+        self._on_turn_failed = on_turn_failed
+        self._failures: dict[str, int] = {}
+        self._suppressed: set[str] = set()
+        self._locks: TurnLocks | None = None
+
+    async def _start_agent(self, exclusive_turns: bool, turn_lock_ttl: float) -> None:
+        if exclusive_turns:
+            self._locks = await TurnLocks.open(self.hub.nc, self.hub.rpc.names, new_id(), turn_lock_ttl)
+        await self._start()
+
+    def on_envelope(self, handler: AgentHandler) -> None:
+        """Replaces the delivery handler."""
+        self._handler = handler
+
+    def suppress_handler(self, channel_id: str) -> None:
+        """Stops running the handler for one channel (its deliveries still reach subscriptions)."""
+        self._suppressed.add(channel_id)
+
+    async def _handle(self, envelope: Envelope) -> Settle:
+        if envelope.channel_id in self._suppressed:
+            return ACK
+        locks = self._locks if not is_protocol_event(envelope.event_type) else None
+        if locks is None:
+            return await self._run(envelope)
+        acquired_at = time.monotonic()
+        try:
+            lock = await locks.acquire(self.agent_id, envelope.channel_id)
+        except Exception as err:  # noqa: BLE001 - NATS did not answer: try again later
+            log.warning("turn lock unavailable: %s", err)
+            return Settle(ack=False, delay=LOCK_BUSY_RETRY)
+        if lock is None:
+            return Settle(ack=False, delay=LOCK_BUSY_RETRY)
+        current = asyncio.current_task()
+
+        def cancel_turn(_reason: TurnLockLostError) -> None:
+            if current is not None:
+                current.cancel()
+
+        lease = TurnLease(locks.ttl, lambda: locks.renew(lock), acquired_at, cancel_turn)
+        try:
+            return await self._run(envelope)
+        except asyncio.CancelledError:
+            if lease.lost is None:
+                raise
+            if current is not None:
+                current.uncancel()
+            log.warning("turn lock lost; turn aborted (%s)", lease.lost)
+            return Settle(ack=False, delay=LOCK_BUSY_RETRY)
+        finally:
+            lease.stop()
+            if lease.lost is None:
+                with contextlib.suppress(Exception):
+                    await locks.release(lock)
+
+    async def _run(self, envelope: Envelope) -> Settle:
+        try:
+            await self._handler(envelope, self)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - counted, retried, then reported
+            return await self._failed(envelope, err)
+        self._failures.pop(envelope.envelope_id, None)
+        return ACK
+
+    async def _failed(self, envelope: Envelope, error: Exception) -> Settle:
+        attempts = self._failures.pop(envelope.envelope_id, 0) + 1
+        if attempts < self._max_attempts:
+            self._failures[envelope.envelope_id] = attempts
+            delay = min(self._backoff * 2 ** (attempts - 1), MAX_TURN_RETRY_DELAY)
+            log.warning("turn failed; retrying in %s s: %s", delay, error)
+            return Settle(ack=False, delay=delay)
+        log.error("turn failed; giving up after %d attempts: %s", attempts, error)
+        if self._on_turn_failed is not None:
+            try:
+                await self._on_turn_failed(envelope, error, attempts)
+            except Exception as err:  # noqa: BLE001 - logged; the delivery is acked
+                log.error("turn failure listener failed: %s", err)
+        return ACK

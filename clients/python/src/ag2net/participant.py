@@ -1,0 +1,311 @@
+"""Participants (agents and people) and channels: the Python face of docs/client.md."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from .errors import DisconnectedError, EnvelopeTimeoutError
+from .ids import new_id, reply_envelope_id
+from .inbox import ACK, DEFAULT_DISCONNECT_GRACE, Inbox, Predicate, Settle, Subscription, Subscriptions
+from .models import ChannelMetadata, Envelope, Passport
+
+if TYPE_CHECKING:
+    from .hub_client import HubClient
+
+log = logging.getLogger("ag2net")
+
+EV_TEXT = "ag2.msg.text"
+EV_CHANNEL_INVITE = "ag2.channel.invite"
+EV_CHANNEL_INVITE_ACK = "ag2.channel.invite.ack"
+EV_CHANNEL_CLOSED = "ag2.channel.closed"
+EV_CHANNEL_EXPIRED = "ag2.channel.expired"
+#: Time `open` waits for every invitee to accept, in seconds (the hub's ack timeout is 30 s).
+OPEN_TIMEOUT = 60.0
+_READ_WAL_PAGE = 1000
+
+
+def is_protocol_event(event_type: str) -> bool:
+    """`ag2.channel.*` and `ag2.task.*`: never a turn, and run without the turn lock."""
+    return event_type.startswith(("ag2.channel.", "ag2.task."))
+
+
+class PendingTurn(BaseModel):
+    channel_id: str
+    triggering_envelope_id: str | None
+    expected_at: str | None = None
+
+
+class PostAck(BaseModel):
+    envelope_id: str
+    sequence: int
+    created_at: str
+
+
+class Participant:
+    """An identity with a durable inbox, subscriptions to its deliveries, sending and its per-caller operations."""
+
+    def __init__(self, hub: HubClient, passport: Passport) -> None:
+        if passport.agent_id is None:
+            raise ValueError("participant has an unstamped passport (not registered)")
+        self.hub = hub
+        self.passport = passport
+        self.agent_id: str = passport.agent_id
+        self._subscriptions = Subscriptions()
+        self._inbox = Inbox(hub.nc, hub.rpc.names, self.agent_id, self._handle, self._subscriptions.publish)
+        self.disconnected = False
+
+    async def _start(self) -> None:
+        await self._inbox.start()
+
+    async def _handle(self, envelope: Envelope) -> Settle:
+        raise NotImplementedError
+
+    async def _call(self, op: str, request: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        if self.disconnected:
+            raise DisconnectedError(f"{self.passport.name} is disconnected")
+        return await self.hub.call(op, request, self.agent_id, timeout=timeout)
+
+    async def open(
+        self,
+        type: str,  # noqa: A002 - the wire name
+        target: str | Sequence[str],
+        *,
+        knobs: dict[str, Any] | None = None,
+        ttl: str | int | None = None,
+        intent: str | None = None,
+        labels: dict[str, str] | None = None,
+    ) -> Channel:
+        """Opens a channel with `target` (names or ids); returns once every invitee accepted."""
+        targets = [target] if isinstance(target, str) else list(target)
+        ids = [(await self.hub.get_agent(t)).agent_id or t for t in targets]
+        request: dict[str, Any] = {
+            "channel_id": new_id(),
+            "type": type,
+            "participants": ids,
+            "knobs": knobs or {},
+            "labels": labels or {},
+        }
+        if ttl is not None:
+            request["ttl"] = ttl
+        if intent is not None:
+            request["intent"] = intent
+        result = await self._call("createChannel", request, timeout=OPEN_TIMEOUT)
+        return Channel(ChannelMetadata.model_validate(result["channel"]), self)
+
+    async def channel(self, channel_id: str) -> Channel:
+        return Channel(await self.hub.get_channel(channel_id), self)
+
+    async def send(
+        self,
+        channel_id: str,
+        text: str,
+        *,
+        audience: Sequence[str] | None = None,
+        causation_id: str | None = None,
+        depth: int = 0,
+    ) -> str:
+        """Posts `ag2.msg.text`; returns the admitted envelope's id."""
+        ack = await self.send_envelope(
+            {
+                "channel_id": channel_id,
+                "event_type": EV_TEXT,
+                "event_data": {"text": text},
+                "audience": list(audience) if audience is not None else None,
+                "causation_id": causation_id,
+                "depth": depth,
+            }
+        )
+        return ack.envelope_id
+
+    async def reply(self, trigger: Envelope, text: str) -> str:
+        """Answers `trigger` with text under the deterministic reply id: every attempt and replica is admitted once."""
+        ack = await self.send_envelope(
+            {
+                "channel_id": trigger.channel_id,
+                "event_type": EV_TEXT,
+                "event_data": {"text": text},
+                "causation_id": trigger.envelope_id,
+                "envelope_id": reply_envelope_id(self.agent_id, trigger.envelope_id),
+            }
+        )
+        return ack.envelope_id
+
+    async def send_envelope(self, envelope: Envelope | dict[str, Any]) -> PostAck:
+        """Posts any envelope as this identity (`sender_id` is set); a client-minted id makes retries admitted once."""
+        fields = envelope.model_dump() if isinstance(envelope, Envelope) else dict(envelope)
+        fields["sender_id"] = self.agent_id
+        if not fields.get("envelope_id"):
+            fields["envelope_id"] = new_id()
+        body = Envelope.model_validate(fields).model_dump(mode="json", exclude={"sequence"})
+        return PostAck.model_validate(await self._call("post", body))
+
+    async def close_channel(self, channel_id: str, reason: str = "") -> ChannelMetadata:
+        result = await self._call("closeChannel", {"channel_id": channel_id, "reason": reason})
+        return ChannelMetadata.model_validate(result["channel"])
+
+    async def read_wal(self, channel_id: str, since: int | None = None, until: int | None = None) -> list[Envelope]:
+        """The channel's envelopes this identity may see, following the hub's pages up to 1000."""
+        out: list[Envelope] = []
+        cursor = since
+        while True:
+            request: dict[str, Any] = {"channel_id": channel_id, "limit": _READ_WAL_PAGE - len(out)}
+            if cursor is not None:
+                request["since"] = cursor
+            if until is not None:
+                request["until"] = until
+            page = await self._call("readWal", request)
+            out.extend(Envelope.model_validate(e) for e in page["envelopes"])
+            next_since = page.get("next_since")
+            if not isinstance(next_since, int) or len(out) >= _READ_WAL_PAGE:
+                return out
+            cursor = next_since
+
+    async def can_send(self, channel_id: str, event_type: str | None = None) -> bool:
+        result = await self._call("canSend", {"channel_id": channel_id, "event_type": event_type})
+        return bool(result["allowed"])
+
+    async def pending_turns(self) -> list[PendingTurn]:
+        result = await self._call("pendingTurnsFor", {})
+        return [PendingTurn.model_validate(t) for t in result["turns"]]
+
+    def subscribe(self, predicate: Predicate | None = None, channel_id: str | None = None) -> Subscription:
+        """Every matching delivery from now on (nothing earlier is replayed); ends when the participant disconnects."""
+        if channel_id is None:
+            return self._subscriptions.subscribe(predicate)
+
+        def in_channel(e: Envelope) -> bool:
+            return e.channel_id == channel_id and (predicate is None or predicate(e))
+
+        return self._subscriptions.subscribe(in_channel)
+
+    def envelopes(self) -> AsyncIterator[Envelope]:
+        """`async for envelope in client.envelopes()`: every delivery from the call on."""
+        return self._subscriptions.subscribe().__aiter__()
+
+    def next_envelope(
+        self, predicate: Predicate | None = None, timeout: float | None = None
+    ) -> Awaitable[Envelope | None]:
+        """The next matching delivery from the *call* on (call it before the action it waits for, await it after);
+        `EnvelopeTimeoutError` on timeout, `None` when the participant disconnects while waiting."""
+        sub = self.subscribe(predicate)
+
+        async def wait() -> Envelope | None:
+            try:
+                return await sub.receive(timeout)
+            except TimeoutError as err:
+                raise EnvelopeTimeoutError(f"no matching envelope within {timeout} s") from err
+            finally:
+                sub.close()
+
+        return wait()
+
+    def wait_for_channel_event(
+        self, channel_id: str, predicate: Predicate | None = None, timeout: float | None = None
+    ) -> Awaitable[Envelope | None]:
+        """The next delivery of `channel_id` that matches (default: the channel closed or expired)."""
+
+        def ended(e: Envelope) -> bool:
+            return e.event_type in (EV_CHANNEL_CLOSED, EV_CHANNEL_EXPIRED)
+
+        return self.next_envelope(lambda e: e.channel_id == channel_id and (predicate or ended)(e), timeout=timeout)
+
+    async def disconnect(self, grace: float = DEFAULT_DISCONNECT_GRACE) -> None:
+        """Stops consuming: deliveries not started go back; turns in flight get `grace` seconds, then are cancelled."""
+        if self.disconnected:
+            return
+        self.disconnected = True
+        await self._inbox.stop(grace)
+        self._subscriptions.end()
+        self.hub._forget(self)
+
+    async def unregister(self) -> None:
+        await self._call("unregister", {})
+        await self.disconnect()
+
+
+class Channel:
+    """A channel as one participant sees it."""
+
+    def __init__(self, metadata: ChannelMetadata, owner: Participant) -> None:
+        self.metadata = metadata
+        self._owner = owner
+
+    @property
+    def channel_id(self) -> str:
+        return self.metadata.channel_id
+
+    @property
+    def state(self) -> str:
+        return self.metadata.state
+
+    async def send(self, text: str, *, audience: Sequence[str] | None = None, causation_id: str | None = None) -> str:
+        return await self._owner.send(self.channel_id, text, audience=audience, causation_id=causation_id)
+
+    async def info(self) -> ChannelMetadata:
+        self.metadata = await self._owner.hub.get_channel(self.channel_id)
+        return self.metadata
+
+    async def close(self, reason: str = "") -> ChannelMetadata:
+        self.metadata = await self._owner.close_channel(self.channel_id, reason)
+        return self.metadata
+
+    def is_terminal(self) -> bool:
+        return self.metadata.state in ("closed", "expired")
+
+    async def read(self, since: int = 1) -> list[Envelope]:
+        return await self._owner.read_wal(self.channel_id, since=since)
+
+
+async def ack_invite(participant: Participant, invite: Envelope) -> None:
+    """Accepts an invite: posts `ag2.channel.invite.ack` answering it."""
+    await participant.send_envelope(
+        {
+            "channel_id": invite.channel_id,
+            "event_type": EV_CHANNEL_INVITE_ACK,
+            "event_data": {"channel_id": invite.channel_id},
+            "causation_id": invite.envelope_id,
+        }
+    )
+
+
+def is_invite_for(participant: Participant, envelope: Envelope) -> bool:
+    return envelope.event_type == EV_CHANNEL_INVITE and envelope.sender_id != participant.agent_id
+
+
+HumanCallback = Callable[[Envelope], Awaitable[None]]
+
+
+class HumanClient(Participant):
+    """A person (kind `human`): invites accepted automatically; deliveries go to callbacks and subscriptions.
+
+    A person's recent deliveries that no wait took yet are not kept: start `next_envelope` before the send.
+    """
+
+    def __init__(self, hub: HubClient, passport: Passport, auto_ack_invites: bool = True) -> None:
+        super().__init__(hub, passport)
+        self._auto_ack = auto_ack_invites
+        self._callbacks: list[HumanCallback] = []
+
+    def on_envelope(self, callback: HumanCallback) -> None:
+        """Adds a push callback; several run in the order they were added. One that raises is logged."""
+        self._callbacks.append(callback)
+
+    async def close_channel(self, channel_id: str, reason: str = "human_closed") -> ChannelMetadata:
+        return await super().close_channel(channel_id, reason)
+
+    async def _handle(self, envelope: Envelope) -> Settle:
+        if self._auto_ack and is_invite_for(self, envelope):
+            try:
+                await ack_invite(self, envelope)
+            except Exception as err:  # noqa: BLE001 - logged; the delivery is acked
+                log.warning("invite ack failed: %s", err)
+        for callback in list(self._callbacks):
+            try:
+                await callback(envelope)
+            except Exception as err:  # noqa: BLE001 - logged; the delivery is acked
+                log.error("envelope callback failed: %s", err)
+        return ACK

@@ -1,0 +1,176 @@
+"""Request/reply to the hub with the TypeScript client's retry rules.
+
+When no hub answers (no responders: a failover is in progress), the hub answers `unavailable`, or an attempt of an
+*idempotent* operation times out, the same request is sent again (backoff 50 ms doubling to 1 s) until `retry_for`
+runs out. A non-idempotent operation that timed out is not resent: it may have been applied. Posts carry a
+client-minted envelope id and channel creation a client-minted channel id, so a resent one is admitted once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import nats.errors
+
+from .errors import RETRYABLE_ERROR_CODES, HubUnavailableError, InternalError, NetworkError, error_from_wire
+
+#: Default time of one RPC attempt, in seconds (the TypeScript client's `DEFAULT_RPC_TIMEOUT_MS`).
+DEFAULT_RPC_TIMEOUT = 10.0
+#: Default time to keep retrying when no hub answers, in seconds.
+DEFAULT_RETRY_FOR = 30.0
+DEFAULT_PREFIX = "ag2"
+_PREFIX_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+
+
+class Reply(Protocol):
+    @property
+    def data(self) -> bytes: ...
+
+
+class Requester(Protocol):
+    """What `HubRpc` needs of a NATS connection (a `nats.aio.client.Client`)."""
+
+    async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5) -> Reply: ...
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """Whether the op's subject carries the caller's id, and whether a timed-out attempt may be resent."""
+
+    caller: bool
+    idempotent: bool
+
+
+#: Every hub operation, as `HUB_OPS` in @ag2net/protocol declares it.
+HUB_OPS: dict[str, OpSpec] = {
+    "register": OpSpec(caller=False, idempotent=True),
+    "unregister": OpSpec(caller=True, idempotent=False),
+    "getAgent": OpSpec(caller=False, idempotent=True),
+    "getResume": OpSpec(caller=False, idempotent=True),
+    "getSkill": OpSpec(caller=False, idempotent=True),
+    "getRule": OpSpec(caller=False, idempotent=True),
+    "findAgentId": OpSpec(caller=False, idempotent=True),
+    "listAgents": OpSpec(caller=False, idempotent=True),
+    "setResume": OpSpec(caller=True, idempotent=False),
+    "setSkill": OpSpec(caller=True, idempotent=True),
+    "setRule": OpSpec(caller=True, idempotent=False),
+    "recordObservation": OpSpec(caller=True, idempotent=False),
+    "createChannel": OpSpec(caller=True, idempotent=True),
+    "getChannel": OpSpec(caller=False, idempotent=True),
+    "listChannels": OpSpec(caller=False, idempotent=True),
+    "closeChannel": OpSpec(caller=True, idempotent=True),
+    "post": OpSpec(caller=True, idempotent=True),
+    "readWal": OpSpec(caller=True, idempotent=True),
+    "findEnvelopeByCausation": OpSpec(caller=True, idempotent=True),
+    "canSend": OpSpec(caller=True, idempotent=True),
+    "pendingTurnsFor": OpSpec(caller=True, idempotent=True),
+    "adapterState": OpSpec(caller=False, idempotent=True),
+    "health": OpSpec(caller=False, idempotent=True),
+    "observeTask": OpSpec(caller=True, idempotent=True),
+    "updateTask": OpSpec(caller=True, idempotent=True),
+    "getTask": OpSpec(caller=True, idempotent=True),
+    "listTasks": OpSpec(caller=True, idempotent=True),
+    "checkpointTask": OpSpec(caller=True, idempotent=True),
+    "readTaskCheckpoint": OpSpec(caller=True, idempotent=True),
+    "fireTaskEvent": OpSpec(caller=True, idempotent=False),
+    "reportTurnFailure": OpSpec(caller=True, idempotent=False),
+    "readAudit": OpSpec(caller=False, idempotent=True),
+}
+
+
+@dataclass(frozen=True)
+class HubNames:
+    """Subjects and resource names of the hub with `prefix`."""
+
+    prefix: str
+
+    def rpc(self, op: str, caller_id: str | None = None) -> str:
+        base = f"{self.prefix}.hub.v1.{op}"
+        return base if caller_id is None else f"{base}.{caller_id}"
+
+    @property
+    def inbox_stream(self) -> str:
+        return f"{self.prefix.upper()}_INBOX"
+
+    @property
+    def turn_locks_bucket(self) -> str:
+        return f"{self.prefix.upper()}_turnlocks"
+
+    def inbox_consumer(self, agent_id: str) -> str:
+        return f"agent_{agent_id}"
+
+
+def hub_names(prefix: str = DEFAULT_PREFIX) -> HubNames:
+    if not _PREFIX_RE.match(prefix):
+        raise ValueError('prefix may hold only letters, digits, "_" and "-" (at most 32)')
+    return HubNames(prefix)
+
+
+class HubRpc:
+    """Typed-by-code request/reply: a hub error is raised as its `NetworkError` subclass."""
+
+    def __init__(self, nc: Requester, prefix: str = DEFAULT_PREFIX, retry_for: float = DEFAULT_RETRY_FOR) -> None:
+        self.nc = nc
+        self.names = hub_names(prefix)
+        self.retry_for = retry_for
+
+    async def call(
+        self,
+        op: str,
+        request: dict[str, Any],
+        caller_id: str | None = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Calls `op` (as `caller_id` when its subject carries the caller) and returns the `result` object."""
+        spec = HUB_OPS.get(op)
+        if spec is None:
+            raise ValueError(f"unknown hub operation {op!r}")
+        if spec.caller and caller_id is None:
+            raise ValueError(f"{op} needs the caller's agent id")
+        subject = self.names.rpc(op, caller_id if spec.caller else None)
+        payload = json.dumps(request).encode()
+        deadline = time.monotonic() + self.retry_for
+        attempt = 0
+        while True:
+            try:
+                msg = await self.nc.request(subject, payload, timeout=timeout or DEFAULT_RPC_TIMEOUT)
+                return decode_reply(op, msg.data)
+            except Exception as err:
+                if not is_retryable(err, spec.idempotent):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise HubUnavailableError(f"no hub answered {op} within {self.retry_for} s") from err
+            await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
+            attempt += 1
+
+
+def is_retryable(err: BaseException, idempotent: bool) -> bool:
+    """No responders and `unavailable` always; a timeout only for an idempotent op (it may have been applied)."""
+    if isinstance(err, NetworkError):
+        return err.code in RETRYABLE_ERROR_CODES
+    if isinstance(err, nats.errors.NoRespondersError):
+        return True
+    if isinstance(err, (nats.errors.TimeoutError, asyncio.TimeoutError)):
+        return idempotent
+    return False
+
+
+def decode_reply(op: str, data: bytes) -> dict[str, Any]:
+    """The `result` of an ok reply; the typed error of an error reply; `InternalError` for anything malformed."""
+    try:
+        reply = json.loads(data)
+    except ValueError as err:
+        raise InternalError(f"hub sent a reply to {op} that is not JSON") from err
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        raise InternalError(f"hub sent a malformed reply to {op}")
+    if reply["ok"] is False:
+        raise error_from_wire(reply.get("error"))
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise InternalError(f"hub sent an invalid {op} result")
+    return result

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  EnvelopeSchema,
+  HUB_OPS,
+  RETRYABLE_ERROR_CODES,
+  UnknownNetworkError,
+  encodeAg2Envelope,
+  errorFromWire,
+  replyEnvelopeId,
+} from '../src/index.js';
+
+// The cross-language fixtures in conformance/fixtures: every client (TypeScript here, Python in clients/python)
+// checks itself against the same files, so their wire behaviour cannot drift apart.
+const FIXTURES = fileURLToPath(new URL('../../../conformance/fixtures/', import.meta.url));
+
+function fixture<T>(name: string, schema: z.ZodType<T>): T {
+  return schema.parse(JSON.parse(readFileSync(`${FIXTURES}${name}`, 'utf8')));
+}
+
+const ReplyIdCases = z.array(z.object({ agent_id: z.string(), trigger_id: z.string(), reply_id: z.string() }));
+const HubOpsFixture = z.record(z.string(), z.object({ caller: z.boolean(), idempotent: z.boolean() }));
+const ErrorsFixture = z.object({
+  wire: z.array(
+    z.object({ wire: z.unknown(), code: z.string(), known: z.boolean(), malformed: z.boolean().optional() }),
+  ),
+  retryable_codes: z.array(z.string()),
+});
+const EnvelopesFixture = z.object({
+  valid: z.array(z.object({ name: z.string(), json: z.record(z.string(), z.unknown()), ag2_json: z.string() })),
+  invalid: z.array(z.object({ name: z.string(), json: z.record(z.string(), z.unknown()) })),
+});
+
+describe('conformance fixtures (TypeScript side)', () => {
+  it('derives every reply id of reply-ids.json', () => {
+    const cases = fixture('reply-ids.json', ReplyIdCases);
+    expect(cases.length).toBe(8);
+    for (const c of cases) expect(replyEnvelopeId(c.agent_id, c.trigger_id)).toBe(c.reply_id);
+  });
+
+  it('declares exactly the operations of hub-ops.json, with their caller and idempotent flags', () => {
+    const ops = fixture('hub-ops.json', HubOpsFixture);
+    const declared = Object.fromEntries(
+      Object.entries(HUB_OPS).map(([op, spec]) => [op, { caller: spec.caller, idempotent: spec.idempotent }]),
+    );
+    expect(declared).toEqual(ops);
+  });
+
+  it('rebuilds each wire error of errors.json with its code, keeping unknown codes', () => {
+    const { wire, retryable_codes } = fixture('errors.json', ErrorsFixture);
+    expect([...RETRYABLE_ERROR_CODES]).toEqual(retryable_codes);
+    for (const c of wire) {
+      const err = errorFromWire(c.wire);
+      expect(err.code).toBe(c.code);
+      expect(err instanceof UnknownNetworkError).toBe(!c.known);
+      if (c.malformed !== true) expect(err.toWire()).toEqual(c.wire);
+    }
+  });
+
+  it('accepts the valid envelopes and writes them as AG2 does, byte for byte', () => {
+    const { valid } = fixture('envelopes.json', EnvelopesFixture);
+    expect(valid.map((c) => c.name)).toEqual(['minimal', 'hub-stamped', 'float-as-integer', 'reply-id']);
+    for (const c of valid) expect(encodeAg2Envelope(EnvelopeSchema.parse(c.json))).toBe(c.ag2_json);
+  });
+
+  it('refuses every invalid envelope', () => {
+    const { invalid } = fixture('envelopes.json', EnvelopesFixture);
+    expect(invalid.length).toBe(8);
+    for (const c of invalid)
+      expect({ name: c.name, ok: EnvelopeSchema.safeParse(c.json).success }).toEqual({
+        name: c.name,
+        ok: false,
+      });
+  });
+});
