@@ -1,6 +1,11 @@
 import { HubClient } from '@ag2net/client';
-import { EV_CHANNEL_CLOSED, EV_PACKET, EV_TEXT, type Envelope } from '@ag2net/protocol';
+import { EV_CHANNEL_CLOSED, EV_PACKET, EV_TEXT, EV_TURN_FAILED, type Envelope } from '@ag2net/protocol';
 import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../scripts/stack/demo.js';
 import { startHubService, startRunner, type ServiceProcess } from './support/processes.js';
@@ -146,4 +151,61 @@ describe('end to end across processes', () => {
     await again.close();
     await hub.close();
   }, 120_000);
+
+  it('tells the person at once when the runner’s model rejects the key, and logs one short line', async () => {
+    const { prefix, hub } = await stack();
+    const key = 'sk-e2e-secret-key-0123456789';
+    const marker = 'PROMPT-MARKER';
+    // An OpenAI-compatible endpoint that refuses every key, quoting it back as real providers do.
+    const endpoint = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}` } }));
+      });
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const dir = await mkdtemp(join(tmpdir(), 'ag2net-e2e-'));
+    try {
+      const { port } = endpoint.address() as AddressInfo;
+      const configPath = join(dir, 'agents.yaml');
+      const model = `{ provider: openai-compatible, model: m, baseURL: 'http://127.0.0.1:${port}/v1', apiKey: ${key} }`;
+      await writeFile(configPath, `agents:\n  - { name: keyless, max_retries: 0, model: ${model} }\n`);
+      const runner = startRunner({ natsUrl: nats.url, prefix, configPath, name: 'runner-keyless' });
+      services.push(runner);
+      await waitFor(async () => (await hub.findAgentId('keyless')) !== null, { what: 'the agent', timeoutMs: 30_000 });
+
+      const me = await hub.registerHuman({ name: 'me' });
+      const channel = await me.open({ type: 'consulting', target: 'keyless' });
+      await channel.send(`${marker}: ${'what does a write-ahead log guarantee? '.repeat(200)}`);
+      const notice = await me.nextEnvelope({ predicate: (e) => e.event_type === EV_TURN_FAILED, timeout: 30_000 });
+      expect(notice?.event_data).toEqual({
+        agent_name: 'keyless',
+        reason: 'the model rejected the API key',
+        code: 'model_auth',
+      });
+
+      await waitFor(() => runner.output().includes('"msg":"turn failed"'), { what: 'the log line', timeoutMs: 10_000 });
+      const line =
+        runner
+          .output()
+          .split('\n')
+          .find((l) => l.includes('"msg":"turn failed"')) ?? '';
+      expect(JSON.parse(line)).toMatchObject({
+        level: 50,
+        name: 'agent-runner',
+        agent: 'keyless',
+        channelId: channel.channelId,
+        code: 'model_auth',
+        reason: 'the model rejected the API key',
+      });
+      expect(line.length).toBeLessThan(400);
+      expect(runner.output()).not.toContain(marker);
+      expect(runner.output()).not.toContain(key);
+    } finally {
+      endpoint.closeAllConnections();
+      await new Promise((resolve) => endpoint.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
