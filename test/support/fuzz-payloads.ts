@@ -160,7 +160,9 @@ function mutate(seed: unknown, m: Mutation): unknown {
   if (typeof parent !== 'object' || parent === null) return m.value;
   const holder = parent as Record<string | number, unknown>;
   const last = path.at(-1);
-  if (m.kind === 'add' || last === undefined) {
+  // JSON drops named keys of arrays: adding to an array appends.
+  if (Array.isArray(holder) && (m.kind === 'add' || last === undefined)) holder.push(m.value);
+  else if (m.kind === 'add' || last === undefined) {
     Object.defineProperty(holder, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
   } else if (m.kind === 'delete') {
     if (Array.isArray(holder) && typeof last === 'number') holder.splice(last, 1);

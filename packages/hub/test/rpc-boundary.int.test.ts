@@ -233,4 +233,23 @@ describe('paging', () => {
     } while (cursor !== null);
     expect(seen).toEqual(all);
   });
+
+  it('answers a readAudit cursor past the last matching record with an empty last page', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    await net.rpc.call(
+      'observeTask',
+      { task: { task_id: 't1', owner_id: alice.id, created_at: '2026-01-01T00:00:00Z' } },
+      alice.id,
+    );
+    await net.rpc.call('fireTaskEvent', { task_id: 't1', kind: 'mirror_failed' }, alice.id);
+    const records = await auditCount(net, {}, 2);
+    const registered = records.filter((r) => r.kind === 'agent_registered');
+    expect(registered).toHaveLength(1);
+    // Stream sequence 2 onwards holds no agent_registered record: a consumer from there would wait forever.
+    expect(await net.rpc.call('readAudit', { kinds: ['agent_registered'], cursor: '2' })).toEqual({
+      records: [],
+      next_cursor: null,
+    });
+  });
 });

@@ -30,6 +30,9 @@ type AuditFilter = HubRequestParsed<'readAudit'>;
 export type AuditRecord = HubResponse<'readAudit'>['records'][number];
 const AuditRecordSchema = HUB_OPS.readAudit.response.shape.records.element;
 
+/** How long a read waits for the next record before it ends the page (no record arrives after the last one). */
+const AUDIT_READ_IDLE_MS = 3000;
+
 /** Fields of a record that name an agent, in any role. */
 const AGENT_FIELDS = ['agent_id', 'creator_id', 'owner_id'] as const;
 const AGENT_LIST_FIELDS = ['participants', 'violators'] as const;
@@ -93,8 +96,13 @@ export class AuditLog {
     let bytes = 0;
     let nextCursor: string | null = null;
     const messages = await consumer.consume({ max_messages: 1000 });
+    // A cursor may point past the last record of the filtered subjects (stale, or chosen by the caller): the
+    // consumer would then wait forever. Nothing arriving for a while ends the page instead.
+    let idle = setTimeout(() => messages.stop(), AUDIT_READ_IDLE_MS);
     try {
       for await (const m of messages) {
+        clearTimeout(idle);
+        idle = setTimeout(() => messages.stop(), AUDIT_READ_IDLE_MS);
         const parsed = AuditRecordSchema.safeParse(safeJson(m.string()));
         if (parsed.success && !seen.has(parsed.data.id) && matches(parsed.data, filter)) {
           const size = jsonBytes(parsed.data);
@@ -113,6 +121,7 @@ export class AuditLog {
         }
       }
     } finally {
+      clearTimeout(idle);
       messages.stop();
       await consumer.delete().catch(() => undefined);
     }
