@@ -1,0 +1,90 @@
+"""A Python party for the cross-language scenarios (test/python-*.test.ts), one JSON object per stdout line.
+
+interop_party.py --nats URL --prefix P agent --name NAME [--label L] [--delay S]
+    attaches the agent NAME (registering it the first time) and answers every text of someone else when it is
+    its turn (`can_send`), with the text "<L>:<text>" under the deterministic reply id, after `delay` seconds.
+    Prints {"event": "ready", "agent_id"} once consuming, then {"event": "answered", ...} per answer. Runs until
+    stdin closes.
+interop_party.py --nats URL --prefix P consult --name NAME --target T --text X
+    as the person NAME, opens a consulting channel with T, asks X, prints {"event": "answer", ...} and exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from ag2net import EV_TEXT, AgentClient, Envelope, HubClient, ack_invite, is_invite_for
+
+
+def emit(**fields: object) -> None:
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+async def run_agent(hub: HubClient, name: str, label: str, delay: float) -> None:
+    async def answer(envelope: Envelope, me: AgentClient) -> None:
+        if is_invite_for(me, envelope):
+            await ack_invite(me, envelope)
+            return
+        if envelope.event_type != EV_TEXT or envelope.sender_id == me.agent_id:
+            return
+        if not await me.can_send(envelope.channel_id):
+            return
+        await asyncio.sleep(delay)
+        text = f"{label}:{envelope.event_data.get('text')}"
+        reply_id = await me.reply(envelope, text)
+        emit(event="answered", channel_id=envelope.channel_id, trigger=envelope.envelope_id, reply_id=reply_id)
+
+    agent = await hub.attach(name, passport={"name": name}, handler=answer)
+    emit(event="ready", agent_id=agent.agent_id)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+
+async def run_consult(hub: HubClient, name: str, target: str, text: str) -> None:
+    me = await hub.attach_human(name)
+    channel = await me.open("consulting", target)
+    answer = me.next_envelope(
+        lambda e: e.channel_id == channel.channel_id and e.event_type == EV_TEXT and e.sender_id != me.agent_id,
+        timeout=30,
+    )
+    question = await channel.send(text)
+    reply = await answer
+    ended = await me.wait_for_channel_event(channel.channel_id, timeout=30)
+    emit(
+        event="answer",
+        agent_id=me.agent_id,
+        channel_id=channel.channel_id,
+        question=question,
+        text=reply.event_data.get("text") if reply is not None else None,
+        reply_id=reply.envelope_id if reply is not None else None,
+        causation_id=reply.causation_id if reply is not None else None,
+        closed=ended.event_data.get("reason") if ended is not None else None,
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nats", required=True)
+    parser.add_argument("--prefix", required=True)
+    sub = parser.add_subparsers(dest="mode", required=True)
+    agent = sub.add_parser("agent")
+    agent.add_argument("--name", required=True)
+    agent.add_argument("--label", default="py")
+    agent.add_argument("--delay", type=float, default=0.0)
+    consult = sub.add_parser("consult")
+    consult.add_argument("--name", required=True)
+    consult.add_argument("--target", required=True)
+    consult.add_argument("--text", required=True)
+    args = parser.parse_args()
+    async with await HubClient.connect(args.nats, prefix=args.prefix) as hub:
+        if args.mode == "agent":
+            await run_agent(hub, args.name, args.label, args.delay)
+        else:
+            await run_consult(hub, args.name, args.target, args.text)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

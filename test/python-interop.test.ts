@@ -1,0 +1,209 @@
+import { HubClient, type AgentClient } from '@ag2net/client';
+import { EV_TEXT, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
+import { uniqueName, waitFor, within } from '@ag2net/test-support';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fileStack } from './support/file-stack.js';
+import { startHubService, type ServiceProcess } from './support/processes.js';
+import { PYTHON_REQUIRED, pythonWithAg2net, startPythonParty, type PythonParty } from './support/python.js';
+
+// Cross-language scenarios: the Python client (clients/python) and the TypeScript client in the same channels of a
+// real hub-service process. Python parties run as their own processes (scripts/interop_party.py).
+const python = pythonWithAg2net();
+const stack = fileStack();
+const parties: PythonParty[] = [];
+afterAll(async () => {
+  await Promise.all(parties.splice(0).map((p) => p.kill()));
+});
+
+function party(prefix: string, args: readonly string[]): PythonParty {
+  if (python === null) throw new Error('no Python with ag2net (set AG2NET_PYTHON or run .ci/run)');
+  const started = startPythonParty({ python, natsUrl: stack.url, prefix, args });
+  parties.push(started);
+  return started;
+}
+
+/** A TypeScript agent that answers every text of someone else when it is its turn, with `ts:<text>`. */
+async function tsAgent(hub: HubClient, name: string): Promise<AgentClient> {
+  return hub.register(
+    { name },
+    {
+      handler: async (envelope, me) => {
+        if (envelope.event_type === 'ag2.channel.invite' && envelope.sender_id !== me.agentId) {
+          await me.sendEnvelope({
+            channel_id: envelope.channel_id,
+            event_type: 'ag2.channel.invite.ack',
+            event_data: { channel_id: envelope.channel_id },
+            causation_id: envelope.envelope_id,
+          });
+          return;
+        }
+        if (envelope.event_type !== EV_TEXT || envelope.sender_id === me.agentId) return;
+        if (!(await me.canSend(envelope.channel_id))) return;
+        await me.sendEnvelope({
+          channel_id: envelope.channel_id,
+          event_type: EV_TEXT,
+          event_data: { text: `ts:${String(envelope.event_data['text'])}` },
+          causation_id: envelope.envelope_id,
+          envelope_id: replyEnvelopeId(me.agentId, envelope.envelope_id),
+        });
+      },
+    },
+  );
+}
+
+const hubs = new Map<string, ServiceProcess>();
+
+function startHub(prefix: string, hubId: string): void {
+  hubs.set(hubId, stack.track(startHubService({ natsUrl: stack.url, prefix, hubId, leaseTtlMs: 1500 })));
+}
+
+async function servingHub(hub: HubClient): Promise<string> {
+  return waitFor(async () => (await hub.health({ timeout: 1000 })).hub_id, { timeoutMs: 20_000, what: 'a hub' });
+}
+
+function texts(log: readonly Envelope[]): { sender: string; text: unknown; causation: string | null }[] {
+  return log
+    .filter((e) => e.event_type === EV_TEXT)
+    .map((e) => ({ sender: e.sender_id, text: e.event_data['text'], causation: e.causation_id }));
+}
+
+describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clients on one hub', () => {
+  const prefix = uniqueName('pyx');
+
+  it('a Python agent answers a TypeScript person in a consulting channel, under its reply id', async () => {
+    startHub(prefix, 'solo');
+    const hub = await HubClient.connect({ connection: stack.nc, prefix });
+    await servingHub(hub);
+    const agent = party(prefix, ['agent', '--name', 'py-consultant']);
+    const ready = await within(
+      agent.line((l) => l.event === 'ready'),
+      30_000,
+      'the Python agent',
+    );
+    const pyId = String(ready['agent_id']);
+
+    const person = await hub.registerHuman({ name: uniqueName('ts-person') });
+    const channel = await person.open({ type: 'consulting', target: 'py-consultant' });
+    const answer = person.nextEnvelope({
+      predicate: (e) => e.channel_id === channel.channelId && e.event_type === EV_TEXT && e.sender_id === pyId,
+      timeout: 30_000,
+    });
+    const ended = person.waitForChannelEvent(channel.channelId, { timeout: 30_000 });
+    const question = await channel.send('What is 6*7?');
+    const reply = await answer;
+
+    expect(reply).toMatchObject({
+      sender_id: pyId,
+      event_data: { text: 'py:What is 6*7?' },
+      causation_id: question,
+      envelope_id: replyEnvelopeId(pyId, question),
+    });
+    expect((await ended)?.event_data).toEqual({ reason: 'consulting_complete', channel_id: channel.channelId });
+  }, 60_000);
+
+  it('a Python person consults a TypeScript agent', async () => {
+    const hub = await HubClient.connect({ connection: stack.nc, prefix });
+    const agent = await tsAgent(hub, 'ts-expert');
+    const person = party(prefix, ['consult', '--name', 'py-person', '--target', 'ts-expert', '--text', 'hi from py']);
+    const line = await within(
+      person.line((l) => l.event === 'answer'),
+      45_000,
+      'the Python person',
+    );
+
+    expect(line).toMatchObject({
+      text: 'ts:hi from py',
+      reply_id: replyEnvelopeId(agent.agentId, String(line['question'])),
+      causation_id: line['question'],
+      closed: 'consulting_complete',
+    });
+    expect(await person.exited).toBe(0);
+    await agent.disconnect();
+  }, 60_000);
+
+  it('a Python agent, a TypeScript agent and a person discuss in turn', async () => {
+    const hub = await HubClient.connect({ connection: stack.nc, prefix });
+    const agent = party(prefix, ['agent', '--name', 'py-discussant']);
+    const pyId = String(
+      (
+        await within(
+          agent.line((l) => l.event === 'ready'),
+          30_000,
+          'the Python agent',
+        )
+      )['agent_id'],
+    );
+    const ts = await tsAgent(hub, 'ts-discussant');
+    const person = await hub.registerHuman({ name: uniqueName('moderator') });
+    const channel = await person.open({ type: 'discussion', target: ['py-discussant', 'ts-discussant'] });
+
+    for (const round of ['round 1', 'round 2']) {
+      const last = person.nextEnvelope({
+        predicate: (e) => e.channel_id === channel.channelId && e.event_type === EV_TEXT && e.sender_id === ts.agentId,
+        timeout: 30_000,
+      });
+      await channel.send(round);
+      await last;
+    }
+    const log = texts(await person.readWal(channel.channelId));
+
+    expect(log.map(({ sender, text }) => ({ sender, text }))).toEqual([
+      { sender: person.agentId, text: 'round 1' },
+      { sender: pyId, text: 'py:round 1' },
+      { sender: ts.agentId, text: 'ts:py:round 1' },
+      { sender: person.agentId, text: 'round 2' },
+      { sender: pyId, text: 'py:round 2' },
+      { sender: ts.agentId, text: 'ts:py:round 2' },
+    ]);
+    await ts.disconnect();
+  }, 60_000);
+});
+
+describe.skipIf(python === null && !PYTHON_REQUIRED)('Python agent across a hub failover', () => {
+  it('answers every question exactly once while the active hub is killed during its turn', async () => {
+    const prefix = uniqueName('pyfo');
+    startHub(prefix, 'hub-a');
+    const hub = await HubClient.connect({ connection: stack.nc, prefix, retryForMs: 30_000 });
+    await servingHub(hub);
+    startHub(prefix, 'hub-b');
+    // The Python agent waits 1 s inside each turn, so the hub dies between the question and the answer.
+    const agent = party(prefix, ['agent', '--name', 'py-survivor', '--delay', '1']);
+    const pyId = String(
+      (
+        await within(
+          agent.line((l) => l.event === 'ready'),
+          30_000,
+          'the Python agent',
+        )
+      )['agent_id'],
+    );
+    const person = await hub.registerHuman({ name: uniqueName('asker') });
+    const channel = await person.open({ type: 'conversation', target: 'py-survivor' });
+
+    const questions: string[] = [];
+    for (const text of ['m1', 'm2', 'm3']) {
+      const answer = person.nextEnvelope({
+        predicate: (e) =>
+          e.channel_id === channel.channelId && e.sender_id === pyId && e.event_data['text'] === `py:${text}`,
+        timeout: 45_000,
+      });
+      questions.push(await channel.send(text));
+      if (text === 'm2') {
+        // Only the active hub process dies (SIGKILL: no lease release); NATS stays up.
+        await hubs.get(await servingHub(hub))?.stop('SIGKILL');
+      }
+      await answer;
+    }
+    const log = texts(await person.readWal(channel.channelId));
+
+    expect(log).toEqual([
+      { sender: person.agentId, text: 'm1', causation: null },
+      { sender: pyId, text: 'py:m1', causation: questions[0] },
+      { sender: person.agentId, text: 'm2', causation: null },
+      { sender: pyId, text: 'py:m2', causation: questions[1] },
+      { sender: person.agentId, text: 'm3', causation: null },
+      { sender: pyId, text: 'py:m3', causation: questions[2] },
+    ]);
+    expect((await hub.health()).hub_id).toBe('hub-b');
+  }, 90_000);
+});
