@@ -7,6 +7,7 @@
  *
  * From the repository: `node --conditions=@ag2net/source --import tsx packages/auth/src/cli.ts init --dir .data/auth`.
  */
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AuthFile } from './files.js';
 import { authInit } from './init.js';
@@ -78,7 +79,7 @@ export async function runCli(argv: readonly string[], out: (line: string) => voi
 }
 
 // Run only as a script, not when imported (tests import runCli).
-if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   runCli(process.argv.slice(2), (line) => void process.stdout.write(`${line}\n`)).then(
     (code) => process.exit(code),
     (err: unknown) => {

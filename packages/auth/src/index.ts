@@ -20,7 +20,7 @@
  * ```
  */
 export { authInit, encodeHubAccount, readManifest } from './init.js';
-export { pushAccountJwt, revokeUser } from './revoke.js';
+export { DEFAULT_PUSH_TIMEOUT_MS, pushAccountJwt, revokeUser } from './revoke.js';
 export type { RevokeUserOptions, RevokedAccount, SystemRequester } from './revoke.js';
 export type { AuthInitOptions, AuthLayout } from './init.js';
 export { AuthFile } from './files.js';

@@ -1,7 +1,7 @@
 import { IdSchema, type HubNames } from '@ag2net/protocol';
 import { encodeUser, fmtCreds, type User } from '@nats-io/jwt';
 import { fromPublic, fromSeed } from '@nats-io/nkeys';
-import { isPublicKey, keysFromSeed } from './keys.js';
+import { isPublicKey } from './keys.js';
 import { identityPermissions, type UserPermissions } from './permissions.js';
 
 /** The longest lifetime of an identity's credentials, in seconds (one day); renewal keeps an identity connected. */
@@ -116,8 +116,7 @@ export async function issueIdentityCredentials(options: IssueIdentityOptions): P
 
 /** A standard `.creds` file (the format `nats` tools and every NATS client read) of a user JWT and its seed. */
 export function credsFile(jwt: string, seed: string): string {
-  const kp = fromSeed(new TextEncoder().encode(keysFromSeed(seed).seed));
-  return new TextDecoder().decode(fmtCreds(jwt, kp));
+  return new TextDecoder().decode(fmtCreds(jwt, fromSeed(new TextEncoder().encode(seed.trim()))));
 }
 
 const CREDS_BLOCK =

@@ -54,6 +54,9 @@ export interface SystemRequester {
   request(subject: string, payload: string, options: { timeout: number }): Promise<{ string(): string }>;
 }
 
+/** How long `pushAccountJwt` waits for the server's answer, in ms. */
+export const DEFAULT_PUSH_TIMEOUT_MS = 5_000;
+
 /** The server's reply to a claims update: `{ data: { code, message } }` or `{ error: { code, description } }`. */
 const ClaimsUpdateReplySchema = z.looseObject({
   data: z.looseObject({ code: z.number(), message: z.string().optional() }).optional(),
@@ -68,10 +71,10 @@ const ClaimsUpdateReplySchema = z.looseObject({
 export async function pushAccountJwt(
   nc: SystemRequester,
   account: { accountPublicKey: string; accountJwt: string },
-  timeoutMs = 5_000,
+  options: { timeout?: number } = {},
 ): Promise<void> {
   const msg = await nc.request(`$SYS.REQ.ACCOUNT.${account.accountPublicKey}.CLAIMS.UPDATE`, account.accountJwt, {
-    timeout: timeoutMs,
+    timeout: options.timeout ?? DEFAULT_PUSH_TIMEOUT_MS,
   });
   const reply = ClaimsUpdateReplySchema.safeParse(JSON.parse(msg.string()));
   if (!reply.success) throw new Error(`unexpected claims update reply: ${msg.string()}`);
