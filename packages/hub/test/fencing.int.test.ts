@@ -243,6 +243,10 @@ describe('fencing', () => {
     await using net = await openNet(nats.url);
     const { alice, cid } = await conversation(net);
     await say(net, alice, cid, 'one');
+    const oldEpoch = net.hub.epoch;
+    await net.hub.close();
+    await startColdHub(net);
+    await net.hub.whenActive();
     const jsm = await jetstreamManager(net.nc);
     const tail = await jsm.streams.getMessage(net.names.walStream, { last_by_subj: net.names.wal(cid) });
     if (tail === null) throw new Error('the channel has no tail');
@@ -252,7 +256,7 @@ describe('fencing', () => {
     const id = newId();
     const admitted = { ...last, envelope_id: id, sender_id: alice.id, event_data: { text: 'retried' }, sequence };
     const h = headers();
-    h.set(WalHeader.Epoch, String(net.hub.epoch));
+    h.set(WalHeader.Epoch, String(oldEpoch));
     h.set(WalHeader.Sequence, String(sequence));
     await net.js.publish(net.names.wal(cid), JSON.stringify(admitted), {
       msgID: walMsgId(admitted),

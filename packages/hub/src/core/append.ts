@@ -45,7 +45,10 @@ export async function appendLocked(
   return (await appendOnce(ctx, rt, draft, recheck)).envelope;
 }
 
-/** What `appendOnce` did: `fresh` is false when the envelope was already in the WAL (its stored copy is returned). */
+/**
+ * What `appendOnce` did: `fresh` is false when the envelope was already admitted before (folded by this hub, or
+ * written by another writer), in which case its stored copy is returned.
+ */
 export interface Appended {
   readonly envelope: Envelope;
   readonly fresh: boolean;
@@ -86,7 +89,7 @@ export async function appendOnce(
         });
       }
       const stored = await catchUp(ctx, rt, envelope);
-      if (stored !== null) return { envelope: stored, fresh: false };
+      if (stored !== null) return ownOrNot(ctx, stored);
       recheck(rt);
       continue;
     }
@@ -94,10 +97,26 @@ export async function appendOnce(
       record(ctx, rt, envelope, result.streamSeq);
       return { envelope, fresh: true };
     }
-    // This very envelope was stored before (the dedupe window answered): fold up to it if it is new to us.
-    if (result.entry.streamSeq > rt.lastStreamSeq) await catchUp(ctx, rt, envelope);
-    return { envelope: result.entry.envelope, fresh: false };
+    // This very envelope was stored before (the dedupe window answered). Already folded: an earlier admission.
+    if (result.entry.streamSeq <= rt.lastStreamSeq) return { envelope: result.entry.envelope, fresh: false };
+    const stored = await catchUp(ctx, rt, envelope);
+    return ownOrNot(ctx, stored ?? { envelope: result.entry.envelope, epoch: result.entry.epoch() });
   }
+}
+
+/** An envelope found already stored, with the epoch it was written under. */
+interface StoredCopy {
+  readonly envelope: Envelope;
+  readonly epoch: number | null;
+}
+
+/**
+ * A stored copy written under this hub's own epoch and not yet folded is this hub's own append whose ack never came
+ * back (a timed-out attempt, or a call that failed after storing): nothing acted on it yet, so it is fresh. A copy
+ * another writer stored was acted on by that writer.
+ */
+function ownOrNot(ctx: HubContext, stored: StoredCopy): Appended {
+  return { envelope: stored.envelope, fresh: stored.epoch === ctx.epoch };
 }
 
 /** Thrown by a re-check to say that another writer already did what the draft was for. */
@@ -157,11 +176,11 @@ function record(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamS
  * quarantined and only moves the tail. Writes stamped with another lease epoch are logged and counted. Returns the
  * stored copy of `mine` when it is among them; throws `ConflictError` when its id was taken by another sender.
  */
-async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Promise<Envelope | null> {
+async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Promise<StoredCopy | null> {
   const channelId = rt.metadata.channel_id;
   const tail = await ctx.writer.tail(channelId);
   const to = tail?.streamSeq ?? 0;
-  let stored: Envelope | null = null;
+  let stored: StoredCopy | null = null;
   let taken = false;
   for await (const entry of ctx.reader.range(channelId, rt.lastStreamSeq + 1, to)) {
     const { envelope } = entry;
@@ -181,7 +200,7 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Pro
     record(ctx, rt, envelope, entry.streamSeq);
     reconcileMetadata(rt, envelope);
     if (envelope.envelope_id === mine.envelope_id) {
-      if (envelope.sender_id === mine.sender_id) stored = envelope;
+      if (envelope.sender_id === mine.sender_id) stored = { envelope, epoch: entry.epoch };
       else taken = true;
     }
   }
