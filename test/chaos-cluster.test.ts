@@ -53,7 +53,7 @@ afterAll(async () => {
 }, 30_000);
 
 describe('chaos: the WAL leader node of a 3-node R3 cluster killed under load', () => {
-  it('zero client-visible errors, acked posts once, sequences gap-free, no channel stuck', async () => {
+  it('zero client-visible errors, acked posts once, sequences gap-free, no channel stuck, every admitted envelope fanned out', async () => {
     const { cluster: nodes, nc: conn } = running();
     const prefix = uniqueName('r3');
     const natsUrl = nodes.urls.join(',');

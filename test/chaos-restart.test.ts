@@ -16,11 +16,13 @@ import { fileStack } from './support/file-stack.js';
 import { startHubService, type ServiceProcess } from './support/processes.js';
 
 /**
- * nats-server faults. A stall (SIGSTOP for 7 s) while a standby is taking over: afterwards one hub serves and no
- * process died. A crash under load and comes back 3 s later on the same port and store dir. The lease (10 s) outlives
- * the outage, so the active hub has no reason to give it up: it keeps its term and serves again, clients see no
- * error (they retry no-responders, timeouts of idempotent posts and `unavailable`), and the log holds every acked
- * post once, gap-free, with no channel stuck.
+ * nats-server faults, each while hub-service processes serve.
+ * - A stall: the server frozen (SIGSTOP) for 7 s the moment a standby wins the lease, so inside its takeover.
+ *   Afterwards exactly one hub serves and holds the lease, and no hub process died.
+ * - A crash under load: the server killed and started again 3 s later on the same port and store dir. The lease
+ *   (10 s) outlives the outage, so the active hub has no reason to give it up: it keeps its term and serves again,
+ *   clients see no error (they retry no-responders, timeouts of idempotent posts and `unavailable`), and the log
+ *   holds every acked post once, gap-free, with no channel stuck.
  */
 
 const LEASE_TTL_MS = 10_000;

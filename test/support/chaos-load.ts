@@ -31,12 +31,11 @@ export interface LoadRun {
   ackedAtLeast(n: number): Promise<void>;
 }
 
-/** Registers `count` pairs of agents and opens one accepted conversation channel per pair. */
+/** Registers `count` pairs of agents and opens one accepted conversation channel per pair, all pairs at once. */
 export async function openChannels(nc: NatsConnection, rpc: HubRpc, count: number): Promise<ChaosChannel[]> {
   const names = hubNames(rpcPrefix(rpc));
   const js = jetstream(nc);
-  const out: ChaosChannel[] = [];
-  for (let i = 0; i < count; i += 1) {
+  const open = async (i: number): Promise<ChaosChannel> => {
     const a = (await rpc.call('register', { passport: { name: `a${i}` } })).passport.agent_id ?? '';
     const b = (await rpc.call('register', { passport: { name: `b${i}` } })).passport.agent_id ?? '';
     const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, a);
@@ -50,9 +49,9 @@ export async function openChannels(nc: NatsConnection, rpc: HubRpc, count: numbe
       await ackInviteAs(rpc, invite, b);
     })();
     const [created] = await Promise.all([creating, accepting]);
-    out.push({ channel: created.channel.channel_id, a, b });
-  }
-  return out;
+    return { channel: created.channel.channel_id, a, b };
+  };
+  return Promise.all(Array.from({ length: count }, (_, i) => open(i)));
 }
 
 function rpcPrefix(rpc: HubRpc): string {
@@ -128,14 +127,15 @@ export async function readWholeWal(nc: NatsConnection, prefix: string): Promise<
 async function readWalOnce(nc: NatsConnection, prefix: string): Promise<Envelope[]> {
   const names = hubNames(prefix);
   const jsm = await jetstreamManager(nc);
-  const last = (await jsm.streams.info(names.walStream)).state.last_seq;
+  const { first_seq: first, last_seq: last } = (await jsm.streams.info(names.walStream)).state;
+  // Message gets by sequence, a few at a time: no consumer to place, which a cluster short of a node may refuse.
+  const seqs = last === 0 ? [] : Array.from({ length: last - first + 1 }, (_, i) => first + i);
   const out: Envelope[] = [];
-  if (last === 0) return out;
-  const consumer = await jetstream(nc).consumers.get(names.walStream);
-  const messages = await consumer.consume({ max_messages: 512 });
-  for await (const m of messages) {
-    out.push(EnvelopeSchema.parse(m.json()));
-    if (m.info.streamSequence >= last) break;
+  for (let i = 0; i < seqs.length; i += 32) {
+    const batch = await Promise.all(
+      seqs.slice(i, i + 32).map((seq) => jsm.streams.getMessage(names.walStream, { seq })),
+    );
+    for (const m of batch) if (m !== null) out.push(EnvelopeSchema.parse(m.json()));
   }
   return out;
 }
@@ -186,13 +186,19 @@ export function walDefects(wal: readonly Envelope[], acked: ReadonlyMap<string, 
 export async function deliveryCaughtUp(nc: NatsConnection, prefix: string, timeoutMs: number): Promise<void> {
   const names = hubNames(prefix);
   const jsm = await jetstreamManager(nc);
-  await waitFor(
-    async () => {
-      const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer);
-      return info.num_pending === 0 && info.num_ack_pending === 0;
-    },
-    { timeoutMs, intervalMs: 100, what: 'the hub to fan every admitted envelope out' },
-  );
+  let seen = 'nothing';
+  try {
+    await waitFor(
+      async () => {
+        const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer);
+        seen = `pending ${info.num_pending}, ack pending ${info.num_ack_pending}, ack floor ${info.ack_floor.stream_seq}`;
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      },
+      { timeoutMs, intervalMs: 100, what: 'the hub to fan every admitted envelope out' },
+    );
+  } catch (err) {
+    throw new Error(`the hub did not fan every admitted envelope out (last seen: ${seen})`, { cause: err });
+  }
 }
 
 /**
