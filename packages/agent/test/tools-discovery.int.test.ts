@@ -4,7 +4,8 @@ import { channels } from '../src/tools/channels.js';
 import { context } from '../src/tools/context-tool.js';
 import { peers } from '../src/tools/peers.js';
 import { say } from '../src/tools/say.js';
-import { netKit, texts, toolAgent } from './support.js';
+import { runTask } from '../src/index.js';
+import { netKit, texts, toolAgent, type ToolAgent } from './support.js';
 
 const kit = netKit();
 beforeAll(() => kit.start());
@@ -35,16 +36,19 @@ describe('peers', () => {
   it('sorts by cost (unknown last) and by track record (best first)', async () => {
     const { client } = await kit.open();
     const alice = await toolAgent(client, 'alice');
-    const stat = (n: number, completed: number) => ({ n, completed, failed: n - completed, expired: 0 });
-    await toolAgent(client, 'pricey', {
-      passport: { cost: { input_per_mtok: 15 } },
-      resume: { observed: { qa: stat(4, 4) } },
-    });
-    await toolAgent(client, 'free', {
-      passport: { cost: { input_per_mtok: 0 } },
-      resume: { observed: { qa: stat(4, 1) } },
-    });
-    await toolAgent(client, 'unknown', { resume: { observed: { qa: stat(2, 1), ops: stat(2, 2) } } });
+    // The track record is the hub's to observe: each agent runs capability-tagged tasks that complete or fail.
+    const track = async (agent: ToolAgent, capability: string, completed: number, failed: number) => {
+      for (let i = 0; i < completed + failed; i++) {
+        await runTask({ client: agent.client, title: `job ${i}`, capability }, () =>
+          i < completed ? Promise.resolve('done') : Promise.reject(new Error('failed on purpose')),
+        ).catch(() => undefined);
+      }
+    };
+    await track(await toolAgent(client, 'pricey', { passport: { cost: { input_per_mtok: 15 } } }), 'qa', 4, 0);
+    await track(await toolAgent(client, 'free', { passport: { cost: { input_per_mtok: 0 } } }), 'qa', 1, 3);
+    const unknown = await toolAgent(client, 'unknown');
+    await track(unknown, 'qa', 1, 1);
+    await track(unknown, 'ops', 2, 0);
     const names = async (sortBy: 'cost' | 'track_record'): Promise<unknown> => {
       const found = await peers(alice.ctx(), { action: 'find', sort_by: sortBy });
       return Array.isArray(found) ? found.map((p) => [p.name, p.observed_success_rate]) : found;
