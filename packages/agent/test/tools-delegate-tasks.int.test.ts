@@ -59,6 +59,17 @@ describe('delegate', () => {
     );
   });
 
+  it('stops waiting when the turn is cancelled, long before its timeout', async () => {
+    const { client } = await kit.open();
+    const alice = await toolAgent(client, 'alice');
+    await toolAgent(client, 'bob');
+    const cancelled = new AbortController();
+    cancelled.abort(new Error('turn cancelled'));
+    expect(
+      await delegate({ ...alice.ctx(), signal: cancelled.signal }, { target: 'bob', prompt: 'hello?', timeout: 600 }),
+    ).toBe("Error: delegate to 'bob' cancelled with the turn");
+  });
+
   it('reports the close reason when the channel ends before a reply', async () => {
     const { client } = await kit.open();
     const alice = await toolAgent(client, 'alice');
