@@ -33,7 +33,7 @@ export interface LoadRun {
 
 /** Registers `count` pairs of agents and opens one accepted conversation channel per pair, all pairs at once. */
 export async function openChannels(nc: NatsConnection, rpc: HubRpc, count: number): Promise<ChaosChannel[]> {
-  const names = hubNames(rpcPrefix(rpc));
+  const names = rpc.names;
   const js = jetstream(nc);
   const open = async (i: number): Promise<ChaosChannel> => {
     const a = (await rpc.call('register', { passport: { name: `a${i}` } })).passport.agent_id ?? '';
@@ -52,10 +52,6 @@ export async function openChannels(nc: NatsConnection, rpc: HubRpc, count: numbe
     return { channel: created.channel.channel_id, a, b };
   };
   return Promise.all(Array.from({ length: count }, (_, i) => open(i)));
-}
-
-function rpcPrefix(rpc: HubRpc): string {
-  return rpc.names.prefix;
 }
 
 /**
