@@ -1,6 +1,8 @@
 import { HubClient, type AgentClient } from '@ag2net/client';
 import { EV_TEXT, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor, within } from '@ag2net/test-support';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
 import { startHubService, type ServiceProcess } from './support/processes.js';
@@ -99,6 +101,49 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
       envelope_id: replyEnvelopeId(pyId, question),
     });
     expect((await ended)?.event_data).toEqual({ reason: 'consulting_complete', channel_id: channel.channelId });
+  }, 60_000);
+
+  it('a turn lock held by a TypeScript replica keeps the Python replica from running the turn until released', async () => {
+    const hub = await HubClient.connect({ connection: stack.nc, prefix });
+    const agent = party(prefix, ['agent', '--name', 'py-replica']);
+    const pyId = String(
+      (
+        await within(
+          agent.line((l) => l.event === 'ready'),
+          30_000,
+          'the Python agent',
+        )
+      )['agent_id'],
+    );
+    const person = await hub.registerHuman({ name: uniqueName('ts-person') });
+    const channel = await person.open({ type: 'conversation', target: 'py-replica' });
+    // What a TypeScript replica of the same agent does around its turn (TurnLocks): create the (agent, channel) key.
+    const bucket = `${prefix.toUpperCase()}_turnlocks`;
+    const key = `${pyId}.${channel.channelId}`;
+    const locks = await new Kvm(stack.nc).open(bucket);
+    await locks.create(key, 'ts-replica');
+
+    const answer = person.nextEnvelope({
+      predicate: (e) => e.channel_id === channel.channelId && e.sender_id === pyId,
+      timeout: 30_000,
+    });
+    const question = await channel.send('locked?');
+    await within(
+      agent.line((l) => l.event === 'log' && String(l['msg']).startsWith(`turn lock busy: ${key}`)),
+      30_000,
+      'the Python replica to find the lock held',
+    );
+    expect(agent.lines.filter((l) => l.event === 'answered')).toEqual([]);
+    // The TypeScript replica's release: purge the key's subject.
+    await (await jetstreamManager(stack.nc)).streams.purge(`KV_${bucket}`, { filter: `$KV.${bucket}.${key}` });
+
+    expect((await answer)?.event_data).toEqual({ text: 'py:locked?' });
+    const answered = await agent.line((l) => l.event === 'answered' && l['trigger'] === question);
+    expect(answered['reply_id']).toBe(replyEnvelopeId(pyId, question));
+    expect(texts(await person.readWal(channel.channelId))).toEqual([
+      { sender: person.agentId, text: 'locked?', causation: null },
+      { sender: pyId, text: 'py:locked?', causation: question },
+    ]);
   }, 60_000);
 
   it('a Python person consults a TypeScript agent', async () => {

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import sys
 
 from ag2net import EV_TEXT, AgentClient, Envelope, HubClient, ack_invite, is_invite_for
@@ -22,6 +23,13 @@ from ag2net import EV_TEXT, AgentClient, Envelope, HubClient, ack_invite, is_inv
 def emit(**fields: object) -> None:
     sys.stdout.write(json.dumps(fields) + "\n")
     sys.stdout.flush()
+
+
+class EmitLogs(logging.Handler):
+    """The client's log records as {"event": "log", "level", "msg"} lines, so a test can wait for one."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        emit(event="log", level=record.levelname, msg=record.getMessage())
 
 
 async def run_agent(hub: HubClient, name: str, label: str, delay: float) -> None:
@@ -79,6 +87,9 @@ async def main() -> None:
     consult.add_argument("--target", required=True)
     consult.add_argument("--text", required=True)
     args = parser.parse_args()
+    client_log = logging.getLogger("ag2net")
+    client_log.setLevel(logging.DEBUG)
+    client_log.addHandler(EmitLogs())
     async with await HubClient.connect(args.nats, prefix=args.prefix) as hub:
         if args.mode == "agent":
             await run_agent(hub, args.name, args.label, args.delay)

@@ -89,6 +89,9 @@ class AgentClient(Participant):
             log.warning("turn lock unavailable: %s", err)
             return Settle(ack=False, delay=LOCK_BUSY_RETRY)
         if lock is None:
+            log.debug(
+                "turn lock busy: %s.%s is held by another replica; handed back", self.agent_id, envelope.channel_id
+            )
             return Settle(ack=False, delay=LOCK_BUSY_RETRY)
         current = asyncio.current_task()
 
