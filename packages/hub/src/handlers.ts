@@ -13,7 +13,7 @@ import {
 } from './core/agent-ops.js';
 import { postEnvelope } from './core/admission.js';
 import type { HubContext } from './core/context.js';
-import { pageOf } from './core/paging.js';
+import { pageBudget, pageOf } from './core/paging.js';
 import { createChannel } from './core/create-channel.js';
 import type { HubHandlers } from './rpc-server.js';
 import {
@@ -48,7 +48,7 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
         sortBy: req.sort_by,
         limit: Number.MAX_SAFE_INTEGER,
       });
-      const page = pageOf(matching, req);
+      const page = pageOf(matching, { ...req, budgetBytes: pageBudget(ctx.nc) });
       return { agents: page.items, next_cursor: page.next_cursor };
     },
     setResume: async (req, caller) => ({ resume: await setResume(ctx, caller, req.resume) }),
@@ -92,7 +92,7 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
       await reportTurnFailure(ctx, caller, req);
       return {};
     },
-    readAudit: (req) => ctx.audit.read(req),
+    readAudit: (req) => ctx.audit.read(req, pageBudget(ctx.nc)),
   };
 }
 

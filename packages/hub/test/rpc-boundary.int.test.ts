@@ -3,12 +3,16 @@ import {
   HUB_OPS,
   MAX_ENVELOPE_BYTES,
   RpcReplySchema,
+  hubNames,
   type HubOp,
   type HubResponse,
   type RpcReply,
 } from '@ag2net/protocol';
-import { natsPerFile } from '@ag2net/test-support';
+import { silentLogger } from '@ag2net/hub';
+import { natsPerFile, uniqueName } from '@ag2net/test-support';
+import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
+import { RpcServer, type HubHandlers } from '../src/rpc-server.js';
 import { auditCount, failure, openChannel, openNet, register, say, waitForState, type TestNet } from './support.js';
 
 const nats = natsPerFile();
@@ -143,21 +147,46 @@ describe('the RPC boundary', () => {
   });
 });
 
-describe('replies larger than max_payload', () => {
-  it('are replaced by a short typed error, and the hub keeps serving', async () => {
+describe('on a server whose max_payload is 64 KiB', () => {
+  it('pages listAgents to fit the connection', async () => {
     await using net = await openNet(small.url);
     const owner = 'o'.repeat(4000);
     for (let i = 0; i < 20; i++) await register(net, `agent-${i}`, { passport: { owner } });
-    const reply = await raw(net, 'listAgents', JSON.stringify({ limit: 1000 }));
-    expect(reply.ok).toBe(false);
-    if (reply.ok) return;
-    expect(reply.error.code).toBe('internal');
-    expect(reply.error.message).toMatch(
-      /^listAgents reply of \d+ bytes exceeds the connection's max_payload of 65536 bytes$/,
-    );
-    expect(Object.keys(reply.error.details ?? {})).toEqual(['limit', 'size']);
-    expect(reply.error.details?.['limit']).toBe(65_536);
-    await healthy(net);
+    const first = await net.rpc.call('listAgents', { limit: 1000 });
+    expect(first.agents.length).toBeLessThan(20);
+    expect(first.next_cursor).toBe(String(first.agents.length));
+    const seen = [...first.agents];
+    let cursor = first.next_cursor;
+    while (cursor !== null) {
+      const page: HubResponse<'listAgents'> = await net.rpc.call('listAgents', { limit: 1000, cursor });
+      seen.push(...page.agents);
+      cursor = page.next_cursor;
+    }
+    expect(seen.map((p) => p.name).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `agent-${i}`).sort());
+  });
+
+  it('replaces a reply over max_payload by a short typed error, and keeps serving', async () => {
+    await using net = await openNet(small.url);
+    const names = hubNames(uniqueName('big'));
+    const nc = await connect({ servers: small.url });
+    const server = new RpcServer(nc, names, silentLogger);
+    const huge = { hub_id: 'x'.repeat(100_000) };
+    server.start(new Proxy({} as HubHandlers, { get: () => () => huge }));
+    try {
+      const msg = await net.nc.request(names.rpc('health'), '{}', { timeout: 10_000 });
+      const reply = RpcReplySchema.parse(JSON.parse(msg.string()));
+      expect(reply).toEqual({
+        ok: false,
+        error: {
+          code: 'internal',
+          message: `health reply of ${JSON.stringify({ ok: true, result: huge }).length} bytes exceeds the connection's max_payload of 65536 bytes`,
+          details: { limit: 65_536, size: JSON.stringify({ ok: true, result: huge }).length },
+        },
+      });
+    } finally {
+      await server.stop();
+      await nc.close();
+    }
   });
 });
 

@@ -72,10 +72,10 @@ export class AuditLog {
 
   /**
    * The records matching `filter`, oldest first: one page of at most `filter.limit` records and
-   * `LIST_PAGE_BYTES`, and the cursor of the next page (the stream sequence to read from, in decimal; `null`
+   * `budgetBytes` (default `LIST_PAGE_BYTES`), and the cursor of the next page (the stream sequence to read from, in decimal; `null`
    * when nothing is left). A record stored twice is returned once within a page.
    */
-  async read(filter: AuditFilter): Promise<AuditPage> {
+  async read(filter: AuditFilter, budgetBytes: number = LIST_PAGE_BYTES): Promise<AuditPage> {
     const start = startSequenceOf(filter.cursor);
     const single = filter.kinds.length === 1 ? filter.kinds[0] : undefined;
     const subject =
@@ -106,7 +106,7 @@ export class AuditLog {
         const parsed = AuditRecordSchema.safeParse(safeJson(m.string()));
         if (parsed.success && !seen.has(parsed.data.id) && matches(parsed.data, filter)) {
           const size = jsonBytes(parsed.data);
-          if (records.length > 0 && bytes + size > LIST_PAGE_BYTES) {
+          if (records.length > 0 && bytes + size > budgetBytes) {
             nextCursor = String(m.seq);
             break;
           }

@@ -12,13 +12,12 @@ import {
   type HubRequestParsed,
   type HubResponse,
   type PendingTurn,
-  LIST_PAGE_BYTES,
 } from '@ag2net/protocol';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { causationKey } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { beginCloseLocked } from './lifecycle.js';
-import { jsonBytes, pageOf, type Page } from './paging.js';
+import { jsonBytes, pageBudget, pageOf, type Page } from './paging.js';
 
 /**
  * Closes a channel on a participant's request: it drains (admits nothing new, delivers what it admitted) and then
@@ -52,7 +51,7 @@ export function requireParticipant(rt: ChannelRuntime, agentId: string): void {
 
 /**
  * AG2's `list_channels` over every known channel, terminal ones included, in creation order: one page of at most
- * `limit` channels and `LIST_PAGE_BYTES`, and the cursor of the next.
+ * `limit` channels and `pageBudget` bytes, and the cursor of the next.
  */
 export function listChannels(ctx: HubContext, req: HubRequestParsed<'listChannels'>): Page<ChannelMetadata> {
   const all = ctx.channels
@@ -60,13 +59,13 @@ export function listChannels(ctx: HubContext, req: HubRequestParsed<'listChannel
     .map((rt) => rt.metadata)
     .filter((m) => req.agent_id === null || isParticipant(m, req.agent_id))
     .filter((m) => req.state === null || m.state === req.state);
-  return pageOf(all, req);
+  return pageOf(all, { ...req, budgetBytes: pageBudget(ctx.nc) });
 }
 
 /**
  * The envelopes with sequences `since..until` that the caller may see. Only participants may read a channel, and
  * envelopes whose audience excludes the caller are left out. A page stops at `limit` envelopes or at
- * `LIST_PAGE_BYTES` of them; `next_since` then says where to continue (`null` when the range is done).
+ * `pageBudget` bytes of them; `next_since` then says where to continue (`null` when the range is done).
  */
 export async function readWal(
   ctx: HubContext,
@@ -80,12 +79,13 @@ export async function readWal(
   const envelopes: Envelope[] = [];
   const from = rt.streamSeqs[req.since - 1];
   if (from === undefined || until < req.since) return { envelopes, last_sequence: last, next_since: null };
+  const budget = pageBudget(ctx.nc);
   let bytes = 0;
   let next = req.since;
   for await (const entry of ctx.reader.channel(req.channel_id, from, until - req.since + 1)) {
     if (visibleTo(entry.envelope, callerId)) {
       const size = jsonBytes(entry.envelope);
-      if (envelopes.length > 0 && bytes + size > LIST_PAGE_BYTES) break;
+      if (envelopes.length > 0 && bytes + size > budget) break;
       bytes += size;
       envelopes.push(entry.envelope);
     }

@@ -1,4 +1,8 @@
 import { InvalidRequestError, LIST_PAGE_BYTES } from '@ag2net/protocol';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+/** NATS's default `max_payload`, used while the connection has not reported its own. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /** One page of a list and where the next one starts. */
 export interface Page<T> {
@@ -37,6 +41,18 @@ export function pageOf<T>(items: readonly T[], options: PageOptions): Page<T> {
     next++;
   }
   return { items: out, next_cursor: next < items.length ? String(next) : null };
+}
+
+/** Room a reply needs beside its items: the `{ ok, result }` wrapper, `next_cursor` and other fields. */
+const REPLY_OVERHEAD_BYTES = 16 * 1024;
+
+/**
+ * The byte budget of one page on this connection: `LIST_PAGE_BYTES`, or less when the server's `max_payload` is
+ * smaller than a page and its reply would not fit.
+ */
+export function pageBudget(nc: Pick<NatsConnection, 'info'>): number {
+  const maxPayload = nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+  return Math.max(1, Math.min(LIST_PAGE_BYTES, maxPayload - REPLY_OVERHEAD_BYTES));
 }
 
 /** How many bytes `value` takes as JSON (the separator between items included). */

@@ -15,7 +15,7 @@ import { AuditKind } from '../audit/kinds.js';
 import { isoAt } from '../clock.js';
 import { countObservation } from '../core/agent-ops.js';
 import type { HubContext } from '../core/context.js';
-import { pageOf, type Page } from '../core/paging.js';
+import { pageBudget, pageOf, type Page } from '../core/paging.js';
 import { deniedError } from '../governance/arbiter.js';
 
 /** Runs `fn` alone for one task: every change to a task goes through here. */
@@ -141,7 +141,7 @@ export function getTask(ctx: HubContext, callerId: string, taskId: string): Task
   return task;
 }
 
-/** AG2's `list_tasks` over the tasks the caller may see: one page (`limit`, `LIST_PAGE_BYTES`) and the next cursor. */
+/** AG2's `list_tasks` over the tasks the caller may see: one page (`limit`, `pageBudget` bytes) and the next cursor. */
 export function listTasks(ctx: HubContext, callerId: string, req: HubRequestParsed<'listTasks'>): Page<TaskMetadata> {
   const all = ctx.tasks
     .all()
@@ -149,7 +149,7 @@ export function listTasks(ctx: HubContext, callerId: string, req: HubRequestPars
     .filter((t) => req.agent_id === null || t.owner_id === req.agent_id)
     .filter((t) => req.channel_id === null || t.channel_id === req.channel_id)
     .filter((t) => req.state === null || t.state === req.state);
-  return pageOf(all, req);
+  return pageOf(all, { ...req, budgetBytes: pageBudget(ctx.nc) });
 }
 
 export async function checkpointTask(
