@@ -21,7 +21,7 @@ import { startHubService, type ServiceProcess } from './support/processes.js';
  */
 
 const CHANNELS = 10;
-const POSTS_PER_CHANNEL = 30;
+const POSTS_PER_CHANNEL = 20;
 const CLIENTS = 3;
 /** Longer than a stream leader election (4–6 s seen on this machine), so a sound hub keeps its lease through it. */
 const LEASE_TTL_MS = 10_000;
