@@ -1,8 +1,8 @@
 /**
  * `npm start`: the whole local stack and a demo. Without NATS_URL it starts a local nats-server with JetStream
- * (data in .data/nats) on port 4222, or on a random port when 4222 is taken, then hub-service, closes the channels
- * an earlier unfinished run left open, starts an agent-runner hosting the demo agents, then runs one channel of
- * each protocol as a human participant and prints the transcripts. The stack keeps running until Ctrl-C, and says
+ * (data in .data/nats) on port 4222, or on a random port when 4222 is taken (data in .data/nats-alt), then
+ * hub-service, closes the channels an earlier unfinished run left open, starts an agent-runner hosting the demo
+ * agents, then runs one channel of each protocol as a human participant and prints the transcripts. The stack keeps running until Ctrl-C, and says
  * what to export to use it (`--exit` stops it after the demo). Logs of the services go to .data/logs/. It can be run
  * again in any state the last run left.
  */
@@ -30,17 +30,27 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** Starts nats-server with JetStream, its data in `dataDir` (kept between runs), on 4222 when it is free. */
-async function startLocalNats(dataDir: string, say: (line: string) => void): Promise<NatsServer> {
+/**
+ * Starts nats-server with JetStream on 4222 when it is free, its data in `.data/nats` (kept between runs). When 4222
+ * is taken — perhaps by the nats-server of a run that is still going — it takes a random port and keeps its data in
+ * `.data/nats-alt`, so that two servers never share one store.
+ */
+async function startLocalNats(dataRoot: string, say: (line: string) => void): Promise<NatsServer> {
   ensureNatsServerBinary(say);
-  await mkdir(dataDir, { recursive: true });
   const free = await portIsFree(NATS_PORT);
+  const dir = free ? 'nats' : 'nats-alt';
+  say(`· starting nats-server with JetStream (data in .data/${dir})`);
+  await mkdir(join(dataRoot, dir), { recursive: true });
   const server = await startNatsServer({
-    storeDir: dataDir,
+    storeDir: join(dataRoot, dir),
     name: 'ag2net-local',
     ...(free ? { port: NATS_PORT } : {}),
   });
-  if (!free) say(`· port ${NATS_PORT} is taken (another nats-server?); nats-server listens on ${server.port} instead`);
+  say(
+    free
+      ? `· nats-server listens on ${server.url}`
+      : `· port ${NATS_PORT} is taken (another nats-server?); this one listens on ${server.url}`,
+  );
   return server;
 }
 
@@ -67,8 +77,7 @@ async function main(): Promise<number> {
   try {
     let natsUrl = process.env['NATS_URL'];
     if (natsUrl === undefined || natsUrl === '') {
-      say('· starting nats-server with JetStream (data in .data/nats)');
-      nats = await startLocalNats(join(DATA, 'nats'), say);
+      nats = await startLocalNats(DATA, say);
       natsUrl = nats.url;
     } else {
       say(`· using NATS at ${natsUrl}`);
