@@ -3,7 +3,7 @@ import { EV_TEXT, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor, within } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
 import { startHubService, type ServiceProcess } from './support/processes.js';
 import { PYTHON_REQUIRED, pythonWithAg2net, startPythonParty, type PythonParty } from './support/python.js';
@@ -72,10 +72,13 @@ function texts(log: readonly Envelope[]): { sender: string; text: unknown; causa
 describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clients on one hub', () => {
   const prefix = uniqueName('pyx');
 
-  it('a Python agent answers a TypeScript person in a consulting channel, under its reply id', async () => {
+  beforeAll(async () => {
     startHub(prefix, 'solo');
+    await servingHub(await HubClient.connect({ connection: stack.nc, prefix }));
+  }, 30_000);
+
+  it('a Python agent answers a TypeScript person in a consulting channel, under its reply id', async () => {
     const hub = await HubClient.connect({ connection: stack.nc, prefix });
-    await servingHub(hub);
     const agent = party(prefix, ['agent', '--name', 'py-consultant']);
     const ready = await within(
       agent.line((l) => l.event === 'ready'),
@@ -144,6 +147,31 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
       { sender: person.agentId, text: 'locked?', causation: null },
       { sender: pyId, text: 'py:locked?', causation: question },
     ]);
+  }, 60_000);
+
+  it('an AG2 Agent served on ag2net answers a TypeScript person', async () => {
+    const hub = await HubClient.connect({ connection: stack.nc, prefix });
+    const agent = party(prefix, ['ag2-agent', '--name', 'ag2-helper', '--answer', 'forty-two']);
+    const ag2Id = String(
+      (
+        await within(
+          agent.line((l) => l.event === 'ready'),
+          30_000,
+          'the AG2 agent',
+        )
+      )['agent_id'],
+    );
+    const person = await hub.registerHuman({ name: uniqueName('ts-person') });
+    const channel = await person.open({ type: 'consulting', target: 'ag2-helper' });
+    const ended = person.waitForChannelEvent(channel.channelId, { timeout: 30_000 });
+    const question = await channel.send('What is 6*7?');
+
+    expect((await ended)?.event_data).toEqual({ reason: 'consulting_complete', channel_id: channel.channelId });
+    expect(texts(await person.readWal(channel.channelId))).toEqual([
+      { sender: person.agentId, text: 'What is 6*7?', causation: null },
+      { sender: ag2Id, text: 'forty-two', causation: question },
+    ]);
+    expect((await person.readWal(channel.channelId)).at(-2)?.envelope_id).toBe(replyEnvelopeId(ag2Id, question));
   }, 60_000);
 
   it('a Python person consults a TypeScript agent', async () => {

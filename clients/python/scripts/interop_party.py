@@ -51,6 +51,17 @@ async def run_agent(hub: HubClient, name: str, label: str, delay: float) -> None
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
 
 
+async def run_ag2_agent(hub: HubClient, name: str, answer: str) -> None:
+    from ag2 import Agent
+    from ag2.testing import TestConfig
+
+    from ag2net.ag2_compat import serve_ag2_agent
+
+    client = await serve_ag2_agent(hub, Agent(name, config=TestConfig(answer)))
+    emit(event="ready", agent_id=client.agent_id)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+
 async def run_consult(hub: HubClient, name: str, target: str, text: str) -> None:
     me = await hub.attach_human(name)
     channel = await me.open("consulting", target)
@@ -82,6 +93,9 @@ async def main() -> None:
     agent.add_argument("--name", required=True)
     agent.add_argument("--label", default="py")
     agent.add_argument("--delay", type=float, default=0.0)
+    ag2_agent = sub.add_parser("ag2-agent")
+    ag2_agent.add_argument("--name", required=True)
+    ag2_agent.add_argument("--answer", required=True)
     consult = sub.add_parser("consult")
     consult.add_argument("--name", required=True)
     consult.add_argument("--target", required=True)
@@ -93,6 +107,8 @@ async def main() -> None:
     async with await HubClient.connect(args.nats, prefix=args.prefix) as hub:
         if args.mode == "agent":
             await run_agent(hub, args.name, args.label, args.delay)
+        elif args.mode == "ag2-agent":
+            await run_ag2_agent(hub, args.name, args.answer)
         else:
             await run_consult(hub, args.name, args.target, args.text)
 

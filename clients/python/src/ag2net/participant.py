@@ -172,6 +172,15 @@ class Participant:
         result = await self._call("pendingTurnsFor", {})
         return [PendingTurn.model_validate(t) for t in result["turns"]]
 
+    async def find_envelope_by_causation(self, channel_id: str, sender_id: str, causation_id: str) -> Envelope | None:
+        """The envelope `sender_id` posted in answer to `causation_id`, if any (AG2's dedupe before a turn)."""
+        result = await self._call(
+            "findEnvelopeByCausation",
+            {"channel_id": channel_id, "sender_id": sender_id, "causation_id": causation_id},
+        )
+        found = result.get("envelope")
+        return None if found is None else Envelope.model_validate(found)
+
     def subscribe(self, predicate: Predicate | None = None, channel_id: str | None = None) -> Subscription:
         """Every matching delivery from now on (nothing earlier is replayed); ends when the participant disconnects."""
         if channel_id is None:
