@@ -4,7 +4,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'docs/**', '.data/**', 'bench/results/**', '**/*.js', '**/*.mjs'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'docs/**',
+      // Projects of their own, typechecked against the packed packages by scripts/ci/pack-consumer.sh.
+      'examples/**',
+      '.data/**',
+      'bench/results/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
   },
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,0 +1,48 @@
+/**
+ * A project outside the ag2net repository, using only what the published packages export: given a NATS server
+ * with JetStream (first argument or NATS_URL), it starts a hub, registers an agent answering with the scripted
+ * model, attaches a human, asks one question on a consulting channel and prints the answer as `answer: <text>`.
+ * Exits 0 when the agent answered, 1 otherwise. Everything it starts it also stops; the NATS server stays.
+ */
+import { Agent, createModel, registerAgent } from '@ag2net/agent';
+import { HubClient } from '@ag2net/client';
+import { startHub } from '@ag2net/hub';
+import { EV_TEXT, EV_TURN_FAILED, TextDataSchema } from '@ag2net/protocol';
+
+/** How long the human waits for the agent's answer, in ms. */
+const ANSWER_TIMEOUT_MS = 30_000;
+
+async function main(): Promise<number> {
+  const servers = process.argv[2] ?? process.env['NATS_URL'];
+  if (servers === undefined || servers === '') {
+    process.stderr.write('usage: node dist/main.js <nats-url>   (or set NATS_URL)\n');
+    return 2;
+  }
+  const prefix = process.env['AG2NET_PREFIX'] || 'ag2';
+
+  await using hub = await startHub({ servers, prefix });
+  await using client = await HubClient.connect({ servers, prefix });
+
+  const model = createModel({ provider: 'scripted', script: ['A log is an append-only sequence of records.'] });
+  await registerAgent(client, new Agent({ name: 'scholar', instructions: 'Answer in one sentence.', model }), {
+    resume: { summary: 'Answers questions about logs.' },
+  });
+
+  const me = await client.attachHuman('reader');
+  const channel = await me.open({ type: 'consulting', target: 'scholar' });
+  await channel.send('What is a log?');
+  const reply = await me.nextEnvelope({
+    predicate: (e) => e.sender_id !== me.agentId && (e.event_type === EV_TEXT || e.event_type === EV_TURN_FAILED),
+    timeout: ANSWER_TIMEOUT_MS,
+  });
+  process.stdout.write(`hub ${hub.hubId} (${hub.role})\n`);
+  const text = reply?.event_type === EV_TEXT ? TextDataSchema.safeParse(reply.event_data) : undefined;
+  if (text === undefined || !text.success) {
+    process.stderr.write(`no answer: ${reply === null ? 'timed out' : JSON.stringify(reply.event_data)}\n`);
+    return 1;
+  }
+  process.stdout.write(`answer: ${text.data.text}\n`);
+  return 0;
+}
+
+process.exitCode = await main();
