@@ -119,7 +119,9 @@ describe('poison-proof delivery', () => {
     );
     for (const n of [1, 2, 3]) await say(net, alice, first, `m${n}`);
     const poison = await say(net, alice, first, 'one too many');
-    const walSeq = (await jsm.streams.getMessage(net.names.walStream, { last_by_subj: net.names.wal(first) })).seq;
+    const stored = await jsm.streams.getMessage(net.names.walStream, { last_by_subj: net.names.wal(first) });
+    if (stored === null) throw new Error('the poison is not in the WAL');
+    const walSeq = stored.seq;
     for (let n = 0; n < 300; n += 1) await say(net, alice, second, `m${n}`);
     await carol.mailbox.waitFor((e) => e.event_data['text'] === 'm299', 'the last text of the other channel');
     expect(texts(carol, second)).toEqual(numbered(0, 300, 1));
