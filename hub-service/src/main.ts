@@ -76,6 +76,14 @@ async function main(): Promise<number> {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+    // The hub ends by itself only when it can no longer work (its NATS connection closed for good): exit non-zero so
+    // a supervisor restarts the process, instead of living on without serving.
+    void hub.closed().then((result) => {
+      if (stopping || !(result instanceof Error)) return;
+      stopping = true;
+      log.error({ err: result }, 'hub stopped by itself; exiting');
+      resolve(1);
+    });
   });
 }
 

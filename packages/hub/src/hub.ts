@@ -234,6 +234,8 @@ class HubInstance implements Hub {
       if (this.#closed) return (end = 'closed');
       await this.#deliverer.start();
       this.#rpc.start(buildHandlers(this.ctx, () => this.health()));
+      // The server knows the RPC subscriptions once a flush returns: "active" means requests find a responder.
+      await this.ctx.nc.flush();
       this.#startSweeper();
       this.#role = 'active';
       this.ctx.logger.info({ epoch, term }, 'active');
