@@ -1,7 +1,7 @@
 /**
  * A bench host: the process the hub runs in during the bench, driven by the bench over Node's IPC channel. It starts
- * the hub with `startHub` exactly as hub-service does (default options, its own NATS connection) minus the pino
- * logger, and measures it from inside: memory after garbage collection, the duration of a sweeper tick, the time
+ * the hub with `startHub` as hub-service does (default options, its own NATS connection) minus the pino logger and
+ * with the operator's limits lifted (`BENCH_LIMITS`: the bench measures admission, not governance), and measures it from inside: memory after garbage collection, the duration of a sweeper tick, the time
  * from start to active (hydrate). It also runs the raw baselines that need a process of their own (echo responder,
  * relay, stream replay), so that hub and baseline run in the same kind of process.
  *
@@ -18,6 +18,18 @@ import { HOST_OPS, HostRequestSchema, type HostOp, type HostReply, type HostResu
 /** Each handler parses its own parameters with its operation's schema. */
 type Handlers = { readonly [Op in HostOp]: (params: unknown) => Promise<HostResult<Op>> };
 
+/**
+ * The operator's ceilings lifted far above what any scenario sends: the default rate and inbox ceilings are meant for
+ * hostile agents and would throttle the load generators (whose recipients never drain their inboxes).
+ */
+const BENCH_LIMITS = {
+  postsPerMinute: 100_000_000,
+  postBurst: 10_000_000,
+  maxConcurrentChannels: 10_000_000,
+  maxPending: 100_000_000,
+  inboxMaxMessages: 100_000_000,
+} as const;
+
 let hub: Hub | null = null;
 let nc: NatsConnection | null = null;
 const subs: Subscription[] = [];
@@ -33,7 +45,7 @@ const handlers: Handlers = {
     const { servers, prefix } = HOST_OPS.startHub.params.parse(params);
     if (hub !== null) throw new Error('a hub is already running in this host');
     const started = performance.now();
-    hub = await startHub({ servers, prefix });
+    hub = await startHub({ servers, prefix, limits: BENCH_LIMITS });
     return { start_ms: performance.now() - started, hub_id: hub.hubId };
   },
   async stopHub() {

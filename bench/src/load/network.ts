@@ -38,6 +38,14 @@ export function pairFor(agents: readonly string[], i: number): { creator: string
 }
 
 /** Registers `count` agents named `<namePrefix>-<i>` through the RPC, `concurrency` at a time; returns their ids. */
+/**
+ * A rule that asks for no rate, channel or inbox cap of its own (0): the hub holds it under the operator's ceilings,
+ * which the bench host lifts. Load generators never drain their inboxes, so AG2's default 1 000 would refuse them.
+ */
+const UNCAPPED_RULE = {
+  limits: { max_concurrent_channels: 0, rate: { per_minute: 0, burst: 0 }, inbox: { max_pending: 0 } },
+} as const;
+
 export async function registerAgents(
   rpc: HubRpc,
   namePrefix: string,
@@ -46,7 +54,7 @@ export async function registerAgents(
 ): Promise<string[]> {
   const indexes = Array.from({ length: count }, (_, i) => i);
   return mapLimit(indexes, concurrency, async (i) => {
-    const { passport } = await rpc.call('register', { passport: { name: `${namePrefix}-${i}` } });
+    const { passport } = await rpc.call('register', { passport: { name: `${namePrefix}-${i}` }, rule: UNCAPPED_RULE });
     if (passport.agent_id === null) throw new Error(`register gave ${passport.name} no id`);
     return passport.agent_id;
   });
