@@ -110,11 +110,13 @@ class TurnLease:
                 self._lose(TurnLockLostError(f"turn lock not renewed within {self._ttl} s"))
                 return
             await asyncio.sleep(min(interval, left))
-            if self._confirmed_sent_at + self._ttl - time.monotonic() <= 0:
-                continue
             sent_at = time.monotonic()
+            remaining = self._confirmed_sent_at + self._ttl - sent_at
+            if remaining <= 0:
+                continue
             try:
-                held = await asyncio.wait_for(self._renew(), timeout=max(0.001, left))
+                # An answer later than the deadline is no use: by then the turn must have been given up.
+                held = await asyncio.wait_for(self._renew(), timeout=remaining)
             except Exception:  # noqa: BLE001 - no answer: the deadline decides
                 continue
             if not held:
