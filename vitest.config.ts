@@ -9,6 +9,17 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
+    // Only with `--coverage` (`npm run test:coverage`): v8 coverage of the shipped sources, summarised into coverage/
+    // (gitignored) for scripts/ci/coverage-check.ts, which enforces the branch floors.
+    coverage: {
+      provider: 'v8',
+      include: ['packages/*/src/**/*.ts', 'hub-service/src/**/*.ts', 'agent-runner/src/**/*.ts'],
+      exclude: ['**/*.test.ts', 'packages/test-support/**'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'coverage',
+      // A failing test still fails the run; the summary is written anyway so the branch floors are reported too.
+      reportOnFailure: true,
+    },
     projects: [
       {
         extends: true,
