@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { backoffMs, keepLease, type RenewableLease } from './lease-keeper.js';
 
 type Result = 'renewed' | 'lost' | 'unknown';
@@ -31,6 +31,26 @@ describe('keepLease', () => {
     });
     expect(await keepLease(lease, { renewMs: 2, checkMs: 1, signal: abort.signal })).toBe('stopped');
     expect(lease.calls()).toBe(5);
+  });
+
+  it('sends a renewal that got no answer again a quarter period later, then keeps the full period', async () => {
+    vi.useFakeTimers();
+    try {
+      const abort = new AbortController();
+      const at: number[] = [];
+      const start = Date.now();
+      const lease = scripted(['unknown', 'renewed', 'renewed'], (call) => {
+        at.push(Date.now() - start);
+        if (call === 2) abort.abort();
+      });
+      const kept = keepLease(lease, { renewMs: 400, checkMs: 10, signal: abort.signal });
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(await kept).toBe('stopped');
+      // First renewal one period in; the unanswered one is retried 100 ms (400 / 4) later; then a full period.
+      expect(at).toEqual([400, 500, 900]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a renewal that says lost ends the term', async () => {

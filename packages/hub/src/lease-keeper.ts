@@ -21,14 +21,15 @@ export interface KeepLeaseOptions {
 /**
  * Keeps a won lease alive for one term, from acquisition on (also while the hub hydrates). Returns `lost` as soon as
  * a renewal says the lease is gone or the lease's own clock says it lapsed, and `stopped` when the term is aborted.
- * One failed renewal is not a loss: the next renewal, a third of the lease later, may still succeed, and only the
- * lease's deadline decides. At most one renewal is in flight; one that answers after the term ended is ignored.
+ * One failed renewal is not a loss: it is sent again a quarter of the renewal period later, and only a renewal that
+ * proves the lease gone or the lease's own deadline ends the term. At most one renewal is in flight; one that answers after the term ended is ignored.
  */
 export async function keepLease(lease: RenewableLease, options: KeepLeaseOptions): Promise<'lost' | 'stopped'> {
   const { signal } = options;
   let verdict: 'lost' | null = null;
   let inFlight = false;
   let nextRenewAt = Date.now() + options.renewMs;
+  const retryMs = Math.max(50, Math.floor(options.renewMs / 4));
   while (!signal.aborted) {
     await pause(Math.max(1, Math.min(options.checkMs, nextRenewAt - Date.now())), signal);
     if (signal.aborted) break;
@@ -45,6 +46,9 @@ export async function keepLease(lease: RenewableLease, options: KeepLeaseOptions
       .then((result) => {
         inFlight = false;
         if (result === 'lost' && !signal.aborted) verdict = 'lost';
+        // A renewal that got no answer is sent again soon, not a whole period later: a short outage must not use up
+        // the lease's validity before the next attempt.
+        if (result === 'unknown') nextRenewAt = Math.min(nextRenewAt, Date.now() + retryMs);
       });
   }
   return 'stopped';

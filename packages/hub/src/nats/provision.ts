@@ -6,6 +6,7 @@ import {
   JetStreamApiError,
   RetentionPolicy,
   StorageType,
+  jetstream,
   type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
@@ -121,8 +122,8 @@ export async function provision(
   await ensureDeliveryConsumer(jsm, names);
 
   const kvm = new Kvm(nc);
-  const bucket = (name: string, extra: { ttl?: number; history?: number } = {}): Promise<KV> =>
-    kvm.create(name, {
+  const bucket = (name: string, extra: { ttl?: number; history?: number } = {}, via = kvm): Promise<KV> =>
+    via.create(name, {
       replicas: options.replicas,
       history: extra.history ?? 1,
       max_bytes: limits.bucketMaxBytes,
@@ -134,8 +135,19 @@ export async function provision(
     channels: await bucket(names.channelsBucket),
     tasks: await bucket(names.tasksBucket),
     cursors: await bucket(names.cursorsBucket),
-    leases: await bucket(names.leasesBucket, { ttl: options.leaseTtlMs }),
+    // Lease requests time out well within a renewal period, so that a renewal lost in a short NATS outage is sent
+    // again while the lease is still valid instead of waiting out the default 5 s request timeout.
+    leases: await bucket(
+      names.leasesBucket,
+      { ttl: options.leaseTtlMs },
+      new Kvm(jetstream(nc, { timeout: leaseRequestTimeoutMs(options.leaseTtlMs) })),
+    ),
   };
+}
+
+/** How long one lease request may take, ms: a sixth of the lease time, between 250 ms and 2 s. */
+export function leaseRequestTimeoutMs(leaseTtlMs: number): number {
+  return Math.min(2000, Math.max(250, Math.floor(leaseTtlMs / 6)));
 }
 
 /** The quota settings of a stream config, which an existing stream is updated to when they differ. */
