@@ -32,6 +32,17 @@ class EmitLogs(logging.Handler):
         emit(event="log", level=record.levelname, msg=record.getMessage())
 
 
+async def is_my_turn(me: AgentClient, envelope: Envelope) -> bool:
+    """Whether `envelope` is the trigger of this agent's turn: in a conversation (nobody is ever expected) any text
+    of the other side; elsewhere the hub must expect this agent with exactly that trigger. (`can_send` alone is not
+    enough: a channel may move on to this agent's next turn while an older delivery waits its turn.)"""
+    channel = await me.hub.get_channel(envelope.channel_id)
+    if channel.manifest.type == "conversation":
+        return True
+    expected = [t for t in await me.pending_turns() if t.channel_id == envelope.channel_id]
+    return bool(expected) and expected[0].triggering_envelope_id == envelope.envelope_id
+
+
 async def run_agent(hub: HubClient, name: str, label: str, delay: float) -> None:
     async def answer(envelope: Envelope, me: AgentClient) -> None:
         if is_invite_for(me, envelope):
@@ -39,7 +50,7 @@ async def run_agent(hub: HubClient, name: str, label: str, delay: float) -> None
             return
         if envelope.event_type != EV_TEXT or envelope.sender_id == me.agent_id:
             return
-        if not await me.can_send(envelope.channel_id):
+        if not await is_my_turn(me, envelope):
             return
         await asyncio.sleep(delay)
         text = f"{label}:{envelope.event_data.get('text')}"
