@@ -1,4 +1,5 @@
 import {
+  ErrorReason,
   ProtocolError,
   newId,
   type ChannelMetadata,
@@ -132,7 +133,7 @@ export class HubClient {
         return await this.register({ ...options.passport, name }, options);
       } catch (err) {
         // Another replica registered the name between the lookup and the registration: attach to that identity.
-        if (!(err instanceof ProtocolError) || !err.message.includes('already registered')) throw err;
+        if (!(err instanceof ProtocolError) || err.details?.['reason'] !== ErrorReason.NameTaken) throw err;
         const { passport: _unused, ...rest } = options;
         return this.attach(name, rest);
       }

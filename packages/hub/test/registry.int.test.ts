@@ -30,10 +30,13 @@ describe('register', () => {
   it('refuses a second agent with a taken name and names the holder', async () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice');
-    expect(await failure(net.rpc.call('register', { passport: { name: 'alice' } }))).toEqual({
+    const second = net.rpc.call('register', { passport: { name: 'alice' } });
+    expect(await failure(second)).toEqual({
       code: 'protocol_error',
       message: `name 'alice' already registered (agent_id=${alice.id}); unregister it before re-registering.`,
     });
+    // Callers tell this refusal apart by its details, never by the message.
+    await expect(second).rejects.toMatchObject({ details: { reason: 'name_taken', agent_id: alice.id } });
     const { agents } = await net.rpc.call('listAgents', {});
     expect(agents.map((p) => p.agent_id)).toEqual([alice.id]);
   });

@@ -16,6 +16,16 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * Machine-readable reasons in an error's `details.reason`, for callers that must tell two errors of one code apart
+ * (never by message text).
+ */
+export const ErrorReason = {
+  /** `register`: the name belongs to another identity (`details.agent_id`). */
+  NameTaken: 'name_taken',
+} as const;
+export type ErrorReason = (typeof ErrorReason)[keyof typeof ErrorReason];
+
 /** The codes a client may retry with the same request: the hub did nothing with it. */
 export const RETRYABLE_ERROR_CODES: readonly string[] = [ErrorCode.Unavailable];
 

@@ -74,6 +74,7 @@ export type { Id, IdFactory } from './ids.js';
 export { replyEnvelopeId, isReplyFormId, isReplyIdOf } from './reply-id.js';
 export {
   ErrorCode,
+  ErrorReason,
   WireErrorSchema,
   NetworkError,
   NotFoundError,

@@ -1,6 +1,7 @@
 import {
   NotFoundError,
   PassportSchema,
+  ErrorReason,
   ProtocolError,
   ResumeSchema,
   StoredRuleSchema,
@@ -117,6 +118,7 @@ export class AgentRegistry {
     if (existing !== undefined && existing !== id) {
       throw new ProtocolError(
         `name ${repr(record.passport.name)} already registered (agent_id=${existing}); unregister it before re-registering.`,
+        { details: { reason: ErrorReason.NameTaken, agent_id: existing } },
       );
     }
     await this.kv.put(`${id}.passport`, JSON.stringify(record.passport));
