@@ -23,6 +23,8 @@ EV_CHANNEL_INVITE = "ag2.channel.invite"
 EV_CHANNEL_INVITE_ACK = "ag2.channel.invite.ack"
 EV_CHANNEL_CLOSED = "ag2.channel.closed"
 EV_CHANNEL_EXPIRED = "ag2.channel.expired"
+#: How many recent deliveries a person's client keeps for one-shot waits that start after they arrived.
+RECENT_DELIVERIES = 256
 #: Time `open` waits for every invitee to accept, in seconds (the hub's ack timeout is 30 s).
 OPEN_TIMEOUT = 60.0
 _READ_WAL_PAGE = 1000
@@ -55,8 +57,25 @@ class Participant:
         self.passport = passport
         self.agent_id: str = passport.agent_id
         self._subscriptions = Subscriptions()
-        self._inbox = Inbox(hub.nc, hub.rpc.names, self.agent_id, self._handle, self._subscriptions.publish)
+        self._recent: list[Envelope] = []
+        self._inbox = Inbox(hub.nc, hub.rpc.names, self.agent_id, self._handle, self._publish)
         self.disconnected = False
+
+    #: Whether one-shot waits also see recent deliveries no wait took yet (people: send, then wait for the answer).
+    keeps_recent_deliveries = False
+
+    def _publish(self, envelope: Envelope) -> None:
+        if self.keeps_recent_deliveries:
+            self._recent.append(envelope)
+            if len(self._recent) > RECENT_DELIVERIES:
+                self._recent.pop(0)
+        self._subscriptions.publish(envelope)
+
+    def _take_recent(self, predicate: Predicate | None) -> Envelope | None:
+        for i, envelope in enumerate(self._recent):
+            if predicate is None or predicate(envelope):
+                return self._recent.pop(i)
+        return None
 
     async def _start(self) -> None:
         await self._inbox.start()
@@ -199,12 +218,22 @@ class Participant:
         self, predicate: Predicate | None = None, timeout: float | None = None
     ) -> Awaitable[Envelope | None]:
         """The next matching delivery from the *call* on (call it before the action it waits for, await it after);
-        `EnvelopeTimeoutError` on timeout, `None` when the participant disconnects while waiting."""
+        `EnvelopeTimeoutError` on timeout, `None` when the participant disconnects while waiting. A person's client
+        first takes the oldest of its recent deliveries (the latest 256) that no wait took yet and that match."""
+        if self.disconnected:
+            raise DisconnectedError(f"{self.passport.name} is disconnected")
+        recent = self._take_recent(predicate)
         sub = self.subscribe(predicate)
 
         async def wait() -> Envelope | None:
+            if recent is not None:
+                sub.close()
+                return recent
             try:
-                return await sub.receive(timeout)
+                envelope = await sub.receive(timeout)
+                if envelope is not None and envelope in self._recent:
+                    self._recent.remove(envelope)
+                return envelope
             except TimeoutError as err:
                 raise EnvelopeTimeoutError(f"no matching envelope within {timeout} s") from err
             finally:
@@ -289,10 +318,11 @@ HumanCallback = Callable[[Envelope], Awaitable[None]]
 
 
 class HumanClient(Participant):
-    """A person (kind `human`): invites accepted automatically; deliveries go to callbacks and subscriptions.
+    """A person (kind `human`): invites accepted automatically; deliveries go to callbacks and subscriptions; a
+    one-shot wait (`next_envelope`) also sees recent deliveries no wait took yet, so a wait started right after a
+    send still gets an answer that arrived first."""
 
-    A person's recent deliveries that no wait took yet are not kept: start `next_envelope` before the send.
-    """
+    keeps_recent_deliveries = True
 
     def __init__(self, hub: HubClient, passport: Passport, auto_ack_invites: bool = True) -> None:
         super().__init__(hub, passport)
