@@ -17,11 +17,12 @@ interface Area {
   readonly floorPct: number;
 }
 
-// Each floor sits a little under what the unit tests plus the client and hub integration tests alone reached when it
-// was set (client 69.3 %, lease + hub 60.5 %); the whole suite covers at least as much, so a change that drops the
-// tests of these paths fails while run-to-run noise (a retry taken or not) does not.
+// Each floor sits a little under what the whole suite reached when it was set (client 71.0 %, lease + hub 60.5 %;
+// the unit tests plus the client and hub integration tests alone: 69.3 % and 60.5 %), so a change that drops the
+// tests of these paths fails while run-to-run noise (a retry taken or not) does not. Hubs that process-level tests
+// start as child processes are not measured: v8 coverage covers the test workers only.
 const AREAS: readonly Area[] = [
-  { name: 'client (packages/client/src)', paths: ['packages/client/src/'], floorPct: 67 },
+  { name: 'client (packages/client/src)', paths: ['packages/client/src/'], floorPct: 69 },
   {
     name: 'lease and step-down (packages/hub/src/lease.ts, hub.ts)',
     paths: ['packages/hub/src/lease.ts', 'packages/hub/src/hub.ts'],
