@@ -1,10 +1,12 @@
 import { ChannelState, type Envelope } from '@ag2net/protocol';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { ConsumeOptions, Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deadLetter } from '../audit/dead-letters.js';
 import { AuditKind } from '../audit/kinds.js';
 import { auditFromWal } from '../audit/wal-records.js';
 import { parseStored } from '../nats/wal.js';
+import { ConsumeWatchdog } from './consume-watchdog.js';
 import type { HubContext } from './context.js';
 import { allowedRecipients } from './fan-out.js';
 import { onBadGlob } from './glob.js';
@@ -16,6 +18,21 @@ const WINDOW = 256;
 export const DELIVERY_ATTEMPTS = 5;
 /** Pause after the first failed attempt, in ms; it doubles after each further one (100, 200, 400, 800). */
 const FIRST_BACKOFF_MS = 100;
+/**
+ * Each pull lives 5 s with a heartbeat every 2.5 s, so nats.js notices a lost pull (the consumer's leader moved) after
+ * 5 s and, when the consumer cannot be reached, retries it every 5 s; the 30 s default left the WAL undelivered for
+ * 30 s to a minute after a leader change.
+ */
+const CONSUME_OPTIONS: ConsumeOptions = { max_messages: 512, expires: 5_000 };
+/** Silence of a consume with messages pending after which it is replaced: past two missed heartbeats and a re-pull. */
+const DEFAULT_WATCH = { stallMs: 12_000, checkMs: 1_000 };
+/** Pause before a new consume after one ended, doubling per failed start up to the maximum, ms. */
+const RESTART_FIRST_MS = 250;
+const RESTART_MAX_MS = 5_000;
+/** How long a fan-out that cannot reach JetStream is retried before its failures count as attempts, ms. */
+const UNREACHABLE_BUDGET_MS = 60_000;
+/** Longest pause between two tries of a fan-out that cannot reach JetStream, ms. */
+const UNREACHABLE_BACKOFF_MAX_MS = 1_000;
 
 /** One WAL message on its way through the window. */
 interface InFlight {
@@ -48,7 +65,11 @@ export class Deliverer {
   #roomWaiters: (() => void)[] = [];
   #unsubscribeGlobs: () => void = () => undefined;
 
-  constructor(private readonly ctx: HubContext) {}
+  constructor(
+    private readonly ctx: HubContext,
+    /** When a silent consume counts as stalled; see `ConsumeWatchdog`. */
+    private readonly watch: { readonly stallMs: number; readonly checkMs: number } = DEFAULT_WATCH,
+  ) {}
 
   async start(): Promise<void> {
     this.#stopping = false;
@@ -59,11 +80,11 @@ export class Deliverer {
     );
     this.#abort = new AbortController();
     const consumer = await this.ctx.js.consumers.get(this.ctx.names.walStream, this.ctx.names.deliveryConsumer);
-    this.#messages = await consumer.consume({ max_messages: 512 });
-    this.#loop = this.#run(this.#messages);
+    const first = await consumer.consume(CONSUME_OPTIONS);
+    this.#loop = this.#run(consumer, first);
   }
 
-  /** Settles when the consume loop of the current `start` ends (also after `stop`); never before `start`. */
+  /** Settles when the delivery loop of the current `start` ends (after `stop`); never before `start`. */
   closed(): Promise<void> {
     return this.#loop ?? new Promise(() => undefined);
   }
@@ -80,23 +101,104 @@ export class Deliverer {
   }
 
   /**
-   * Fans messages out concurrently across channels and in order within a channel (so every inbox sees a channel's
-   * envelopes in log order). `deliveredThrough` follows the contiguous floor: every message at or below it is done.
+   * Consumes until `stop`: a consume that ends on its own, or that the watchdog finds stalled (a consumer leader
+   * moved and the client's pull went with it), is replaced by a new one on the same durable consumer, which resumes
+   * after what was already delivered; what was delivered but not acked stays in the window and finishes normally.
    */
-  async #run(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      while (this.#pending >= WINDOW && !this.#stopping) {
-        await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+  async #run(consumer: Consumer, first: ConsumerMessages): Promise<void> {
+    let messages: ConsumerMessages | null = first;
+    for (let failures = 0; !this.#stopping;) {
+      if (messages === null) {
+        try {
+          messages = await consumer.consume(CONSUME_OPTIONS);
+          failures = 0;
+        } catch (err) {
+          failures += 1;
+          this.ctx.logger.warn({ err, failures }, 'starting the delivery consume failed; retrying');
+          if (!(await this.#pause(Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** failures)))) break;
+          continue;
+        }
       }
-      const item: InFlight = { msg, outcome: 'pending', envelope: null };
-      this.#window.push(item);
-      this.#pending += 1;
-      this.#schedule(item);
+      this.#messages = messages;
+      await this.#consume(consumer, messages);
+      messages = null;
+      if (this.#stopping) break;
+      this.ctx.logger.warn({}, 'the delivery consume ended; starting a new one');
+      if (!(await this.#pause(RESTART_FIRST_MS))) break;
     }
     await Promise.all([...this.#chains.values()]);
     this.#window.length = 0;
     this.#pending = 0;
     for (const resolve of this.#roomWaiters.splice(0)) resolve();
+  }
+
+  /** Waits `ms` unless the deliverer stops first; true when it waited the whole time. */
+  async #pause(ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: this.#abort.signal });
+      return !this.#stopping;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Reads one consume until it ends: fans messages out concurrently across channels and in order within a channel
+   * (so every inbox sees a channel's envelopes in log order). `deliveredThrough` follows the contiguous floor: every
+   * message at or below it is done. A watchdog ends the consume when it stalls.
+   */
+  async #consume(consumer: Consumer, messages: ConsumerMessages): Promise<void> {
+    let reading = true;
+    const watchdog = new ConsumeWatchdog({
+      ...this.watch,
+      waiting: () => reading,
+      pending: async () => (await consumer.info()).num_pending,
+      onStall: (silentMs, pending) => {
+        this.ctx.logger.warn(
+          { silentMs: Math.round(silentMs), pending },
+          'the delivery consume stalled; restarting it',
+        );
+        messages.stop();
+      },
+    });
+    void this.#watchStatus(messages, watchdog);
+    try {
+      for await (const msg of messages) {
+        watchdog.activity();
+        reading = false;
+        while (this.#pending >= WINDOW && !this.#stopping) {
+          await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+        }
+        reading = true;
+        watchdog.activity();
+        if (this.#stopping) {
+          // Not taken into the window: left unacked, it is redelivered to the next active hub.
+          continue;
+        }
+        const item: InFlight = { msg, outcome: 'pending', envelope: null };
+        this.#window.push(item);
+        this.#pending += 1;
+        this.#schedule(item);
+      }
+    } catch (err) {
+      if (!this.#stopping) this.ctx.logger.warn({ err }, 'the delivery consume failed');
+    } finally {
+      watchdog.stop();
+    }
+  }
+
+  /** Feeds the consume's heartbeats to the watchdog and logs what tells of trouble (missed heartbeats, …). */
+  async #watchStatus(messages: ConsumerMessages, watchdog: ConsumeWatchdog): Promise<void> {
+    try {
+      for await (const status of messages.status()) {
+        if (status.type === 'heartbeat') watchdog.activity();
+        else if (status.type === 'heartbeats_missed' || status.type === 'consumer_not_found') {
+          this.ctx.logger.warn({ status: status.type }, 'delivery consume status');
+        }
+      }
+    } catch {
+      // The status stream ends with the consume.
+    }
   }
 
   #schedule(item: InFlight): void {
@@ -138,41 +240,71 @@ export class Deliverer {
 
   /**
    * Fans one envelope out and writes its audit records, retrying only what failed (inboxes that did not take it,
-   * the audit records) with backoff; after `DELIVERY_ATTEMPTS` it is dead-lettered. True when done, false when the
-   * hub stopped first (the message stays unacked and is redelivered to the next active hub).
+   * the audit records) with backoff; after `DELIVERY_ATTEMPTS` refusals it is dead-lettered. A failure that only says
+   * JetStream could not be reached (a timeout, no responders: a stream electing a leader after a node died) is no
+   * refusal: it is retried, backing off to `UNREACHABLE_BACKOFF_MAX_MS`, for `UNREACHABLE_BUDGET_MS` before it counts,
+   * so a leader election never turns deliverable envelopes into dead letters. True when done, false when the hub
+   * stopped first (the message stays unacked and is redelivered to the next active hub).
    */
   async #deliver(envelope: Envelope, msg: JsMsg): Promise<boolean> {
     let todo = await allowedRecipients(this.ctx, envelope);
     let audited = false;
     let reason = '';
-    for (let attempt = 0; attempt < DELIVERY_ATTEMPTS; attempt += 1) {
+    let unreachableSince: number | null = null;
+    for (let attempt = 0, tries = 0; attempt < DELIVERY_ATTEMPTS; tries += 1) {
       if (this.#stopping) return false;
-      if (attempt > 0) {
+      if (tries > 0) {
         // Keep the server from redelivering a message that is still being worked on.
         msg.working();
-        try {
-          await sleep(FIRST_BACKOFF_MS * 2 ** (attempt - 1), undefined, { signal: this.#abort.signal });
-        } catch {
-          return false;
-        }
+        const pauseMs =
+          unreachableSince === null
+            ? FIRST_BACKOFF_MS * 2 ** Math.max(0, attempt - 1)
+            : Math.min(UNREACHABLE_BACKOFF_MAX_MS, FIRST_BACKOFF_MS * 2 ** Math.min(tries - 1, 10));
+        if (!(await this.#pause(pauseMs))) return false;
       }
       const failed = await this.#publish(envelope, msg, todo);
       todo = failed.map((f) => f.recipient);
       reason = failed[0]?.reason ?? '';
+      let unreachable = failed.length > 0 && failed.every((f) => f.unreachable);
       if (!audited) {
         try {
           await auditFromWal(this.ctx, envelope);
           audited = true;
         } catch (err) {
           reason ||= `audit: ${err instanceof Error ? err.message : String(err)}`;
+          unreachable = (failed.length === 0 || unreachable) && isUnreachable(err);
         }
       }
       if (todo.length === 0 && audited) return true;
+      if (unreachable) {
+        const now = performance.now();
+        unreachableSince ??= now;
+        if (now - unreachableSince < UNREACHABLE_BUDGET_MS) {
+          if (tries % 10 === 0) {
+            this.ctx.logger.warn(
+              { streamSeq: msg.seq, tries, reason },
+              'JetStream unreachable for a fan-out; retrying',
+            );
+          }
+          continue;
+        }
+      }
+      attempt += 1;
       this.ctx.logger.warn({ streamSeq: msg.seq, attempt, recipients: todo, reason }, 'delivery failed; retrying');
     }
-    if (this.#stopping) return false;
-    await deadLetter(this.ctx, { envelope, streamSeq: msg.seq, recipients: todo, reason });
-    return true;
+    for (let tries = 0; ; tries += 1) {
+      if (this.#stopping) return false;
+      try {
+        await deadLetter(this.ctx, { envelope, streamSeq: msg.seq, recipients: todo, reason });
+        return true;
+      } catch (err) {
+        // The dead letter is a write too; until it is kept, the message stays unacked and in the window.
+        this.ctx.logger.warn({ err, streamSeq: msg.seq, tries }, 'writing a dead letter failed; retrying');
+        msg.working();
+        if (!(await this.#pause(Math.min(UNREACHABLE_BACKOFF_MAX_MS, FIRST_BACKOFF_MS * 2 ** Math.min(tries, 10)))))
+          return false;
+      }
+    }
   }
 
   /** Publishes to each recipient's inbox; returns those whose inbox did not take it, with why. */
@@ -180,18 +312,22 @@ export class Deliverer {
     envelope: Envelope,
     msg: JsMsg,
     recipients: readonly string[],
-  ): Promise<{ recipient: string; reason: string }[]> {
+  ): Promise<{ recipient: string; reason: string; unreachable: boolean }[]> {
     const results = await Promise.allSettled(
       recipients.map((rid) =>
         this.ctx.js.publish(this.ctx.names.inbox(rid), msg.data, { msgID: `${envelope.envelope_id}.${rid}` }),
       ),
     );
-    const failed: { recipient: string; reason: string }[] = [];
+    const failed: { recipient: string; reason: string; unreachable: boolean }[] = [];
     results.forEach((result, i) => {
       const recipient = recipients[i];
       if (result.status === 'rejected' && recipient !== undefined) {
         const err: unknown = result.reason;
-        failed.push({ recipient, reason: err instanceof Error ? err.message : String(err) });
+        failed.push({
+          recipient,
+          reason: err instanceof Error ? err.message : String(err),
+          unreachable: isUnreachable(err),
+        });
       }
     });
     return failed;
@@ -226,4 +362,15 @@ export class Deliverer {
         this.ctx.logger.error({ err, channelId: envelope.channel_id }, 'closing a channel failed'),
       );
   }
+}
+
+/**
+ * The failure only says JetStream could not be reached now: a timeout, or no responders (nats.js reports those on a
+ * JetStream subject as `JetStreamNotEnabled`), as while a stream elects a leader. A refusal the server did answer
+ * (an inbox full, a rejected message) is not.
+ */
+function isUnreachable(err: unknown): boolean {
+  if (err instanceof TimeoutError) return true;
+  if (err instanceof RequestError) return err.isNoResponders() || err.cause instanceof TimeoutError;
+  return err instanceof Error && err.name === 'JetStreamNotEnabled';
 }
