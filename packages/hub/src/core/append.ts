@@ -8,7 +8,7 @@ import {
 } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import type { InboxPressure } from '../governance/inbox-counters.js';
-import { WalConflictError, type AppendResult, type UncheckedEntry } from '../nats/wal.js';
+import { WalConflictError, isTransient, type AppendResult, type UncheckedEntry } from '../nats/wal.js';
 import { applyAppended, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { reconcileMetadata } from './reconcile.js';
@@ -88,7 +88,7 @@ export async function appendOnce(
           cause: err,
         });
       }
-      const stored = await catchUp(ctx, rt, envelope);
+      const stored = await catchUpOrUnavailable(ctx, rt, envelope);
       if (stored !== null) return ownOrNot(ctx, stored);
       recheck(rt);
       continue;
@@ -99,7 +99,7 @@ export async function appendOnce(
     }
     // This very envelope was stored before (the dedupe window answered). Already folded: an earlier admission.
     if (result.entry.streamSeq <= rt.lastStreamSeq) return { envelope: result.entry.envelope, fresh: false };
-    const stored = await catchUp(ctx, rt, envelope);
+    const stored = await catchUpOrUnavailable(ctx, rt, envelope);
     return ownOrNot(ctx, stored ?? { envelope: result.entry.envelope, epoch: result.entry.epoch() });
   }
 }
@@ -167,6 +167,21 @@ export function recordAppended(
 function record(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
   for (const { agentId, pending } of recordAppended(ctx, rt, envelope, streamSeq)) {
     ctx.logger.warn({ agentId, pending }, 'inbox pressure');
+  }
+}
+
+/**
+ * `catchUp`, with a read the WAL could not serve (a timeout or 503 while the stream elects a leader) answered
+ * `UnavailableError`, which clients retry: what was folded before it stays folded, and the retry goes on from there.
+ */
+async function catchUpOrUnavailable(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Promise<StoredCopy | null> {
+  try {
+    return await catchUp(ctx, rt, mine);
+  } catch (err) {
+    if (!isTransient(err)) throw err;
+    throw new UnavailableError(`the WAL of channel ${repr(rt.metadata.channel_id)} could not be read now; retry`, {
+      cause: err,
+    });
   }
 }
 

@@ -125,6 +125,7 @@ export class WalWriter {
         if (!ack.duplicate) return { kind: 'appended', streamSeq: ack.seq };
         return { kind: 'stored', entry: await this.#sameEnvelopeAt(ack.seq, envelope) };
       } catch (err) {
+        if (err instanceof ConflictError) throw err;
         if (isWrongLastSequence(err))
           throw new WalConflictError(envelope.channel_id, options.expectedLast, { cause: err });
         if (!isTransient(err)) throw err;
@@ -192,7 +193,7 @@ function isWrongLastSequence(err: unknown): boolean {
  * leaders. nats.js reports no responders on a JetStream subject as `JetStreamNotEnabled` ("jetstream is not
  * enabled"); the server answers 503 while a stream has no leader.
  */
-function isTransient(err: unknown): boolean {
+export function isTransient(err: unknown): boolean {
   if (err instanceof TimeoutError) return true;
   if (err instanceof RequestError) return err.isNoResponders() || err.cause instanceof TimeoutError;
   if (err instanceof JetStreamApiError) return err.status === 503;
@@ -235,29 +236,25 @@ export class WalReader {
    * The messages of one channel from `fromStreamSeq` through `toStreamSeq` (which the caller learned from the tail, so
    * the read never waits for more), each with its envelope or `null` when it is not one: whoever appended after this
    * hub's last known entry is not trusted.
+   *
+   * Read one message at a time from the stream leader (`next_by_subj`), read-after-write consistent like `tail`, and
+   * each read bounded by the request timeout: a catch-up runs while the writer holds a channel's serial slot, and a
+   * consumer placed while the stream elects a leader could wait unbounded and hold the channel with it. The range is
+   * short (what another writer or a retried publish added after the hub's last known entry).
    */
   async *range(channelId: string, fromStreamSeq: number, toStreamSeq: number): AsyncGenerator<UncheckedEntry> {
-    if (toStreamSeq < fromStreamSeq) return;
-    const consumer = await this.js.consumers.get(this.names.walStream, {
-      filter_subjects: this.names.wal(channelId),
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: fromStreamSeq,
-    });
-    const messages = await consumer.consume({ max_messages: 256 });
-    try {
-      for await (const m of messages) {
-        if (m.seq > toStreamSeq) break;
-        yield {
-          streamSeq: m.seq,
-          envelope: parseStoredOrNull(m.string()),
-          epoch: positiveHeader(m.headers?.get(WalHeader.Epoch)),
-          sequence: positiveHeader(m.headers?.get(WalHeader.Sequence)),
-        };
-        if (m.seq >= toStreamSeq || m.info.pending === 0) break;
-      }
-    } finally {
-      messages.stop();
-      await consumer.delete().catch(() => undefined);
+    const subject = this.names.wal(channelId);
+    for (let seq = fromStreamSeq; seq <= toStreamSeq;) {
+      const query: { seq: number; next_by_subj: string } = { seq, next_by_subj: subject };
+      const m = await this.jsm.streams.getMessage(this.names.walStream, query);
+      if (m === null || m.seq > toStreamSeq) return;
+      yield {
+        streamSeq: m.seq,
+        envelope: parseStoredOrNull(m.string()),
+        epoch: positiveHeader(m.header.get(WalHeader.Epoch)),
+        sequence: positiveHeader(m.header.get(WalHeader.Sequence)),
+      };
+      seq = m.seq + 1;
     }
   }
 
