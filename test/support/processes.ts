@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,8 +33,14 @@ export function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  // `AG2_SERVICE_LOG_DIR` keeps each service's output in `<dir>/<name>-<pid>.log` too, to read after a failed run.
+  const logDir = process.env['AG2_SERVICE_LOG_DIR'];
+  const keep = (chunk: Buffer): void => {
+    out += chunk.toString();
+    if (logDir !== undefined && logDir !== '') appendFileSync(join(logDir, `${name}-${child.pid ?? 0}.log`), chunk);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
   return {

@@ -215,12 +215,15 @@ class HubInstance implements Hub {
     this.#stop.signal.addEventListener('abort', onStop, { once: true });
     let end: TermEnd = 'failed';
     let keeper: Promise<'lost' | 'stopped'> = Promise.resolve('stopped');
+    /** What the term was doing, for the log when it fails. */
+    let phase = 'starting';
     try {
       if (this.#closed) {
         end = 'closed';
         return end;
       }
       this.ctx.epoch = epoch;
+      phase = 'reading the lease period';
       keeper = keepLease(this.#renewableLease(), {
         renewMs: await this.#renewMs(),
         checkMs: 50,
@@ -229,20 +232,24 @@ class HubInstance implements Hub {
       let keeperResult: 'lost' | 'stopped' | null = null;
       void keeper.then((r) => (keeperResult = r));
       this.ctx.logger.info({ epoch, term }, 'lease acquired; hydrating');
+      phase = 'hydrating';
       await hydrate(this.ctx);
       if (keeperResult === 'lost') return (end = 'lost');
       if (this.#closed) return (end = 'closed');
+      phase = 'starting delivery';
       await this.#deliverer.start();
+      phase = 'starting rpc';
       this.#rpc.start(buildHandlers(this.ctx, () => this.health()));
       // The server knows the RPC subscriptions once a flush returns: "active" means requests find a responder.
       await this.ctx.nc.flush();
+      phase = 'serving';
       this.#startSweeper();
       this.#role = 'active';
       this.ctx.logger.info({ epoch, term }, 'active');
       for (const resolve of this.#activeWaiters.splice(0)) resolve();
       end = await this.#untilTermEnds(keeper, abort.signal);
     } catch (err) {
-      this.ctx.logger.error({ err, epoch, term }, 'term failed; stepping down');
+      this.ctx.logger.error({ err, epoch, term, phase }, 'term failed; stepping down');
       end = this.#closed ? 'closed' : 'failed';
     } finally {
       abort.abort();
