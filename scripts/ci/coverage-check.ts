@@ -17,16 +17,16 @@ interface Area {
   readonly floorPct: number;
 }
 
-// Each floor sits a little under what the whole suite reached when it was set (client 71.0 %, lease + hub 60.5 %;
-// the unit tests plus the client and hub integration tests alone: 69.3 % and 60.5 %), so a change that drops the
-// tests of these paths fails while run-to-run noise (a retry taken or not) does not. Hubs that process-level tests
+// Each floor sits under what the whole suite reached when it was set (client 71.0 %, lease + hub 60.5 %; the unit
+// tests plus the client and hub integration tests alone: 69.3 % and 60.5 %), so a change that drops the tests of
+// these paths fails while run-to-run noise (a retry or a step-down taken or not on a loaded machine) does not. Hubs that process-level tests
 // start as child processes are not measured: v8 coverage covers the test workers only.
 const AREAS: readonly Area[] = [
-  { name: 'client (packages/client/src)', paths: ['packages/client/src/'], floorPct: 69 },
+  { name: 'client (packages/client/src)', paths: ['packages/client/src/'], floorPct: 66 },
   {
     name: 'lease and step-down (packages/hub/src/lease.ts, hub.ts)',
     paths: ['packages/hub/src/lease.ts', 'packages/hub/src/hub.ts'],
-    floorPct: 58,
+    floorPct: 55,
   },
 ];
 
