@@ -78,7 +78,10 @@ export async function createChannel(
     });
     adapter.validateCreate(metadata);
     const created = newRuntime(metadata, adapter, adapter.initialState(metadata));
-    await checkInviteInboxes(ctx, invitees.map((id) => invite(created, id)));
+    await checkInviteInboxes(
+      ctx,
+      invitees.map((id) => invite(created, id)),
+    );
     ctx.channels.set(created);
     return { raced: null, created };
   });
