@@ -143,7 +143,7 @@ export class WalWriter {
 
   /** The entry at `streamSeq`, which a duplicate ack named, if it is `envelope`; otherwise the id is taken. */
   async #sameEnvelopeAt(streamSeq: number, envelope: Envelope): Promise<WalEntry> {
-    const entry = await this.at(streamSeq);
+    const entry = await this.#at(streamSeq);
     const stored = entry?.envelope;
     if (
       entry === null ||
@@ -159,8 +159,15 @@ export class WalWriter {
     return entry;
   }
 
-  /** The WAL message at a stream sequence, read from the stream leader, or `null` (none, or not an envelope). */
+  /**
+   * The WAL message at a stream sequence, read from the stream leader, or `null` (none, or not an envelope). A read
+   * the WAL cannot serve now (a timeout, or a 503 while the stream elects a leader) is `UnavailableError`.
+   */
   async at(streamSeq: number): Promise<WalEntry | null> {
+    return unavailableWhenTransient(() => this.#at(streamSeq), `message ${streamSeq} of the WAL could not be read now`);
+  }
+
+  async #at(streamSeq: number): Promise<WalEntry | null> {
     const msg = await this.jsm.streams.getMessage(this.names.walStream, { seq: streamSeq });
     if (msg === null) return null;
     const envelope = parseStoredOrNull(msg.string());
@@ -168,9 +175,15 @@ export class WalWriter {
     return { envelope, streamSeq: msg.seq, epoch: () => Number(msg.header.get(WalHeader.Epoch) || 0) };
   }
 
-  /** The last envelope of a channel, read from the stream leader (read-after-write consistent), or `null`. */
+  /**
+   * The last envelope of a channel, read from the stream leader (read-after-write consistent), or `null`. A read the
+   * WAL cannot serve now is `UnavailableError`.
+   */
   async tail(channelId: string): Promise<WalEntry | null> {
-    const msg = await this.jsm.streams.getMessage(this.names.walStream, { last_by_subj: this.names.wal(channelId) });
+    const msg = await unavailableWhenTransient(
+      () => this.jsm.streams.getMessage(this.names.walStream, { last_by_subj: this.names.wal(channelId) }),
+      `the tail of channel ${repr(channelId)} could not be read now`,
+    );
     if (msg === null) return null;
     return {
       envelope: parseStored(msg.string()),
@@ -198,6 +211,16 @@ export function isTransient(err: unknown): boolean {
   if (err instanceof RequestError) return err.isNoResponders() || err.cause instanceof TimeoutError;
   if (err instanceof JetStreamApiError) return err.status === 503;
   return err instanceof Error && err.name === 'JetStreamNotEnabled';
+}
+
+/** Runs a read of the WAL; a transient failure of it becomes `UnavailableError` (`<what>; retry`), which clients retry. */
+async function unavailableWhenTransient<T>(read: () => Promise<T>, what: string): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (isTransient(err)) throw new UnavailableError(`${what}; retry`, { cause: err });
+    throw err;
+  }
 }
 
 /** Parses a stored envelope; the WAL holds only what the hub validated, so a failure is corruption. */
