@@ -120,6 +120,11 @@ export class Deliverer {
         }
       }
       this.#messages = messages;
+      if (this.#stopping) {
+        // `stop` came while this consume was being started: it stopped the one before.
+        messages.stop();
+        break;
+      }
       await this.#consume(consumer, messages);
       messages = null;
       if (this.#stopping) break;
