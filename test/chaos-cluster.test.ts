@@ -70,7 +70,7 @@ describe('chaos: the WAL leader node of a 3-node R3 cluster killed under load', 
       return service;
     };
     hub('first');
-    await waitFor(async () => (await admin.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
+    await waitFor(async () => (await admin.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 40_000,
       what: 'the first hub to serve',
     });

@@ -67,7 +67,7 @@ async function pauseUnderLoad(pauseMs: number): Promise<void> {
   const prefix = uniqueName('pause');
   const admin = new HubRpc(stack.nc, { prefix, retryForMs: 30_000 });
   const first = startSnapshotHub(prefix, 'first');
-  await waitFor(async () => (await admin.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
+  await waitFor(async () => (await admin.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
     timeoutMs: 30_000,
     what: 'the first hub to serve',
   });

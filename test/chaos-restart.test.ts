@@ -82,7 +82,7 @@ describe('chaos: nats-server stalled while a standby takes over', () => {
     const hub = (hubId: string): ServiceProcess =>
       stack.track(startHubService({ natsUrl: stack.url, prefix, hubId, leaseTtlMs: 2000 }));
     const first = hub('first');
-    await waitFor(async () => (await admin.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
+    await waitFor(async () => (await admin.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 30_000,
       what: 'the first hub to serve',
     });
@@ -110,12 +110,12 @@ describe('chaos: nats-server stalled while a standby takes over', () => {
     // The stall did land inside the takeover: the hub had not become active when NATS froze.
     expect(activeBeforeResume).toBe(false);
 
-    await waitFor(async () => (await admin.call('health', {}, undefined, { timeout: 1000 })).role === 'active', {
+    await waitFor(async () => (await admin.call('health', {}, { timeout: 1000 })).role === 'active', {
       timeoutMs: 30_000,
       what: 'a hub to serve again',
     });
     const answers = [];
-    for (let i = 0; i < 10; i += 1) answers.push(await admin.call('health', {}, undefined, { timeout: 2000 }));
+    for (let i = 0; i < 10; i += 1) answers.push(await admin.call('health', {}, { timeout: 2000 }));
     const serving = new Set(answers.map((h) => `${h.hub_id}/${h.role}/${h.epoch}`));
     expect(serving.size).toBe(1);
     const [servingHub] = answers.map((h) => h.hub_id);
@@ -137,7 +137,7 @@ describe('chaos: nats-server restarted under load', () => {
     const first = stack.track(
       startHubService({ natsUrl: stack.url, prefix, hubId: 'first', leaseTtlMs: LEASE_TTL_MS }),
     );
-    await waitFor(async () => (await admin.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
+    await waitFor(async () => (await admin.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 30_000,
       what: 'the first hub to serve',
     });
@@ -150,14 +150,14 @@ describe('chaos: nats-server restarted under load', () => {
     });
     const channels = await openChannels(stack.nc, admin, CHANNELS);
 
-    const before = await admin.call('health', {}, undefined, { timeout: 2000 });
+    const before = await admin.call('health', {}, { timeout: 2000 });
     const clients = clientConnections.map((nc) => new HubRpc(nc, { prefix, retryForMs: 40_000 }));
     const load = runLoad({ clients, channels, postsPerChannel: POSTS_PER_CHANNEL, attemptTimeoutMs: 1000 });
     await load.ackedAtLeast((CHANNELS * POSTS_PER_CHANNEL) / 4);
     await stack.nats.restart(3000);
     await load.done;
 
-    const health = await admin.call('health', {}, undefined, { timeout: 2000 });
+    const health = await admin.call('health', {}, { timeout: 2000 });
     expect({ errors: load.errors.length, first: load.errors.slice(0, 5) }).toEqual({ errors: 0, first: [] });
     expect([health.hub_id, health.role, health.epoch]).toEqual(['first', 'active', before.epoch]);
     expect([first.child.exitCode, second.child.exitCode]).toEqual([null, null]);

@@ -37,7 +37,7 @@ async function startServing(prefix: string, hubId: string): Promise<{ hub: Servi
   const extraArgs = ['--invite-ack-timeout-ms', '2000'];
   const hub = stack.track(startHubService({ natsUrl: stack.url, prefix, hubId, leaseTtlMs: 600_000, extraArgs }));
   const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 20_000 });
-  await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === hubId, {
+  await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).hub_id === hubId, {
     timeoutMs: 30_000,
     what: `hub ${hubId} serving`,
   });
@@ -54,10 +54,14 @@ async function fixture(rpc: HubRpc): Promise<FuzzIds> {
   const b = await agent('fuzz-b');
   // The channel is active: `b` acks its invite, found in the channel's log, while `createChannel` waits for it.
   const channelId = newId();
-  const created = rpc.call('createChannel', { channel_id: channelId, type: 'conversation', participants: [b] }, a);
+  const created = rpc.call(
+    'createChannel',
+    { channel_id: channelId, type: 'conversation', participants: [b] },
+    { caller: a },
+  );
   const invite = await waitFor(
     async () => {
-      const log = await rpc.call('readWal', { channel_id: channelId }, a).catch(() => null);
+      const log = await rpc.call('readWal', { channel_id: channelId }, { caller: a }).catch(() => null);
       return log?.envelopes.find((e) => e.event_type === EV_CHANNEL_INVITE);
     },
     { timeoutMs: 10_000, what: 'the invite', intervalMs: 20 },
@@ -68,7 +72,7 @@ async function fixture(rpc: HubRpc): Promise<FuzzIds> {
   await rpc.call(
     'observeTask',
     { task: { task_id: task, owner_id: a, created_at: '2026-01-01T00:00:00Z', state: 'running' } },
-    a,
+    { caller: a },
   );
   return { a, b, channel: channel.channel_id, task };
 }
@@ -136,7 +140,7 @@ describe('RPC fuzz against hub-service', () => {
       const failed = run.failed ? `seed ${run.seed}: ${String(run.errorInstance).slice(0, 500)}` : null;
       expect(failed).toBeNull();
       expect(hub.child.exitCode).toBeNull();
-      expect((await rpc.call('health', {}, undefined, { timeout: 5000 })).hub_id).toBe('fuzzed');
+      expect((await rpc.call('health', {}, { timeout: 5000 })).hub_id).toBe('fuzzed');
       const wal = await walMessages(names);
       expect(wal.length).toBeGreaterThan(0);
       expect(wal.filter((text) => !EnvelopeSchema.safeParse(JSON.parse(text)).success)).toEqual([]);
@@ -161,7 +165,7 @@ describe('RPC fuzz against hub-service', () => {
     expect(reply.error.code).toBe('invalid_request');
     expect(reply.error.message.length).toBeLessThan(400);
     expect(reply.error.message.endsWith('… (250000 chars)')).toBe(true);
-    expect((await rpc.call('health', {}, undefined, { timeout: 5000 })).hub_id).toBe('first');
+    expect((await rpc.call('health', {}, { timeout: 5000 })).hub_id).toBe('first');
     expect(hub.child.exitCode).toBeNull();
     expect(standby.child.exitCode).toBeNull();
     expect(standby.output()).not.toContain('serving');

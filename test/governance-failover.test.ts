@@ -59,7 +59,7 @@ describe('governance across a hub failover', () => {
     const prefix = uniqueName('gfo');
     const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 60_000 });
     const first = startClockedHub(prefix, 'first');
-    await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
+    await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 30_000,
       what: 'the first hub to serve',
     });
@@ -79,7 +79,11 @@ describe('governance across a hub failover', () => {
 
     const id = async (name: string) => (await rpc.call('register', { passport: { name } })).passport.agent_id ?? '';
     const [alice, bob, carol] = [await id('alice'), await id('bob'), await id('carol')];
-    const creating = rpc.call('createChannel', { type: 'discussion', participants: [bob, carol], ttl: '15m' }, alice);
+    const creating = rpc.call(
+      'createChannel',
+      { type: 'discussion', participants: [bob, carol], ttl: '15m' },
+      { caller: alice },
+    );
     for (const invitee of [bob, carol]) {
       const invite = await nextInboxEnvelope(prefix, invitee);
       expect(invite.event_type).toBe(EV_CHANNEL_INVITE);
@@ -93,7 +97,7 @@ describe('governance across a hub failover', () => {
     await stepTo(720_000, 'first');
     await stepTo(TTL_MS - 1, 'first');
     const fired = async () =>
-      (await rpc.call('readWal', { channel_id: cid }, alice)).envelopes.filter(
+      (await rpc.call('readWal', { channel_id: cid }, { caller: alice })).envelopes.filter(
         (e) => e.event_type === EV_EXPECTATION_VIOLATED,
       );
     const before = (await fired()).map((e) => [e.event_data['on_violation'], e.event_data['violators']]);
@@ -106,7 +110,7 @@ describe('governance across a hub failover', () => {
     // Kill the active hub 1 ms before the TTL is due; the standby takes the lease and hydrates.
     await first.stop('SIGKILL');
     expect(await first.exited).toBeNull();
-    await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'second', {
+    await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).hub_id === 'second', {
       timeoutMs: 30_000,
       what: 'the standby to take over',
     });
@@ -128,7 +132,7 @@ describe('governance across a hub failover', () => {
     expect(ended).toMatchObject({ close_reason: 'ttl_expired', closed_at: '2026-01-01T00:15:00.000Z' });
     await clockAt(prefix, 'second', TTL_MS + 600_000, true);
 
-    const log = (await rpc.call('readWal', { channel_id: cid }, alice)).envelopes;
+    const log = (await rpc.call('readWal', { channel_id: cid }, { caller: alice })).envelopes;
     expect(log.filter((e) => e.event_type === EV_EXPECTATION_VIOLATED)).toHaveLength(3);
     expect(log.filter((e) => e.event_type === EV_CHANNEL_EXPIRED)).toHaveLength(1);
     expect(log.at(-1)?.event_type).toBe(EV_CHANNEL_EXPIRED);

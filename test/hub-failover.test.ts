@@ -44,7 +44,7 @@ describe('hub-service failover', () => {
     const js = jetstream(stack.nc);
     const first = startHubService({ natsUrl: stack.url, prefix, hubId: 'first' });
     stack.track(first);
-    await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
+    await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 20_000,
       what: 'the first hub to serve',
     });
@@ -59,7 +59,7 @@ describe('hub-service failover', () => {
     for (let i = 0; i < CHANNELS; i += 1) {
       const a = (await rpc.call('register', { passport: { name: `a${i}` } })).passport.agent_id ?? '';
       const b = (await rpc.call('register', { passport: { name: `b${i}` } })).passport.agent_id ?? '';
-      const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, a);
+      const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, { caller: a });
       const invite = await firstInboxEnvelope(js, prefix, b);
       expect(invite.event_type).toBe(EV_CHANNEL_INVITE);
       await ackInviteAs(rpc, invite, b);
@@ -77,7 +77,7 @@ describe('hub-service failover', () => {
         for (let n = 0; n < POSTS_PER_CHANNEL; n += 1) {
           const sender = n % 2 === 0 ? a : b;
           const body = { channel_id: channel, sender_id: sender, event_type: EV_TEXT, event_data: { text: `m${n}` } };
-          const ack = await rpc.call('post', body, sender, { timeout: 2000 });
+          const ack = await rpc.call('post', body, { caller: sender, timeout: 2000 });
           expect(acked.has(ack.envelope_id)).toBe(false);
           acked.set(ack.envelope_id, { channel, sequence: ack.sequence, sender });
           if (!killed && acked.size >= KILL_AFTER_ACKS) void kill();
@@ -100,7 +100,11 @@ describe('hub-service failover', () => {
     );
 
     for (const { a, b, channel } of pairs) {
-      const { envelopes, last_sequence } = await rpc.call('readWal', { channel_id: channel, limit: 10_000 }, a);
+      const { envelopes, last_sequence } = await rpc.call(
+        'readWal',
+        { channel_id: channel, limit: 10_000 },
+        { caller: a },
+      );
       expect(envelopes.map((e) => e.sequence)).toEqual(Array.from({ length: last_sequence }, (_, i) => i + 1));
       const ids = envelopes.map((e) => e.envelope_id);
       expect(new Set(ids).size).toBe(ids.length);

@@ -15,7 +15,7 @@ describe('hub-service process', () => {
     // A lease of 10 minutes: the standby can only take over this test's time budget if the lease is released.
     const first = startHubService({ natsUrl: stack.url, prefix, hubId: 'first', leaseTtlMs: 600_000 });
     stack.track(first);
-    await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).hub_id === 'first', {
+    await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
       timeoutMs: 20_000,
       what: 'the first hub',
     });
@@ -34,7 +34,7 @@ describe('hub-service process', () => {
       .map((l) => JSON.parse(l) as { msg?: string; level?: number });
     expect(logs.map((l) => l.msg)).toEqual(expect.arrayContaining(['connected to NATS', 'serving', 'stopped']));
 
-    const health = await rpc.call('health', {}, undefined, { timeout: 1000 });
+    const health = await rpc.call('health', {}, { timeout: 1000 });
     expect(health).toMatchObject({ hub_id: 'second', role: 'active' });
     const lease = await (await new Kvm(stack.nc).open(hubNames(prefix).leasesBucket)).get('active');
     expect(lease?.string()).toBe('second');

@@ -30,7 +30,7 @@ describe('runner takeover', () => {
     stack.track(
       startHubService({ natsUrl: stack.url, prefix, hubId: 'hub', extraArgs: ['--inbox-ack-wait-ms', '3000'] }),
     );
-    await waitFor(async () => (await rpc.call('health', {}, undefined, { timeout: 1000 })).role === 'active', {
+    await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).role === 'active', {
       timeoutMs: 30_000,
       what: 'the hub',
     });
@@ -50,14 +50,16 @@ describe('runner takeover', () => {
     }
 
     const asker = (await rpc.call('register', { passport: { name: 'asker', kind: 'human' } })).passport.agent_id ?? '';
-    const { channel } = await rpc.call('createChannel', { type: 'consulting', participants: [slowpoke] }, asker, {
-      timeout: 60_000,
-    });
+    const { channel } = await rpc.call(
+      'createChannel',
+      { type: 'consulting', participants: [slowpoke] },
+      { caller: asker, timeout: 60_000 },
+    );
     const channelId = channel.channel_id;
     await rpc.call(
       'post',
       { channel_id: channelId, sender_id: asker, event_type: EV_TEXT, event_data: { text: 'What are logs?' } },
-      asker,
+      { caller: asker },
     );
 
     const holder = await waitFor(() => replicas.find((r) => r.output().includes('SLOW-TOOL-STARTED')), {

@@ -38,7 +38,7 @@ export async function openChannels(nc: NatsConnection, rpc: HubRpc, count: numbe
   const open = async (i: number): Promise<ChaosChannel> => {
     const a = (await rpc.call('register', { passport: { name: `a${i}` } })).passport.agent_id ?? '';
     const b = (await rpc.call('register', { passport: { name: `b${i}` } })).passport.agent_id ?? '';
-    const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, a);
+    const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, { caller: a });
     const accepting = (async () => {
       const consumer = await js.consumers.get(names.inboxStream, names.inboxConsumer(b));
       const msg = await consumer.next({ expires: 10_000 });
@@ -83,7 +83,7 @@ export function runLoad(options: {
         const text = `${channel}#${n}`;
         const body = { channel_id: channel, sender_id: sender, event_type: EV_TEXT, event_data: { text } };
         try {
-          const ack = await rpc.call('post', body, sender, { timeout: options.attemptTimeoutMs });
+          const ack = await rpc.call('post', body, { caller: sender, timeout: options.attemptTimeoutMs });
           if (acked.has(ack.envelope_id)) errors.push(`${channel}: envelope ${ack.envelope_id} acked twice`);
           acked.set(ack.envelope_id, { channel, sequence: ack.sequence, text });
           notify();
@@ -212,7 +212,7 @@ export async function probeEveryChannel(
       const expected = (before.get(channel)?.at(-1)?.sequence ?? 0) + 1;
       const body = { channel_id: channel, sender_id: a, event_type: EV_TEXT, event_data: { text: `${channel}#probe` } };
       try {
-        return { channel, acked: (await rpc.call('post', body, a, { timeout: 2000 })).sequence, expected };
+        return { channel, acked: (await rpc.call('post', body, { caller: a, timeout: 2000 })).sequence, expected };
       } catch (err) {
         return { channel, acked: err instanceof Error ? `${err.name}: ${err.message}` : String(err), expected };
       }

@@ -12,6 +12,6 @@ export async function ackInviteAs(rpc: HubRpc, invite: Envelope, inviteeId: stri
       event_data: { channel_id: invite.channel_id },
       causation_id: invite.envelope_id,
     },
-    inviteeId,
+    { caller: inviteeId },
   );
 }

@@ -69,8 +69,7 @@ export async function openChannel(
   const { channel } = await rpc.call(
     'createChannel',
     { channel_id: newId(), type: spec.type, participants: [...spec.invitees] },
-    spec.creator,
-    { timeout: CREATE_TIMEOUT_MS },
+    { caller: spec.creator, timeout: CREATE_TIMEOUT_MS },
   );
   return channel.channel_id;
 }
@@ -104,7 +103,7 @@ export async function openMailboxes(
               event_data: { channel_id: d.channel_id },
               causation_id: d.envelope_id,
             },
-            id,
+            { caller: id },
           );
         },
       });

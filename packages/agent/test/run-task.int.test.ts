@@ -17,7 +17,11 @@ describe('runTask and the task mirror', () => {
     const value = await runTask(
       { client: alice.client, title: 'summarise', capability: 'summaries', channelId: null },
       async (task) => {
-        const { task: during } = await alice.client.hub.call('getTask', { task_id: task.taskId }, alice.client.agentId);
+        const { task: during } = await alice.client.hub.call(
+          'getTask',
+          { task_id: task.taskId },
+          { caller: alice.client.agentId },
+        );
         seen.push({ id: task.taskId, running: during.state });
         await task.progress({ step: 1 });
         expect(currentTask()?.taskId).toBe(task.taskId);
@@ -27,7 +31,7 @@ describe('runTask and the task mirror', () => {
     expect(value).toBe('the summary');
     const id = seen[0]?.id ?? '';
     expect(seen[0]?.running).toBe(TaskState.Running);
-    const { task } = await alice.client.hub.call('getTask', { task_id: id }, alice.client.agentId);
+    const { task } = await alice.client.hub.call('getTask', { task_id: id }, { caller: alice.client.agentId });
     expect(task).toMatchObject({
       task_id: id,
       owner_id: alice.client.agentId,
@@ -50,7 +54,7 @@ describe('runTask and the task mirror', () => {
         return Promise.reject(new Error('the source was gone'));
       }),
     ).rejects.toThrow('the source was gone');
-    const { task } = await alice.client.hub.call('getTask', { task_id: id }, alice.client.agentId);
+    const { task } = await alice.client.hub.call('getTask', { task_id: id }, { caller: alice.client.agentId });
     expect(task).toMatchObject({ state: TaskState.Failed, error: 'the source was gone' });
   });
 
@@ -70,7 +74,7 @@ describe('runTask and the task mirror', () => {
       );
       return 'ignored';
     });
-    const { task } = await alice.client.hub.call('getTask', { task_id: id }, alice.client.agentId);
+    const { task } = await alice.client.hub.call('getTask', { task_id: id }, { caller: alice.client.agentId });
     expect(task).toMatchObject({ state: TaskState.Completed, result: { answer: 42 }, progress: { pct: 50 } });
   });
 
@@ -87,7 +91,7 @@ describe('runTask and the task mirror', () => {
     });
     await until(async () => {
       if (id === '') return false;
-      const { task } = await alice.client.hub.call('getTask', { task_id: id }, alice.client.agentId);
+      const { task } = await alice.client.hub.call('getTask', { task_id: id }, { caller: alice.client.agentId });
       return task.state === TaskState.Running;
     }, 'the task to run');
     await alice.client.sendEnvelope({
@@ -98,7 +102,7 @@ describe('runTask and the task mirror', () => {
       task_id: id,
     });
     await expect(running).rejects.toEqual(new TaskCancelledError('taking too long'));
-    const { task } = await alice.client.hub.call('getTask', { task_id: id }, alice.client.agentId);
+    const { task } = await alice.client.hub.call('getTask', { task_id: id }, { caller: alice.client.agentId });
     expect(task).toMatchObject({ state: TaskState.Cancelled, error: 'taking too long' });
     const log = await alice.client.readWal(channel.channelId);
     expect(log.filter((e) => e.event_type === EV_TASK_CANCELLED).map((e) => [e.sender_id, e.event_data])).toEqual([

@@ -95,7 +95,7 @@ describe('tasks', () => {
     owner.client.hub.call(
       'observeTask',
       { task: { ...task, owner_id: owner.client.agentId, created_at: T } },
-      owner.client.agentId,
+      { caller: owner.client.agentId },
     );
 
   it("lists, reads and waits for a peer's task in a shared channel", async () => {
@@ -107,7 +107,7 @@ describe('tasks', () => {
     await bob.client.hub.call(
       'updateTask',
       { task_id: 'task-bob-1', state: TaskState.Completed, result: 'ok' },
-      bob.client.agentId,
+      { caller: bob.client.agentId },
     );
     const status = await tasks(alice.ctx(), { action: 'status', task_id: 'task-bob-1' });
     expect(status).toMatchObject({

@@ -15,7 +15,7 @@ import {
   type RuleInput,
 } from '@ag2net/protocol';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { HubRpc, type CallOptions } from './rpc.js';
+import { HubRpc, type CallOptions, type HubCallOptions } from './rpc.js';
 import { silentLogger, type Logger } from './logger.js';
 import { AgentClient, type AgentClientOptions } from './agent-client.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
@@ -73,14 +73,9 @@ export class HubClient {
   }
 
   /** Calls any hub operation. */
-  call<Op extends HubOp>(
-    op: Op,
-    request: HubRequest<Op>,
-    callerId?: string,
-    options?: CallOptions,
-  ): Promise<HubResponse<Op>> {
+  call<Op extends HubOp>(op: Op, request: HubRequest<Op>, options?: HubCallOptions): Promise<HubResponse<Op>> {
     if (this.#closed) return Promise.reject(new Error('HubClient is closed'));
-    return this.rpc.call(op, request, callerId, options);
+    return this.rpc.call(op, request, options);
   }
 
   /**
@@ -161,7 +156,7 @@ export class HubClient {
       ...(options.skillMd === undefined ? {} : { skill_md: options.skillMd }),
       ...(options.rule === undefined ? {} : { rule: options.rule }),
     };
-    return (await this.call('register', request, undefined, call)).passport;
+    return (await this.call('register', request, call)).passport;
   }
 
   #track<T extends { disconnect(options?: DisconnectOptions): Promise<void> }>(participant: T): T {
@@ -175,23 +170,23 @@ export class HubClient {
   }
 
   getAgent(nameOrId: string, options?: CallOptions): Promise<Passport> {
-    return this.call('getAgent', { name_or_id: nameOrId }, undefined, options).then((r) => r.passport);
+    return this.call('getAgent', { name_or_id: nameOrId }, options).then((r) => r.passport);
   }
 
   getResume(agentId: string, options?: CallOptions): Promise<Resume> {
-    return this.call('getResume', { agent_id: agentId }, undefined, options).then((r) => r.resume);
+    return this.call('getResume', { agent_id: agentId }, options).then((r) => r.resume);
   }
 
   getRule(agentId: string, options?: CallOptions): Promise<Rule> {
-    return this.call('getRule', { agent_id: agentId }, undefined, options).then((r) => r.rule);
+    return this.call('getRule', { agent_id: agentId }, options).then((r) => r.rule);
   }
 
   getSkill(agentId: string, options?: CallOptions): Promise<string | null> {
-    return this.call('getSkill', { agent_id: agentId }, undefined, options).then((r) => r.skill_md);
+    return this.call('getSkill', { agent_id: agentId }, options).then((r) => r.skill_md);
   }
 
   findAgentId(name: string, options?: CallOptions): Promise<string | null> {
-    return this.call('findAgentId', { name }, undefined, options).then((r) => r.agent_id);
+    return this.call('findAgentId', { name }, options).then((r) => r.agent_id);
   }
 
   /** Up to `filter.limit` (default 50) agents, following the hub's page cursors. */
@@ -200,7 +195,7 @@ export class HubClient {
     const out: Passport[] = [];
     let cursor = filter.cursor ?? null;
     do {
-      const page = await this.call('listAgents', { ...filter, limit: limit - out.length, cursor }, undefined, options);
+      const page = await this.call('listAgents', { ...filter, limit: limit - out.length, cursor }, options);
       out.push(...page.agents);
       cursor = page.next_cursor;
     } while (cursor !== null && out.length < limit);
@@ -208,7 +203,7 @@ export class HubClient {
   }
 
   getChannel(channelId: string, options?: CallOptions): Promise<ChannelMetadata> {
-    return this.call('getChannel', { channel_id: channelId }, undefined, options).then((r) => r.channel);
+    return this.call('getChannel', { channel_id: channelId }, options).then((r) => r.channel);
   }
 
   /** Up to `filter.limit` (default 50) channels, following the hub's page cursors. */
@@ -217,12 +212,7 @@ export class HubClient {
     const out: ChannelMetadata[] = [];
     let cursor = filter.cursor ?? null;
     do {
-      const page = await this.call(
-        'listChannels',
-        { ...filter, limit: limit - out.length, cursor },
-        undefined,
-        options,
-      );
+      const page = await this.call('listChannels', { ...filter, limit: limit - out.length, cursor }, options);
       out.push(...page.channels);
       cursor = page.next_cursor;
     } while (cursor !== null && out.length < limit);
@@ -230,11 +220,11 @@ export class HubClient {
   }
 
   adapterState(channelId: string, options?: CallOptions): Promise<Record<string, unknown> | null> {
-    return this.call('adapterState', { channel_id: channelId }, undefined, options).then((r) => r.state);
+    return this.call('adapterState', { channel_id: channelId }, options).then((r) => r.state);
   }
 
   health(options?: CallOptions): Promise<Health> {
-    return this.call('health', {}, undefined, options);
+    return this.call('health', {}, options);
   }
 
   /**

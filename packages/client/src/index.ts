@@ -15,7 +15,7 @@
  * ```
  */
 export { HubRpc, HubUnavailableError, DEFAULT_RPC_TIMEOUT_MS } from './rpc.js';
-export type { CallOptions, HubRpcOptions } from './rpc.js';
+export type { CallOptions, HubCallOptions, HubRpcOptions } from './rpc.js';
 export { HubClient } from './hub-client.js';
 export type { HubClientOptions, RegisterOptions } from './hub-client.js';
 export { Participant, DisconnectedError } from './participant.js';

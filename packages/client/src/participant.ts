@@ -204,7 +204,7 @@ export abstract class Participant {
     options?: CallOptions,
   ): Promise<HubResponse<Op>> {
     if (this.#disconnected) return Promise.reject(new DisconnectedError(`${this.passport.name} is disconnected`));
-    return this.hub.call(op, request, this.agentId, options);
+    return this.hub.call(op, request, { ...options, caller: this.agentId });
   }
 
   /** Opens a channel with `target` (names or ids); resolves once every invitee acked. */

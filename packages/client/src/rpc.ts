@@ -25,6 +25,12 @@ export interface CallOptions {
   readonly timeout?: number;
 }
 
+/** Options of `HubRpc.call` and `HubClient.call`: the caller's identity besides cancellation and time limits. */
+export interface HubCallOptions extends CallOptions {
+  /** The calling agent's id; required by operations whose subject carries the caller (`HUB_OPS[op].caller`). */
+  readonly caller?: string;
+}
+
 /** Options of `HubRpc`. */
 export interface HubRpcOptions {
   /** The hub's prefix; default `ag2`. */
@@ -56,14 +62,14 @@ export class HubRpc {
     this.#retryForMs = options.retryForMs ?? 30_000;
   }
 
-  /** Calls `op` as `callerId` (required for operations whose subject carries the caller). */
+  /** Calls `op` as `options.caller` (required for operations whose subject carries the caller). */
   async call<Op extends HubOp>(
     op: Op,
     request: HubRequest<Op>,
-    callerId?: string,
-    options: CallOptions = {},
+    options: HubCallOptions = {},
   ): Promise<HubResponse<Op>> {
     const spec = HUB_OPS[op];
+    const callerId = options.caller;
     if (spec.caller && callerId === undefined) throw new TypeError(`${op} needs the caller's agent id`);
     const body = spec.request.parse(op === 'post' ? withEnvelopeId(request) : request);
     const subject = this.names.rpc(op, spec.caller ? callerId : undefined);

@@ -55,7 +55,7 @@ describe('post admission', () => {
     await using net = await openNet(nats.url);
     const { alice, bob, cid } = await consulting(net);
     const forged = { channel_id: cid, sender_id: alice.id, event_type: EV_TEXT, event_data: { text: 'as alice' } };
-    expect(await failure(net.rpc.call('post', forged, bob.id))).toEqual({
+    expect(await failure(net.rpc.call('post', forged, { caller: bob.id }))).toEqual({
       code: 'auth_failed',
       message: `sender_id '${alice.id}' does not match the caller '${bob.id}'`,
     });
@@ -120,7 +120,7 @@ describe('post admission', () => {
   it('refuses a post to a closed channel', async () => {
     await using net = await openNet(nats.url);
     const { alice, cid } = await consulting(net);
-    await net.rpc.call('closeChannel', { channel_id: cid }, alice.id);
+    await net.rpc.call('closeChannel', { channel_id: cid }, { caller: alice.id });
     expect(await failure(say(net, alice, cid, 'too late'))).toEqual({
       code: 'protocol_error',
       message: `channel '${cid}' is closed`,
@@ -209,11 +209,11 @@ describe('channel queries', () => {
   it('canSend is true for the expected speaker only', async () => {
     await using net = await openNet(nats.url);
     const { alice, bob, mallory, cid } = await consulting(net);
-    const canSend = async (id: string) => (await net.rpc.call('canSend', { channel_id: cid }, id)).allowed;
+    const canSend = async (id: string) => (await net.rpc.call('canSend', { channel_id: cid }, { caller: id })).allowed;
     expect([await canSend(alice.id), await canSend(bob.id), await canSend(mallory.id)]).toEqual([true, false, false]);
     await say(net, alice, cid, 'question');
     expect([await canSend(alice.id), await canSend(bob.id)]).toEqual([false, true]);
-    await net.rpc.call('closeChannel', { channel_id: cid }, alice.id);
+    await net.rpc.call('closeChannel', { channel_id: cid }, { caller: alice.id });
     expect(await canSend(bob.id)).toBe(false);
   });
 
@@ -223,7 +223,7 @@ describe('channel queries', () => {
     const bob = await register(net, 'bob');
     const carol = await register(net, 'carol');
     const cid = (await openChannel(net, alice, 'discussion', [bob, carol])).channel_id;
-    const turns = async (id: string) => (await net.rpc.call('pendingTurnsFor', {}, id)).turns;
+    const turns = async (id: string) => (await net.rpc.call('pendingTurnsFor', {}, { caller: id })).turns;
 
     expect(await turns(alice.id)).toEqual([{ channel_id: cid, triggering_envelope_id: null, expected_at: T0 }]);
     expect(await turns(bob.id)).toEqual([]);
@@ -244,8 +244,8 @@ describe('channel queries', () => {
     const bob = await register(net, 'bob');
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
     await say(net, alice, cid, 'hi');
-    expect((await net.rpc.call('pendingTurnsFor', {}, alice.id)).turns).toEqual([]);
-    expect((await net.rpc.call('pendingTurnsFor', {}, bob.id)).turns).toEqual([]);
+    expect((await net.rpc.call('pendingTurnsFor', {}, { caller: alice.id })).turns).toEqual([]);
+    expect((await net.rpc.call('pendingTurnsFor', {}, { caller: bob.id })).turns).toEqual([]);
   });
 
   it('findEnvelopeByCausation finds the answer a sender gave to a trigger', async () => {
@@ -259,7 +259,7 @@ describe('channel queries', () => {
       net.rpc.call(
         'findEnvelopeByCausation',
         { channel_id: cid, sender_id: sender, causation_id: question.envelope_id },
-        alice.id,
+        { caller: alice.id },
       );
     expect((await find(bob.id)).envelope).toMatchObject({
       envelope_id: answer.envelope_id,
@@ -272,7 +272,7 @@ describe('channel queries', () => {
     const unknown = await net.rpc.call(
       'findEnvelopeByCausation',
       { channel_id: cid, sender_id: bob.id, causation_id: newId() },
-      alice.id,
+      { caller: alice.id },
     );
     expect(unknown.envelope).toBeNull();
   });

@@ -30,11 +30,11 @@ describe('audit trail', () => {
     // A retried register publishes its record again; the stream keeps one.
     await net.rpc.call('register', { passport: alice.passport });
     net.clock.advance(1_000);
-    await net.rpc.call('setResume', { resume: { summary: 'Statistician' } }, alice.id);
-    await net.rpc.call('setSkill', { skill_md: '# Alice' }, alice.id);
-    await net.rpc.call('setSkill', { skill_md: null }, alice.id);
-    await net.rpc.call('setRule', { rule: { limits: { delegation_depth: 2 } } }, alice.id);
-    await net.rpc.call('unregister', {}, alice.id);
+    await net.rpc.call('setResume', { resume: { summary: 'Statistician' } }, { caller: alice.id });
+    await net.rpc.call('setSkill', { skill_md: '# Alice' }, { caller: alice.id });
+    await net.rpc.call('setSkill', { skill_md: null }, { caller: alice.id });
+    await net.rpc.call('setRule', { rule: { limits: { delegation_depth: 2 } } }, { caller: alice.id });
+    await net.rpc.call('unregister', {}, { caller: alice.id });
     expect(withoutIds(await audit(net))).toEqual([
       { kind: 'agent_registered', at: T0, agent_id: alice.id, name: 'alice' },
       { kind: 'resume_set', at: at(1_000), source: 'tenant', agent_id: alice.id, version: 2 },
@@ -51,7 +51,7 @@ describe('audit trail', () => {
     const bob = await register(net, 'bob');
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
     net.clock.advance(2_000);
-    await net.rpc.call('closeChannel', { channel_id: cid, reason: 'explicit' }, alice.id);
+    await net.rpc.call('closeChannel', { channel_id: cid, reason: 'explicit' }, { caller: alice.id });
     await drained(net);
     expect(withoutIds(await audit(net, { channel_id: cid }))).toEqual([
       {
@@ -95,7 +95,7 @@ describe('audit trail', () => {
     net.clock.advance(1_000);
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
     net.clock.advance(1_000);
-    await net.rpc.call('setRule', { rule: {} }, bob.id);
+    await net.rpc.call('setRule', { rule: {} }, { caller: bob.id });
     await drained(net);
     const kinds = async (filter: Parameters<typeof audit>[1]) => (await audit(net, filter)).map((r) => r.kind);
     expect(await kinds({})).toEqual(['agent_registered', 'agent_registered', 'channel_created', 'rule_set']);

@@ -30,7 +30,7 @@ describe('bounded per-channel indexes', () => {
     // The first post is out of the window: its retry goes to the WAL, whose duplicate window knows the id.
     const retried = await say(net, alice, cid, 'message 0', { envelope_id: first.envelope_id, causation_id: 'first' });
     expect(retried).toEqual(first);
-    expect((await net.rpc.call('readWal', { channel_id: cid }, alice.id)).last_sequence).toBe(total);
+    expect((await net.rpc.call('readWal', { channel_id: cid }, { caller: alice.id })).last_sequence).toBe(total);
 
     const beforeClose = structuredClone(channel(net.hub));
     expect(beforeClose).toEqual(live);

@@ -14,7 +14,7 @@ describe('names in channel creation', () => {
     const { channel } = await net.rpc.call(
       'createChannel',
       { type: 'workflow', participants: ['researcher'], knobs: { graph } },
-      me.id,
+      { caller: me.id },
     );
     expect(channel.participants.map((p) => p.agent_id)).toEqual([me.id, researcher.id]);
     expect(channel.knobs['graph']).toEqual({
@@ -41,7 +41,11 @@ describe('names in channel creation', () => {
     const graph = sequence(['me', 'researcher', 'nobody']).toDict();
     expect(
       await failure(
-        net.rpc.call('createChannel', { type: 'workflow', participants: ['researcher'], knobs: { graph } }, me.id),
+        net.rpc.call(
+          'createChannel',
+          { type: 'workflow', participants: ['researcher'], knobs: { graph } },
+          { caller: me.id },
+        ),
       ),
     ).toEqual({ code: 'not_found', message: "workflow graph names an unknown agent: 'nobody'" });
   });
@@ -50,7 +54,7 @@ describe('names in channel creation', () => {
     await using net = await openNet(nats.url);
     const me = await register(net, 'me');
     expect(
-      await failure(net.rpc.call('createChannel', { type: 'consulting', participants: ['nobody'] }, me.id)),
+      await failure(net.rpc.call('createChannel', { type: 'consulting', participants: ['nobody'] }, { caller: me.id })),
     ).toEqual({ code: 'not_found', message: 'participant not registered: nobody' });
   });
 });

@@ -46,7 +46,9 @@ describe('createChannel refuses', () => {
     await using net = await openNet(nats.url);
     const { bob } = await trio(net);
     const ghost = newId();
-    const refused = failure(net.rpc.call('createChannel', { type: 'conversation', participants: [bob.id] }, ghost));
+    const refused = failure(
+      net.rpc.call('createChannel', { type: 'conversation', participants: [bob.id] }, { caller: ghost }),
+    );
     expect(await refused).toEqual({ code: 'not_found', message: `creator not registered: ${ghost}` });
     await expectNoChannels(net);
   });
@@ -56,7 +58,7 @@ describe('createChannel refuses', () => {
     const { alice, bob } = await trio(net);
     const ghost = newId();
     const refused = failure(
-      net.rpc.call('createChannel', { type: 'discussion', participants: [bob.id, ghost] }, alice.id),
+      net.rpc.call('createChannel', { type: 'discussion', participants: [bob.id, ghost] }, { caller: alice.id }),
     );
     expect(await refused).toEqual({ code: 'not_found', message: `participant not registered: ${ghost}` });
     await expectNoChannels(net);
@@ -65,7 +67,9 @@ describe('createChannel refuses', () => {
   it('an empty participant list', async () => {
     await using net = await openNet(nats.url);
     const { alice } = await trio(net);
-    const refused = failure(net.rpc.call('createChannel', { type: 'conversation', participants: [] }, alice.id));
+    const refused = failure(
+      net.rpc.call('createChannel', { type: 'conversation', participants: [] }, { caller: alice.id }),
+    );
     expect(await refused).toEqual({ code: 'protocol_error', message: 'channel requires at least one participant' });
     await expectNoChannels(net);
   });
@@ -74,7 +78,7 @@ describe('createChannel refuses', () => {
     await using net = await openNet(nats.url);
     const { alice, bob } = await trio(net);
     const refused = failure(
-      net.rpc.call('createChannel', { type: 'discussion', participants: [bob.id, bob.id] }, alice.id),
+      net.rpc.call('createChannel', { type: 'discussion', participants: [bob.id, bob.id] }, { caller: alice.id }),
     );
     expect(await refused).toEqual({ code: 'protocol_error', message: `participant listed twice: '${bob.id}'` });
     await expectNoChannels(net);
@@ -83,7 +87,9 @@ describe('createChannel refuses', () => {
   it('a channel type no adapter is registered for', async () => {
     await using net = await openNet(nats.url);
     const { alice, bob } = await trio(net);
-    const refused = failure(net.rpc.call('createChannel', { type: 'debate', participants: [bob.id] }, alice.id));
+    const refused = failure(
+      net.rpc.call('createChannel', { type: 'debate', participants: [bob.id] }, { caller: alice.id }),
+    );
     expect(await refused).toEqual({ code: 'not_found', message: "no adapter registered for 'debate'@v1" });
     await expectNoChannels(net);
   });
@@ -92,7 +98,7 @@ describe('createChannel refuses', () => {
     await using net = await openNet(nats.url);
     const { alice, bob, carol } = await trio(net);
     const refused = failure(
-      net.rpc.call('createChannel', { type: 'consulting', participants: [bob.id, carol.id] }, alice.id),
+      net.rpc.call('createChannel', { type: 'consulting', participants: [bob.id, carol.id] }, { caller: alice.id }),
     );
     expect(await refused).toEqual({ code: 'protocol_error', message: 'consulting requires exactly one respondent' });
     await expectNoChannels(net);
@@ -106,7 +112,7 @@ describe('createChannel refuses', () => {
       net.rpc.call(
         'createChannel',
         { type: 'discussion', participants: [bob.id, carol.id], knobs: { ordering: 'dynamic' } },
-        alice.id,
+        { caller: alice.id },
       ),
     );
     expect(await refused).toEqual({
@@ -257,13 +263,13 @@ describe('handshake', () => {
     const cid = invite.channel_id;
 
     // Mallory claims to be bob in the body while the subject says mallory.
-    const impersonation = await failure(net.rpc.call('post', inviteAck(invite, bob.id), mallory.id));
+    const impersonation = await failure(net.rpc.call('post', inviteAck(invite, bob.id), { caller: mallory.id }));
     expect(impersonation.code).toBe('auth_failed');
     // Mallory acks bob's invite in her own name.
-    const foreign = await failure(net.rpc.call('post', inviteAck(invite, mallory.id), mallory.id));
+    const foreign = await failure(net.rpc.call('post', inviteAck(invite, mallory.id), { caller: mallory.id }));
     expect(['protocol_error', 'access_denied']).toContain(foreign.code);
     // The creator cannot ack on bob's behalf either.
-    const byCreator = await failure(net.rpc.call('post', inviteAck(invite, alice.id), alice.id));
+    const byCreator = await failure(net.rpc.call('post', inviteAck(invite, alice.id), { caller: alice.id }));
     expect(['protocol_error', 'access_denied']).toContain(byCreator.code);
 
     expect(await getChannel(net, cid)).toMatchObject({ state: 'pending', pending_acks: [bob.id] });
@@ -280,7 +286,7 @@ describe('closeChannel', () => {
     const { alice, bob } = await trio(net);
     const { channel_id: cid } = await openChannel(net, alice, 'conversation', [bob]);
     net.clock.advance(1_000);
-    const { channel } = await net.rpc.call('closeChannel', { channel_id: cid }, bob.id);
+    const { channel } = await net.rpc.call('closeChannel', { channel_id: cid }, { caller: bob.id });
     expect(channel).toMatchObject({
       channel_id: cid,
       state: 'closed',
@@ -300,7 +306,7 @@ describe('closeChannel', () => {
     await using net = await openNet(nats.url);
     const { alice, bob } = await trio(net);
     const { channel_id: cid } = await openChannel(net, alice, 'conversation', [bob]);
-    const { channel } = await net.rpc.call('closeChannel', { channel_id: cid, reason: 'done' }, alice.id);
+    const { channel } = await net.rpc.call('closeChannel', { channel_id: cid, reason: 'done' }, { caller: alice.id });
     expect(channel).toMatchObject({ state: 'closed', close_reason: 'done' });
     expect((await readWal(net, alice, cid)).at(-1)?.event_data).toEqual({ reason: 'done', channel_id: cid });
   });
@@ -309,9 +315,9 @@ describe('closeChannel', () => {
     await using net = await openNet(nats.url);
     const { alice, bob } = await trio(net);
     const { channel_id: cid } = await openChannel(net, alice, 'conversation', [bob]);
-    const first = await net.rpc.call('closeChannel', { channel_id: cid, reason: 'first' }, alice.id);
+    const first = await net.rpc.call('closeChannel', { channel_id: cid, reason: 'first' }, { caller: alice.id });
     net.clock.advance(5_000);
-    const second = await net.rpc.call('closeChannel', { channel_id: cid, reason: 'second' }, bob.id);
+    const second = await net.rpc.call('closeChannel', { channel_id: cid, reason: 'second' }, { caller: bob.id });
     expect(second.channel).toEqual(first.channel);
     const closes = (await readWal(net, alice, cid)).filter((e) => e.event_type === EV_CHANNEL_CLOSED);
     expect(closes).toHaveLength(1);
@@ -321,7 +327,7 @@ describe('closeChannel', () => {
     await using net = await openNet(nats.url);
     const { alice } = await trio(net);
     const ghost = newId();
-    expect(await failure(net.rpc.call('closeChannel', { channel_id: ghost }, alice.id))).toEqual({
+    expect(await failure(net.rpc.call('closeChannel', { channel_id: ghost }, { caller: alice.id }))).toEqual({
       code: 'not_found',
       message: `channel not found: ${ghost}`,
     });
@@ -345,7 +351,7 @@ describe('getChannel and listChannels', () => {
     const { alice, bob, carol } = await trio(net);
     const pair = await openChannel(net, alice, 'conversation', [bob]);
     const group = await openChannel(net, alice, 'discussion', [bob, carol]);
-    await net.rpc.call('closeChannel', { channel_id: pair.channel_id }, alice.id);
+    await net.rpc.call('closeChannel', { channel_id: pair.channel_id }, { caller: alice.id });
 
     const ids = async (request: HubRequest<'listChannels'>) =>
       (await net.rpc.call('listChannels', request)).channels.map((c) => c.channel_id).sort();
@@ -365,7 +371,7 @@ describe('health', () => {
     const { alice, bob, carol } = await trio(net);
     await openChannel(net, alice, 'discussion', [bob, carol]);
     const closed = await openChannel(net, alice, 'conversation', [bob]);
-    await net.rpc.call('closeChannel', { channel_id: closed.channel_id }, alice.id);
+    await net.rpc.call('closeChannel', { channel_id: closed.channel_id }, { caller: alice.id });
     const health = await net.rpc.call('health', {});
     expect(health).toMatchObject({
       role: 'active',

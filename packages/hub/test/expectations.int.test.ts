@@ -150,7 +150,7 @@ describe('built-in expectations on the built-in channel types', () => {
       expected_next_speaker: bob.id,
       hidden: [alice.id],
     });
-    expect((await net.rpc.call('pendingTurnsFor', {}, bob.id)).turns).toEqual([
+    expect((await net.rpc.call('pendingTurnsFor', {}, { caller: bob.id })).turns).toEqual([
       { channel_id: cid, triggering_envelope_id: null, expected_at: '2026-01-01T00:10:00.000Z' },
     ]);
     await tickAfter(net, 0);

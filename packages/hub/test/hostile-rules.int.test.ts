@@ -56,7 +56,7 @@ describe('limits are the operator’s', () => {
     await using net = await openNet(nats.url, { limits });
     const alice = await register(net, 'alice', { rule: { limits: { rate: { per_minute: 60, burst: 2 } } } });
     const bob = await register(net, 'bob');
-    const { rule } = await net.rpc.call('setRule', { rule: {} }, alice.id);
+    const { rule } = await net.rpc.call('setRule', { rule: {} }, { caller: alice.id });
     expect(rule.limits).toEqual({
       max_concurrent_channels: 2,
       max_concurrent_tasks: 100,
@@ -67,7 +67,7 @@ describe('limits are the operator’s', () => {
       inbox: { max_pending: 50, overflow: 'reject', high_water: null },
     });
     const asked = { max_concurrent_channels: 1_000, rate: { per_minute: 10_000, burst: 500 }, delegation_depth: 99 };
-    const higher = (await net.rpc.call('setRule', { rule: { limits: asked } }, alice.id)).rule.limits;
+    const higher = (await net.rpc.call('setRule', { rule: { limits: asked } }, { caller: alice.id })).rule.limits;
     expect([higher.max_concurrent_channels, higher.rate, higher.delegation_depth]).toEqual([
       2,
       { per_minute: 120, burst: 3 },
@@ -85,7 +85,11 @@ describe('limits are the operator’s', () => {
       message: "sender 'alice' exceeded rate limit (120/min, burst 3)",
     });
     // A stricter wish is kept as asked.
-    const stricter = await net.rpc.call('setRule', { rule: { limits: { rate: { per_minute: 6, burst: 1 } } } }, bob.id);
+    const stricter = await net.rpc.call(
+      'setRule',
+      { rule: { limits: { rate: { per_minute: 6, burst: 1 } } } },
+      { caller: bob.id },
+    );
     expect(stricter.rule.limits.rate).toEqual({ per_minute: 6, burst: 1 });
   });
 
@@ -119,7 +123,7 @@ describe('the observed track record is the hub’s', () => {
     const { resume } = await net.rpc.call(
       'setResume',
       { resume: { summary: 'best writer', observed: forged } },
-      alice.id,
+      { caller: alice.id },
     );
     expect([resume.summary, resume.observed, resume.version]).toEqual(['best writer', {}, 2]);
   });
@@ -129,33 +133,43 @@ describe('the observed track record is the hub’s', () => {
     const alice = await register(net, 'alice');
     const mallory = await register(net, 'mallory');
     const observe = (task_id: string, state: 'running' | 'completed') =>
-      net.rpc.call('observeTask', { task: { created_at: T0, task_id, state, owner_id: alice.id } }, alice.id);
+      net.rpc.call(
+        'observeTask',
+        { task: { created_at: T0, task_id, state, owner_id: alice.id } },
+        { caller: alice.id },
+      );
     await observe('t-run', 'running');
     await observe('t-done', 'running');
-    await net.rpc.call('updateTask', { task_id: 't-done', state: 'completed' }, alice.id);
+    await net.rpc.call('updateTask', { task_id: 't-done', state: 'completed' }, { caller: alice.id });
     const claim = { capability: 'writing', outcome: 'completed' } as const;
     expect(await raw(net, 'recordObservation', claim, mallory.id)).toEqual({
       code: 'invalid_request',
       message: 'recordObservation needs the task_id of an ended task the caller owns',
     });
-    expect(await failure(net.rpc.call('recordObservation', { ...claim, task_id: 'nope' }, mallory.id))).toEqual({
+    expect(
+      await failure(net.rpc.call('recordObservation', { ...claim, task_id: 'nope' }, { caller: mallory.id })),
+    ).toEqual({
       code: 'not_found',
       message: 'task not found: nope',
     });
-    expect(await failure(net.rpc.call('recordObservation', { ...claim, task_id: 't-done' }, mallory.id))).toEqual({
+    expect(
+      await failure(net.rpc.call('recordObservation', { ...claim, task_id: 't-done' }, { caller: mallory.id })),
+    ).toEqual({
       code: 'access_denied',
       message: "only the owner may record an observation of task 't-done'",
     });
-    expect(await failure(net.rpc.call('recordObservation', { ...claim, task_id: 't-run' }, alice.id))).toEqual({
+    expect(
+      await failure(net.rpc.call('recordObservation', { ...claim, task_id: 't-run' }, { caller: alice.id })),
+    ).toEqual({
       code: 'protocol_error',
       message: "task 't-run' has not ended (state=running)",
     });
     const failed = { ...claim, outcome: 'failed', task_id: 't-done' } as const;
-    expect(await failure(net.rpc.call('recordObservation', failed, alice.id))).toEqual({
+    expect(await failure(net.rpc.call('recordObservation', failed, { caller: alice.id }))).toEqual({
       code: 'invalid_request',
       message: "task 't-done' ended completed, not failed",
     });
-    const counted = await net.rpc.call('recordObservation', { ...claim, task_id: 't-done' }, alice.id);
+    const counted = await net.rpc.call('recordObservation', { ...claim, task_id: 't-done' }, { caller: alice.id });
     expect(counted.resume.observed).toEqual({
       writing: { n: 1, completed: 1, failed: 0, expired: 0, p50_latency_ms: 0 },
     });

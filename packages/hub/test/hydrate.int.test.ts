@@ -88,9 +88,13 @@ describe('hydrate', () => {
     const bob = await register(net, 'bob');
     const carol = await register(net, 'carol', { passport: { kind: 'human' } });
     const dave = await register(net, 'dave');
-    await net.rpc.call('setResume', { resume: { claimed_capabilities: ['writing'], summary: 'Writer' } }, bob.id);
-    await net.rpc.call('setRule', { rule: { limits: { delegation_depth: 2 } } }, carol.id);
-    await net.rpc.call('unregister', {}, dave.id);
+    await net.rpc.call(
+      'setResume',
+      { resume: { claimed_capabilities: ['writing'], summary: 'Writer' } },
+      { caller: bob.id },
+    );
+    await net.rpc.call('setRule', { rule: { limits: { delegation_depth: 2 } } }, { caller: carol.id });
+    await net.rpc.call('unregister', {}, { caller: dave.id });
     const s = await scenario(net, alice, bob, carol);
 
     const live = structuredClone(net.hub.snapshot());

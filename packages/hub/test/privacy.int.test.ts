@@ -62,7 +62,7 @@ describe('audience privacy', () => {
       net.rpc.call(
         'findEnvelopeByCausation',
         { channel_id: cid, sender_id: bob.id, causation_id: question.envelope_id },
-        reader.id,
+        { caller: reader.id },
       );
     expect((await find(alice)).envelope?.envelope_id).toBe(answer.envelope_id);
     expect((await find(carol)).envelope).toBeNull();
@@ -79,7 +79,7 @@ describe('audience privacy', () => {
     const probe = net.rpc.call(
       'findEnvelopeByCausation',
       { channel_id: cid, sender_id: alice.id, causation_id: 'anything' },
-      mallory.id,
+      { caller: mallory.id },
     );
     expect((await failure(probe)).code).toBe('access_denied');
   });
@@ -100,7 +100,7 @@ describe('audience privacy', () => {
   it('lets nobody outside the channel close it', async () => {
     await using net = await openNet(nats.url);
     const { mallory, cid } = await discussion(net);
-    const refused = await failure(net.rpc.call('closeChannel', { channel_id: cid }, mallory.id));
+    const refused = await failure(net.rpc.call('closeChannel', { channel_id: cid }, { caller: mallory.id }));
     expect(refused).toEqual({
       code: 'access_denied',
       message: `'${mallory.id}' is not a participant of channel '${cid}'`,

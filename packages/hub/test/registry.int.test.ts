@@ -89,7 +89,7 @@ describe('register', () => {
   it('gives a new agent_id to a name registered again after unregister', async () => {
     await using net = await openNet(nats.url);
     const first = await register(net, 'alice');
-    await net.rpc.call('unregister', {}, first.id);
+    await net.rpc.call('unregister', {}, { caller: first.id });
     const { passport } = await net.rpc.call('register', { passport: { name: 'alice' } });
     expect(passport.agent_id).toMatch(ULID);
     expect(passport.agent_id).not.toBe(first.id);
@@ -226,7 +226,7 @@ describe('mutations', () => {
     const { resume } = await net.rpc.call(
       'setResume',
       { resume: { claimed_capabilities: ['new-skill'], summary: 'updated' } },
-      alice.id,
+      { caller: alice.id },
     );
     expect(resume).toMatchObject({
       claimed_capabilities: ['new-skill'],
@@ -244,7 +244,7 @@ describe('mutations', () => {
   it('setRule bumps the version and getRule returns the new rule', async () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice');
-    const { rule } = await net.rpc.call('setRule', { rule: { limits: { delegation_depth: 3 } } }, alice.id);
+    const { rule } = await net.rpc.call('setRule', { rule: { limits: { delegation_depth: 3 } } }, { caller: alice.id });
     expect(rule.version).toBe(2);
     expect(rule.limits.delegation_depth).toBe(3);
     expect((await net.rpc.call('getRule', { agent_id: alice.id })).rule).toEqual(rule);
@@ -257,7 +257,7 @@ describe('mutations', () => {
     const channel = await openChannel(net, alice, 'conversation', [bob]);
     await say(net, alice, channel.channel_id, 'before');
 
-    await net.rpc.call('unregister', {}, alice.id);
+    await net.rpc.call('unregister', {}, { caller: alice.id });
 
     expect(await failure(net.rpc.call('getAgent', { name_or_id: alice.id }))).toEqual({
       code: 'not_found',
@@ -271,7 +271,7 @@ describe('mutations', () => {
     const { agents } = await net.rpc.call('listAgents', {});
     expect(agents.map((p) => p.name)).toEqual(['bob']);
     // The channel and its log outlive the agent (AG2 keeps them).
-    const wal = await net.rpc.call('readWal', { channel_id: channel.channel_id }, bob.id);
+    const wal = await net.rpc.call('readWal', { channel_id: channel.channel_id }, { caller: bob.id });
     expect(wal.envelopes.at(-1)?.event_data).toEqual({ text: 'before' });
   });
 

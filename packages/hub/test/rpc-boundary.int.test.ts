@@ -119,7 +119,9 @@ describe('the RPC boundary', () => {
     });
     const bob = await register(net, 'bob');
     const type = 'y'.repeat(100);
-    const refused = await failure(net.rpc.call('createChannel', { type, participants: [bob.id] }, alice.id));
+    const refused = await failure(
+      net.rpc.call('createChannel', { type, participants: [bob.id] }, { caller: alice.id }),
+    );
     expect(refused).toEqual({ code: 'not_found', message: `no adapter registered for '${type}'@v1` });
     const long = JSON.stringify({ type: 'y'.repeat(100_000), participants: [bob.id] });
     expect(await raw(net, 'createChannel', long, alice.id)).toEqual({
@@ -225,21 +227,21 @@ describe('paging', () => {
       await net.rpc.call(
         'observeTask',
         { task: { task_id, owner_id: alice.id, created_at: '2026-01-01T00:00:00Z' } },
-        alice.id,
+        { caller: alice.id },
       );
     }
-    const tasks = await net.rpc.call('listTasks', { limit: 1 }, alice.id);
+    const tasks = await net.rpc.call('listTasks', { limit: 1 }, { caller: alice.id });
     expect(tasks.tasks.map((t) => t.task_id)).toEqual(['t1']);
     expect(tasks.next_cursor).toBe('1');
 
     await waitForState(net, one.channel_id, 'active');
     await say(net, alice, one.channel_id, 'hello');
     await say(net, alice, one.channel_id, 'again');
-    const log = await net.rpc.call('readWal', { channel_id: one.channel_id }, alice.id);
-    const page = await net.rpc.call('readWal', { channel_id: one.channel_id, limit: 1 }, alice.id);
+    const log = await net.rpc.call('readWal', { channel_id: one.channel_id }, { caller: alice.id });
+    const page = await net.rpc.call('readWal', { channel_id: one.channel_id, limit: 1 }, { caller: alice.id });
     expect(page.envelopes.map((e) => e.sequence)).toEqual([1]);
     expect(page.next_since).toBe(2);
-    const next = await net.rpc.call('readWal', { channel_id: one.channel_id, since: 2 }, alice.id);
+    const next = await net.rpc.call('readWal', { channel_id: one.channel_id, since: 2 }, { caller: alice.id });
     expect(next.next_since).toBeNull();
     expect([...page.envelopes, ...next.envelopes]).toEqual(log.envelopes);
   });
@@ -269,9 +271,9 @@ describe('paging', () => {
     await net.rpc.call(
       'observeTask',
       { task: { task_id: 't1', owner_id: alice.id, created_at: '2026-01-01T00:00:00Z' } },
-      alice.id,
+      { caller: alice.id },
     );
-    await net.rpc.call('fireTaskEvent', { task_id: 't1', kind: 'mirror_failed' }, alice.id);
+    await net.rpc.call('fireTaskEvent', { task_id: 't1', kind: 'mirror_failed' }, { caller: alice.id });
     const records = await auditCount(net, {}, 2);
     const registered = records.filter((r) => r.kind === 'agent_registered');
     expect(registered).toHaveLength(1);

@@ -17,7 +17,7 @@ import {
 const nats = natsPerFile();
 
 async function closeChannel(net: TestNet, by: TestAgent, cid: string): Promise<void> {
-  await net.rpc.call('closeChannel', { channel_id: cid }, by.id);
+  await net.rpc.call('closeChannel', { channel_id: cid }, { caller: by.id });
 }
 
 async function listedChannels(net: TestNet): Promise<number> {
@@ -62,7 +62,7 @@ describe('access rules', () => {
     const alice = await register(net, 'alice');
     const bob = await register(net, 'bob');
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
-    await net.rpc.call('setRule', { rule: { access: { inbound_from: ['carol-*'] } } }, bob.id);
+    await net.rpc.call('setRule', { rule: { access: { inbound_from: ['carol-*'] } } }, { caller: bob.id });
     const text = await say(net, alice, cid, 'can you hear me?');
     await closeChannel(net, alice, cid);
     // Deliveries follow the log: once the close reached bob, the text's turn to be delivered has passed.
@@ -94,7 +94,7 @@ describe('access rules', () => {
     const bob = await register(net, 'bob');
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
     await say(net, alice, cid, 'first', { audience: [bob.id] });
-    await net.rpc.call('setRule', { rule: { access: { outbound_to: ['carol'] } } }, alice.id);
+    await net.rpc.call('setRule', { rule: { access: { outbound_to: ['carol'] } } }, { caller: alice.id });
     expect(await failure(say(net, alice, cid, 'second', { audience: [bob.id] }))).toEqual({
       code: 'access_denied',
       message: "sender 'alice' not permitted to send to 'bob'",

@@ -207,7 +207,7 @@ export class Mailbox {
     this.#answered.add(invite.envelope_id);
     const reply = this.invitePolicy === 'ack' ? inviteAck(invite, this.#agentId) : inviteReject(invite, this.#agentId);
     try {
-      await this.#net.rpc.call('post', reply, this.#agentId);
+      await this.#net.rpc.call('post', reply, { caller: this.#agentId });
     } catch (err) {
       this.problems.push(`answering invite ${invite.envelope_id} failed: ${String(err)}`);
     }
@@ -275,7 +275,7 @@ export async function openChannel(
   const { channel } = await net.rpc.call(
     'createChannel',
     { ...extra, type, participants: invitees.map((a) => a.id) },
-    creator.id,
+    { caller: creator.id },
   );
   return channel;
 }
@@ -286,7 +286,7 @@ export async function post(
   sender: TestAgent,
   envelope: Omit<EnvelopeInput, 'sender_id'>,
 ): Promise<HubResponse<'post'>> {
-  return net.rpc.call('post', { ...envelope, sender_id: sender.id }, sender.id);
+  return net.rpc.call('post', { ...envelope, sender_id: sender.id }, { caller: sender.id });
 }
 
 /** Posts `text` as `sender`. */
@@ -302,7 +302,7 @@ export async function say(
 
 /** The channel's log as `reader` may read it. */
 export async function readWal(net: TestNet, reader: TestAgent, channelId: string): Promise<Envelope[]> {
-  const { envelopes } = await net.rpc.call('readWal', { channel_id: channelId }, reader.id);
+  const { envelopes } = await net.rpc.call('readWal', { channel_id: channelId }, { caller: reader.id });
   return envelopes;
 }
 

@@ -23,15 +23,17 @@ const nats = natsPerFile();
 type TaskFields = Omit<TaskMetadataInput, 'owner_id' | 'created_at'> & { created_at?: string };
 
 async function observe(net: TestNet, owner: TestAgent, task: TaskFields) {
-  return (await net.rpc.call('observeTask', { task: { created_at: T0, ...task, owner_id: owner.id } }, owner.id)).task;
+  return (
+    await net.rpc.call('observeTask', { task: { created_at: T0, ...task, owner_id: owner.id } }, { caller: owner.id })
+  ).task;
 }
 
 async function update(net: TestNet, owner: TestAgent, request: HubRequest<'updateTask'>) {
-  return (await net.rpc.call('updateTask', request, owner.id)).task;
+  return (await net.rpc.call('updateTask', request, { caller: owner.id })).task;
 }
 
 async function getTask(net: TestNet, caller: TestAgent, taskId: string) {
-  return (await net.rpc.call('getTask', { task_id: taskId }, caller.id)).task;
+  return (await net.rpc.call('getTask', { task_id: taskId }, { caller: caller.id })).task;
 }
 
 function cancelRequest(cid: string, taskId: string, audience: string[] | null, extra: { task_id?: string } = {}) {
@@ -73,7 +75,7 @@ describe('task lifecycle', () => {
     const carol = await register(net, 'carol');
     expect(
       await failure(
-        net.rpc.call('observeTask', { task: { task_id: 't', owner_id: bob.id, created_at: T0 } }, alice.id),
+        net.rpc.call('observeTask', { task: { task_id: 't', owner_id: bob.id, created_at: T0 } }, { caller: alice.id }),
       ),
     ).toEqual({ code: 'auth_failed', message: `owner_id '${bob.id}' does not match the caller '${alice.id}'` });
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
@@ -81,7 +83,7 @@ describe('task lifecycle', () => {
       code: 'access_denied',
       message: `'${carol.id}' is not a participant of channel '${cid}'`,
     });
-    await net.rpc.call('closeChannel', { channel_id: cid }, alice.id);
+    await net.rpc.call('closeChannel', { channel_id: cid }, { caller: alice.id });
     expect(await failure(observe(net, bob, { task_id: 't', channel_id: cid }))).toEqual({
       code: 'protocol_error',
       message: `channel '${cid}' is closed`,
@@ -100,7 +102,7 @@ describe('task lifecycle', () => {
     await update(net, alice, { task_id: 't1', state: 'completed' });
     expect((await observe(net, alice, { task_id: 't2' })).state).toBe('created');
     for (let i = 0; i < 5; i += 1) await observe(net, bob, { task_id: `b${i}`, state: 'running' });
-    expect((await net.rpc.call('listTasks', { agent_id: bob.id }, bob.id)).tasks).toHaveLength(5);
+    expect((await net.rpc.call('listTasks', { agent_id: bob.id }, { caller: bob.id })).tasks).toHaveLength(5);
   });
 
   it('observing a known task again updates it in place, and a failure ends it with its error', async () => {
@@ -201,7 +203,7 @@ describe('task lifecycle', () => {
       spec: { capability: 'analysis' },
     });
     net.clock.advance(5_000);
-    await net.rpc.call('closeChannel', { channel_id: cid }, alice.id);
+    await net.rpc.call('closeChannel', { channel_id: cid }, { caller: alice.id });
     expect(await getTask(net, bob, 'task-bob-1')).toMatchObject({ state: 'expired', error: 'channel_closed' });
     const [record] = await auditCount(net, { kinds: ['task_terminated'] }, 1);
     expect(record).toMatchObject({
@@ -225,16 +227,24 @@ describe('task lifecycle', () => {
     await update(net, alice, { task_id: 'w1', state: 'completed' });
     const observed = { n: 1, completed: 1, failed: 0, expired: 0, p50_latency_ms: 420 };
     const again = { capability: 'writing', outcome: 'completed', latency_ms: 9_999, task_id: 'w1' } as const;
-    expect((await net.rpc.call('recordObservation', again, alice.id)).resume.observed).toEqual({ writing: observed });
+    expect((await net.rpc.call('recordObservation', again, { caller: alice.id })).resume.observed).toEqual({
+      writing: observed,
+    });
 
     await net.hub.close();
     await startColdHub(net);
-    expect((await net.rpc.call('recordObservation', again, alice.id)).resume.observed).toEqual({ writing: observed });
+    expect((await net.rpc.call('recordObservation', again, { caller: alice.id })).resume.observed).toEqual({
+      writing: observed,
+    });
     // A task without a capability counts under the one its owner names, with the hub's latency.
     await observe(net, alice, { task_id: 'w2', state: 'running' });
     net.clock.advance(100);
     await update(net, alice, { task_id: 'w2', state: 'failed', error: 'broke' });
-    const other = await net.rpc.call('recordObservation', { ...again, task_id: 'w2', outcome: 'failed' }, alice.id);
+    const other = await net.rpc.call(
+      'recordObservation',
+      { ...again, task_id: 'w2', outcome: 'failed' },
+      { caller: alice.id },
+    );
     expect(other.resume.observed).toEqual({ writing: { ...observed, n: 2, failed: 1, p50_latency_ms: 100 } });
     const sources = (await auditCount(net, { kinds: ['resume_set'] }, 2)).map((r) => [r['source'], r['outcome']]);
     expect(sources).toEqual([
@@ -255,7 +265,7 @@ describe('task queries and checkpoints', () => {
     await observe(net, alice, { task_id: 'private', created_at: at(2) });
     await observe(net, bob, { task_id: 'bobs', channel_id: cid, created_at: at(3) });
     const ids = async (caller: TestAgent, filter: HubRequest<'listTasks'> = {}) =>
-      (await net.rpc.call('listTasks', filter, caller.id)).tasks.map((t) => t.task_id);
+      (await net.rpc.call('listTasks', filter, { caller: caller.id })).tasks.map((t) => t.task_id);
     expect(await ids(alice)).toEqual(['shared', 'private', 'bobs']);
     expect(await ids(bob)).toEqual(['shared', 'bobs']);
     expect(await ids(carol)).toEqual([]);
@@ -275,10 +285,14 @@ describe('task queries and checkpoints', () => {
     const bob = await register(net, 'bob');
     await observe(net, alice, { task_id: 'cp', state: 'running' });
     const read = (caller: TestAgent, taskId = 'cp') =>
-      net.rpc.call('readTaskCheckpoint', { task_id: taskId }, caller.id).then((r) => r.state);
+      net.rpc.call('readTaskCheckpoint', { task_id: taskId }, { caller: caller.id }).then((r) => r.state);
     expect(await read(alice)).toBeNull();
-    await net.rpc.call('checkpointTask', { task_id: 'cp', state: { step: 1 } }, alice.id);
-    await net.rpc.call('checkpointTask', { task_id: 'cp', state: { step: 3, scratch: [1, 2, 3] } }, alice.id);
+    await net.rpc.call('checkpointTask', { task_id: 'cp', state: { step: 1 } }, { caller: alice.id });
+    await net.rpc.call(
+      'checkpointTask',
+      { task_id: 'cp', state: { step: 3, scratch: [1, 2, 3] } },
+      { caller: alice.id },
+    );
     expect(await read(alice)).toEqual({ step: 3, scratch: [1, 2, 3] });
     expect(await failure(read(bob))).toEqual({ code: 'access_denied', message: `task 'cp' belongs to '${alice.id}'` });
     expect(await failure(read(alice, 'ghost'))).toEqual({ code: 'not_found', message: 'task not found: ghost' });
@@ -367,10 +381,10 @@ describe('runtime reports', () => {
     const carol = await register(net, 'carol');
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
     const payload = { op: 'observe_task', exc_type: 'NotFoundError', exc_message: 'gone' };
-    await net.rpc.call('fireTaskEvent', { task_id: 'ghost', kind: 'mirror_failed', payload }, alice.id);
+    await net.rpc.call('fireTaskEvent', { task_id: 'ghost', kind: 'mirror_failed', payload }, { caller: alice.id });
     const failed = { channel_id: cid, envelope_id: cid, exc_type: 'RuntimeError', exc_message: 'model down' };
-    await net.rpc.call('reportTurnFailure', failed, bob.id);
-    expect(await failure(net.rpc.call('reportTurnFailure', failed, carol.id))).toEqual({
+    await net.rpc.call('reportTurnFailure', failed, { caller: bob.id });
+    expect(await failure(net.rpc.call('reportTurnFailure', failed, { caller: carol.id }))).toEqual({
       code: 'access_denied',
       message: `'${carol.id}' is not a participant of channel '${cid}'`,
     });
@@ -409,7 +423,7 @@ describe('runtime reports', () => {
     await net.hub.close();
     const cold = await startColdHub(net);
     expect(cold.snapshot()).toEqual(live);
-    await net.rpc.call('closeChannel', { channel_id: cid }, bob.id);
+    await net.rpc.call('closeChannel', { channel_id: cid }, { caller: bob.id });
     await waitForState(net, cid, 'closed');
     expect((await getTask(net, alice, 'kept')).state).toBe('expired');
   });

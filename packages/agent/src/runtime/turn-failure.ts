@@ -64,7 +64,7 @@ export async function reportTurnFailure(
         // A model failure is worded by its reason: the provider's message may quote the key.
         exc_message: describeModelError(err) === null ? messageOf(err).slice(0, 4096) : reason,
       },
-      client.agentId,
+      { caller: client.agentId },
     );
   } catch (reportErr) {
     logger.warn({ ...context, code: errorCode(reportErr) }, 'reporting a failed turn failed');

@@ -34,7 +34,7 @@ export class TaskMirror {
       ...(start.expiresAt === undefined ? {} : { expires_at: start.expiresAt }),
     });
     await this.#mirror('observe_task', task.task_id, start.channelId, () =>
-      this.client.hub.call('observeTask', { task }, this.client.agentId),
+      this.client.hub.call('observeTask', { task }, { caller: this.client.agentId }),
     );
   }
 
@@ -64,7 +64,7 @@ export class TaskMirror {
     change: { state?: TaskState; progress?: Record<string, unknown>; result?: unknown; error?: string | null },
   ): Promise<void> {
     return this.#mirror('update_task', taskId, channelId, () =>
-      this.client.hub.call('updateTask', { task_id: taskId, ...change }, this.client.agentId),
+      this.client.hub.call('updateTask', { task_id: taskId, ...change }, { caller: this.client.agentId }),
     );
   }
 
@@ -87,7 +87,7 @@ export class TaskMirror {
               exc_message: err instanceof Error ? err.message : String(err),
             },
           },
-          this.client.agentId,
+          { caller: this.client.agentId },
         )
         .catch(() => undefined);
     }

@@ -86,7 +86,7 @@ export async function runTask<T>(options: TaskOptions, body: (task: TaskHandle) 
       explicit = { value: result };
     },
     checkpoint: async (state) => {
-      await client.hub.call('checkpointTask', { task_id: taskId, state }, client.agentId);
+      await client.hub.call('checkpointTask', { task_id: taskId, state }, { caller: client.agentId });
     },
   };
   try {
