@@ -1,5 +1,5 @@
 import { ModelConfigSchema, ScriptStepSchema } from '@ag2net/agent';
-import { PrefixSchema, ResumeSchema, RuleSchema } from '@ag2net/protocol';
+import { PrefixSchema, ResumeSchema, RuleSchema, formatIssues } from '@ag2net/protocol';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -77,8 +77,7 @@ export function parseRunnerConfig(text: string, path: string): RunnerConfig {
   }
   const parsed = RunnerConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`);
-    throw new RunnerConfigError(`${path} is invalid:\n${lines.join('\n')}`);
+    throw new RunnerConfigError(formatIssues(`${path} is invalid`, parsed.error.issues, { layout: 'list' }));
   }
   const names = parsed.data.agents.map((a) => a.name);
   const twice = names.find((n, i) => names.indexOf(n) !== i);

@@ -1,5 +1,5 @@
 import type { OperatorLimits } from '@ag2net/hub';
-import { DEFAULT_PREFIX, PrefixSchema } from '@ag2net/protocol';
+import { DEFAULT_PREFIX, PrefixSchema, formatIssues } from '@ag2net/protocol';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
@@ -102,6 +102,13 @@ export const USAGE = [
   '  --help',
 ].join('\n');
 
+/** A config key as the flag and environment variable that set it: `--nats-url (NATS_URL)`. */
+function describeSource(path: readonly PropertyKey[]): string {
+  const key = String(path[0]);
+  const source = Object.entries(SOURCES).find(([name]) => name === key)?.[1];
+  return source === undefined ? key : `--${source[0]} (${source[1]})`;
+}
+
 /** Reads the configuration: a flag wins over its environment variable; unset values take their defaults. */
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): HubServiceConfig | 'help' {
   const options = Object.fromEntries(
@@ -121,12 +128,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Hub
   }
   const parsed = HubServiceConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => {
-      const key = String(i.path[0]) as keyof typeof SOURCES;
-      const [flag, name] = SOURCES[key] ?? [key, key];
-      return `  --${flag} (${name}): ${i.message}`;
-    });
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(
+      formatIssues('invalid configuration', parsed.error.issues, { layout: 'list', describePath: describeSource }),
+    );
   }
   return parsed.data;
 }

@@ -184,5 +184,6 @@ export {
 export { REPR_MAX_CHARS, REPR_MAX_DEPTH } from './repr.js';
 export type { ReprOptions } from './repr.js';
 export { formatIssues, clip, MAX_LISTED_ISSUES, MAX_ISSUES_MESSAGE_CHARS } from './issues.js';
+export type { FormatIssuesOptions } from './issues.js';
 export { MAX_DURATION_SECONDS } from './duration.js';
 export { jsonDepthExceeds } from './json-depth.js';

@@ -35,6 +35,20 @@ describe('formatIssues', () => {
     expect(text.endsWith('…')).toBe(true);
   });
 
+  it('writes a list layout with one indented issue per line', () => {
+    const issues = issuesOf(z.strictObject({ a: z.number(), b: z.string() }), { a: 'x', b: 2 });
+    expect(formatIssues('config.yaml is invalid', issues, { layout: 'list' })).toBe(
+      'config.yaml is invalid:\n  a: Invalid input: expected number, received string\n  b: Invalid input: expected string, received number',
+    );
+  });
+
+  it('names paths with describePath', () => {
+    const issues = issuesOf(z.strictObject({ port: z.number() }), { port: 'x' });
+    expect(formatIssues('bad', issues, { describePath: (path) => `--${String(path[0])}` })).toBe(
+      'bad: --port: Invalid input: expected number, received string',
+    );
+  });
+
   it('names the root', () => {
     expect(formatIssues('bad', issuesOf(z.string(), 1))).toBe(
       'bad: (root): Invalid input: expected string, received number',

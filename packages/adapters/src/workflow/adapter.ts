@@ -7,6 +7,7 @@ import {
   PacketDataSchema,
   ProtocolError,
   createEnvelope,
+  formatIssues,
   isParticipant,
   repr,
   type ChannelManifest,
@@ -33,7 +34,6 @@ import {
   type ToolSpec,
   type ViewSpec,
 } from '../types.js';
-import { formatIssues } from './errors.js';
 import { foldContextSet, foldTurn, isSubstantive } from './fold.js';
 import { GraphCache } from './graph-cache.js';
 import { checkInitialSpeaker, contextVarsKnob, graphKnob, loadGraph } from './knobs.js';
@@ -247,5 +247,7 @@ function withHiddenField(state: WorkflowState, hidden: readonly string[] | undef
 }
 
 function malformed(cid: string, eventType: string, error: z.ZodError): ProtocolError {
-  return new ProtocolError(`workflow ${cid} got a malformed ${eventType}: ${formatIssues(error)}`, { cause: error });
+  return new ProtocolError(formatIssues(`workflow ${cid} got a malformed ${eventType}`, error.issues), {
+    cause: error,
+  });
 }

@@ -1,4 +1,4 @@
-import { ProtocolError } from '@ag2net/protocol';
+import { ProtocolError, formatIssues } from '@ag2net/protocol';
 import type { z } from 'zod';
 
 /**
@@ -9,17 +9,10 @@ export class WorkflowGraphError extends ProtocolError {
   override readonly name: string = 'WorkflowGraphError';
 }
 
-/** Zod issues as one line: `path: message; path: message` (`(root)` for the top level). */
-export function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
-    .join('; ');
-}
-
 /** Parses `value` with `schema`, or throws a `WorkflowGraphError` that says what `what` is and what is wrong. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success)
-    throw new WorkflowGraphError(`invalid ${what}: ${formatIssues(parsed.error)}`, { cause: parsed.error });
+    throw new WorkflowGraphError(formatIssues(`invalid ${what}`, parsed.error.issues), { cause: parsed.error });
   return parsed.data;
 }

@@ -14,6 +14,7 @@ import {
   isParticipant,
   isReplyFormId,
   isReplyIdOf,
+  formatIssues,
   isTerminalChannelState,
   repr,
   type Envelope,
@@ -140,8 +141,7 @@ function checkEventData(envelope: Envelope): void {
   if (schema === undefined) return;
   const parsed = schema.safeParse(envelope.event_data);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new InvalidRequestError(`event_data of ${envelope.event_type} is invalid: ${issues}`);
+    throw new InvalidRequestError(formatIssues(`event_data of ${envelope.event_type} is invalid`, parsed.error.issues));
   }
 }
 

@@ -1,3 +1,4 @@
+import { formatIssues } from '@ag2net/protocol';
 import type { z } from 'zod';
 
 /** A stored record parsed, or why it did not parse. */
@@ -13,6 +14,5 @@ export function parseJson<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { ok: false, reason: `invalid: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : '?'}` };
+  return { ok: false, reason: formatIssues('invalid', parsed.error.issues) };
 }

@@ -1,4 +1,4 @@
-import { EnvelopeSchema, WalHeader, type Envelope, type HubNames } from '@ag2net/protocol';
+import { EnvelopeSchema, WalHeader, formatIssues, type Envelope, type HubNames } from '@ag2net/protocol';
 import { DeliverPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import { reasonOf } from './quarantine.js';
 
@@ -82,7 +82,7 @@ export function checkWalMessage(names: HubNames, raw: RawWalMessage): Checked {
     return { ok: false, reason: `not JSON: ${reasonOf(err)}` };
   }
   const parsed = EnvelopeSchema.safeParse(json);
-  if (!parsed.success) return { ok: false, reason: `not an envelope: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+  if (!parsed.success) return { ok: false, reason: formatIssues('not an envelope', parsed.error.issues) };
   const envelope = parsed.data;
   if (raw.subject !== names.wal(envelope.channel_id)) {
     return { ok: false, reason: `envelope of channel ${envelope.channel_id} on subject ${raw.subject}` };
