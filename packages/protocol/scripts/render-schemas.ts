@@ -24,6 +24,8 @@ export const SCHEMA_DESCRIPTIONS = {
   ChannelRefData: '`event_data` of `ag2.channel.invite.ack` and `ag2.channel.opened`.',
   ChannelEndData: '`event_data` of `ag2.channel.closed` and `ag2.channel.expired`.',
   ExpectationViolatedData: '`event_data` of `ag2.expectation.violated`.',
+  ViolationRecord:
+    "`event_data` of the hub's `ag2.expectation.violated` and its `expectation_violated` audit record: AG2's fields plus handler, params, index and scope.",
   ContextSetData: '`event_data` of `ag2.context.set`: context variables to set and delete.',
   TaskCancelData: '`event_data` of `ag2.task.cancel_request` and `ag2.task.cancelled`.',
   TurnFailedData: '`event_data` of `ag2.turn.failed`: which agent could not take its turn, and why.',

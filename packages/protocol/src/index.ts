@@ -166,6 +166,15 @@ export {
 export type { TaskSpec, TaskMetadata, TaskMetadataInput } from './task.js';
 export { repr } from './repr.js';
 export { encodeAg2Json, encodeAg2Envelope, toAg2Dict } from './ag2-json.js';
+export { ViolationHandlerName, ViolationRecordSchema, violationRecordOf } from './violation.js';
+export type { ViolationRecord } from './violation.js';
+export {
+  CloseReason,
+  TaskEndReason,
+  EXPECTATION_VIOLATED_REASON_PREFIX,
+  expectationViolatedReason,
+} from './close-reason.js';
+export { AuditKind, ResumeSource } from './audit-kind.js';
 export { WIRE_SCHEMAS } from './wire.js';
 export type { WireTypeName } from './wire.js';
 export { HUB_OPS, HUB_OP_NAMES, PendingTurnSchema, HealthSchema } from './rpc/ops.js';

@@ -18,6 +18,7 @@ import { FinishSchema, HandoffSchema } from './handoff.js';
 import { PassportSchema, ResumeSchema } from './identity.js';
 import { RuleSchema } from './rule.js';
 import { TaskMetadataSchema } from './task.js';
+import { ViolationRecordSchema } from './violation.js';
 
 /**
  * Every wire type by name. The JSON Schema files in `docs/schemas/<Name>.schema.json` and the golden fixtures in
@@ -43,6 +44,7 @@ export const WIRE_SCHEMAS = {
   ChannelRefData: ChannelRefDataSchema,
   ChannelEndData: ChannelEndDataSchema,
   ExpectationViolatedData: ExpectationViolatedDataSchema,
+  ViolationRecord: ViolationRecordSchema,
   ContextSetData: ContextSetDataSchema,
   TaskCancelData: TaskCancelDataSchema,
   TurnFailedData: TurnFailedDataSchema,
