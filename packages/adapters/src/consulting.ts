@@ -8,6 +8,8 @@ import {
   repr,
   type ChannelMetadata,
   type Envelope,
+  CloseReason,
+  ViolationHandlerName,
 } from '@ag2net/protocol';
 import { BaseChannelAdapter } from './base.js';
 import { validateTwoParty } from './defaults.js';
@@ -52,12 +54,12 @@ export class ConsultingAdapter extends BaseChannelAdapter<ConsultingState> {
     expectations: [
       {
         name: 'acks_within',
-        on_violation: 'auto_close',
+        on_violation: ViolationHandlerName.AutoClose,
         params: { seconds: 30 },
       },
       {
         name: 'reply_within',
-        on_violation: 'auto_close',
+        on_violation: ViolationHandlerName.AutoClose,
         params: { seconds: 600 },
       },
     ],
@@ -124,7 +126,7 @@ export class ConsultingAdapter extends BaseChannelAdapter<ConsultingState> {
     if (envelope.event_type === EV_TEXT && state.initiator_sent && state.respondent_replied) {
       return {
         nextState: ChannelState.Closing,
-        autoCloseReason: 'consulting_complete',
+        autoCloseReason: CloseReason.ConsultingComplete,
       };
     }
     return NO_TRANSITION;

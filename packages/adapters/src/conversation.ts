@@ -7,6 +7,7 @@ import {
   repr,
   type ChannelMetadata,
   type Envelope,
+  ViolationHandlerName,
 } from '@ag2net/protocol';
 import { BaseChannelAdapter } from './base.js';
 import { validateTwoParty } from './defaults.js';
@@ -40,7 +41,7 @@ export class ConversationAdapter extends BaseChannelAdapter<ConversationState> {
     },
     knobs_schema: {},
     default_view_policy: 'windowed_summary',
-    expectations: [{ name: 'max_silence', on_violation: 'audit', params: { seconds: 3600 } }],
+    expectations: [{ name: 'max_silence', on_violation: ViolationHandlerName.Audit, params: { seconds: 3600 } }],
   });
 
   initialState(): ConversationState {

@@ -5,6 +5,7 @@ import {
   repr,
   type ChannelMetadata,
   type Envelope,
+  ViolationHandlerName,
 } from '@ag2net/protocol';
 import { BaseChannelAdapter } from './base.js';
 import { orderedParticipants } from './defaults.js';
@@ -47,8 +48,8 @@ export class DiscussionAdapter extends BaseChannelAdapter<DiscussionState> {
     knobs_schema: { ordering: 'str' },
     default_view_policy: 'named_windowed_summary',
     expectations: [
-      { name: 'turn_within', on_violation: 'warn', params: { seconds: 120 } },
-      { name: 'turn_within', on_violation: 'hide', params: { seconds: 600 } },
+      { name: 'turn_within', on_violation: ViolationHandlerName.Warn, params: { seconds: 120 } },
+      { name: 'turn_within', on_violation: ViolationHandlerName.Hide, params: { seconds: 600 } },
     ],
   });
 

@@ -1,7 +1,9 @@
-import { EV_EXPECTATION_VIOLATED, ExpectationViolatedDataSchema, type Envelope } from '@ag2net/protocol';
-
-/** The `on_violation` of the hub's violation records that take participants out of the turn rotation. */
-export const HIDE_HANDLER = 'hide';
+import {
+  EV_EXPECTATION_VIOLATED,
+  ExpectationViolatedDataSchema,
+  type Envelope,
+  ViolationHandlerName,
+} from '@ag2net/protocol';
 
 /**
  * The participants a hub `hide` record hides: the violators of an `ag2.expectation.violated` envelope whose
@@ -10,7 +12,7 @@ export const HIDE_HANDLER = 'hide';
  */
 export function hiddenBy(envelope: Envelope, order: readonly string[]): readonly string[] | null {
   if (envelope.event_type !== EV_EXPECTATION_VIOLATED) return null;
-  if (envelope.event_data['on_violation'] !== HIDE_HANDLER) return null;
+  if (envelope.event_data['on_violation'] !== ViolationHandlerName.Hide) return null;
   const parsed = ExpectationViolatedDataSchema.safeParse(envelope.event_data);
   if (!parsed.success) return null;
   return parsed.data.violators.filter((id) => order.includes(id));

@@ -40,7 +40,7 @@ export {
   orderedParticipants,
 } from './defaults.js';
 export { SAY_TOOL } from './say-tool.js';
-export { TURN_FAILED_CLOSE_REASON, closeOnTurnFailure } from './turn-failed.js';
+export { closeOnTurnFailure } from './turn-failed.js';
 export { buildParticipants } from './participants.js';
 export { AdapterRegistry } from './registry.js';
 export { createDefaultAdapterRegistry } from './default-registry.js';

@@ -1,8 +1,5 @@
-import { ChannelState, EV_TURN_FAILED, type Envelope } from '@ag2net/protocol';
+import { ChannelState, EV_TURN_FAILED, type Envelope, CloseReason } from '@ag2net/protocol';
 import type { AdapterResult, ExpectedTurn } from './types.js';
-
-/** The close reason of a channel whose expected speaker could not take its turn. */
-export const TURN_FAILED_CLOSE_REASON = 'turn_failed';
 
 /**
  * The channel closes with `turn_failed` when the participant whose turn it is posts `ag2.turn.failed`: in the
@@ -13,5 +10,5 @@ export const TURN_FAILED_CLOSE_REASON = 'turn_failed';
 export function closeOnTurnFailure(envelope: Envelope, expected: ExpectedTurn | null): AdapterResult | null {
   if (envelope.event_type !== EV_TURN_FAILED) return null;
   if (expected === null || expected.agentId !== envelope.sender_id) return null;
-  return { nextState: ChannelState.Closing, autoCloseReason: TURN_FAILED_CLOSE_REASON };
+  return { nextState: ChannelState.Closing, autoCloseReason: CloseReason.TurnFailed };
 }

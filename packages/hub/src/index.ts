@@ -45,7 +45,6 @@ export type {
 export { BUILTIN_EVALUATORS, acksWithin, replyWithin, maxSilence, turnWithin } from './governance/evaluators.js';
 export type { ExpectationEvaluator, ExpectationContext, Violation } from './governance/evaluators.js';
 export type { ChannelFacts, TurnFact } from './governance/facts.js';
-export { BuiltinHandler } from './governance/handler-names.js';
 export { BUILTIN_HANDLERS } from './governance/violation-handlers.js';
 export type { ViolationHandler, ViolationNotice, FiredViolation } from './governance/violation-handlers.js';
 export { AuditKind, ResumeSource } from './audit/kinds.js';

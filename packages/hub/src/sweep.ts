@@ -1,7 +1,7 @@
-import { ChannelState } from '@ag2net/protocol';
+import { ChannelState, CloseReason } from '@ag2net/protocol';
 import type { ChannelRuntime } from './core/channel-runtime.js';
 import type { HubContext } from './core/context.js';
-import { TTL_EXPIRED, beginCloseLocked } from './core/lifecycle.js';
+import { beginCloseLocked } from './core/lifecycle.js';
 import { evaluateExpectationsLocked, expectationsDue } from './governance/expectations.js';
 import { expireDueTasks } from './tasks/task-ops.js';
 
@@ -37,8 +37,8 @@ async function sweepChannelLocked(ctx: HubContext, rt: ChannelRuntime, now: numb
 function lifecycleDue(ctx: HubContext, rt: ChannelRuntime, now: number): string | null {
   const m = rt.metadata;
   if (m.state === ChannelState.Pending && now - Date.parse(m.created_at) >= ctx.inviteAckTimeoutMs) {
-    return 'invite_timeout';
+    return CloseReason.InviteTimeout;
   }
-  if (m.expires_at !== null && Date.parse(m.expires_at) <= now) return TTL_EXPIRED;
+  if (m.expires_at !== null && Date.parse(m.expires_at) <= now) return CloseReason.TtlExpired;
   return null;
 }

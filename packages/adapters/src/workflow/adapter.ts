@@ -13,6 +13,7 @@ import {
   type ChannelManifest,
   type ChannelMetadata,
   type Envelope,
+  CloseReason,
 } from '@ag2net/protocol';
 import type { z } from 'zod';
 import {
@@ -165,11 +166,14 @@ export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
     if (failed !== null) return failed;
     if (!isSubstantive(envelope.event_type)) return NO_TRANSITION;
     if (state.expected_next_speaker === null) {
-      return { nextState: ChannelState.Closing, autoCloseReason: state.pending_close_reason || 'workflow_terminated' };
+      return {
+        nextState: ChannelState.Closing,
+        autoCloseReason: state.pending_close_reason || CloseReason.WorkflowTerminated,
+      };
     }
     const maxTurns = this.#graphs.tryLoad(state.graph_data)?.maxTurns ?? null;
     if (maxTurns !== null && state.turn_count >= maxTurns) {
-      return { nextState: ChannelState.Closing, autoCloseReason: 'max_turns' };
+      return { nextState: ChannelState.Closing, autoCloseReason: CloseReason.MaxTurns };
     }
     return NO_TRANSITION;
   }

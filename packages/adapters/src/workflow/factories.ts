@@ -1,3 +1,4 @@
+import { CloseReason } from '@ag2net/protocol';
 import { Always, FromSpeaker } from './conditions.js';
 import { WorkflowGraphError } from './errors.js';
 import { Transition, TransitionGraph } from './graph.js';
@@ -20,7 +21,7 @@ export function roundRobin(participants: readonly string[], options: RoundRobinO
   return new TransitionGraph({
     initialSpeaker: first,
     transitions: [new Transition(new Always(), new RoundRobinTarget())],
-    defaultTarget: new TerminateTarget('round_robin_complete'),
+    defaultTarget: new TerminateTarget(CloseReason.RoundRobinComplete),
     maxTurns: options.maxTurns ?? null,
   });
 }
@@ -38,7 +39,7 @@ export function sequence(steps: readonly string[]): TransitionGraph {
   return new TransitionGraph({
     initialSpeaker: first,
     transitions,
-    defaultTarget: new TerminateTarget('sequence_complete'),
+    defaultTarget: new TerminateTarget(CloseReason.SequenceComplete),
     maxTurns: steps.length,
   });
 }

@@ -7,6 +7,7 @@ import {
   type ContextUpdates,
   type Envelope,
   type PacketRouting,
+  CloseReason,
 } from '@ag2net/protocol';
 import type { TransitionGraph } from './graph.js';
 import type { TransitionDecision, WorkflowState } from './types.js';
@@ -68,7 +69,7 @@ export function foldTurn(envelope: Envelope, state: WorkflowState, graph: Transi
 
 /** The decision a packet's routing makes by itself, or `null` when the graph decides. */
 function routedDecision(routing: PacketRouting | undefined): TransitionDecision | null {
-  if (routing?.kind === 'finish') return { nextSpeaker: null, closeReason: routing.reason || 'finished' };
+  if (routing?.kind === 'finish') return { nextSpeaker: null, closeReason: routing.reason || CloseReason.Finished };
   if (routing?.kind === 'handoff' && routing.target) return { nextSpeaker: routing.target, closeReason: '' };
   return null;
 }

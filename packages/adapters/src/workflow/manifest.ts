@@ -1,4 +1,4 @@
-import { ChannelManifestSchema, type ChannelManifest } from '@ag2net/protocol';
+import { ChannelManifestSchema, type ChannelManifest, ViolationHandlerName } from '@ag2net/protocol';
 
 /** The workflow adapter's manifest type; its registry key is `('workflow', 1)`. */
 export const WORKFLOW_TYPE = 'workflow';
@@ -11,7 +11,7 @@ export const WORKFLOW_MANIFEST: ChannelManifest = ChannelManifestSchema.parse({
   knobs_schema: { graph: 'TransitionGraph' },
   default_view_policy: 'named_windowed_summary',
   expectations: [
-    { name: 'turn_within', on_violation: 'warn', params: { seconds: 120 } },
-    { name: 'turn_within', on_violation: 'auto_close', params: { seconds: 600 } },
+    { name: 'turn_within', on_violation: ViolationHandlerName.Warn, params: { seconds: 120 } },
+    { name: 'turn_within', on_violation: ViolationHandlerName.AutoClose, params: { seconds: 600 } },
   ],
 });

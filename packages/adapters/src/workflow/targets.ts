@@ -1,4 +1,4 @@
-import { repr, type Envelope } from '@ag2net/protocol';
+import { repr, type Envelope, CloseReason } from '@ag2net/protocol';
 import { z } from 'zod';
 import { parseOrThrow } from './errors.js';
 import type { TransitionDecision, TransitionTarget, WorkflowState } from './types.js';
@@ -53,7 +53,7 @@ export class RoundRobinTarget implements TransitionTarget {
   resolve(state: WorkflowState, envelope: Envelope): TransitionDecision {
     const order = state.participant_order;
     const first = order[0];
-    if (first === undefined) return decide(null, 'no_participants');
+    if (first === undefined) return decide(null, CloseReason.NoParticipants);
     const anchor = state.last_speaker_id || envelope.sender_id;
     const index = order.indexOf(anchor);
     return decide(index === -1 ? first : (order[(index + 1) % order.length] ?? first));
@@ -96,12 +96,12 @@ export class RevertToInitiatorTarget implements TransitionTarget {
   }
 }
 
-const TerminateArgsSchema = z.strictObject({ reason: z.string().default('after_work') });
+const TerminateArgsSchema = z.strictObject({ reason: z.string().default(CloseReason.AfterWork) });
 
 /** `terminate`: end the workflow; `reason` (default `after_work`) becomes the channel's close reason. */
 export class TerminateTarget implements TransitionTarget {
   readonly name = 'terminate';
-  constructor(readonly reason = 'after_work') {}
+  constructor(readonly reason: string = CloseReason.AfterWork) {}
 
   static fromArgs(args: Readonly<Record<string, unknown>>): TerminateTarget {
     return new TerminateTarget(argsOf(TerminateArgsSchema, args, 'terminate').reason);

@@ -1,28 +1,3 @@
-/**
- * The kinds of audit records the hub writes: AG2's `AUDIT_KIND_*` values, plus `task_event` (a task event reported
- * by an agent runtime, e.g. `mirror_failed`, which AG2 only handed to listeners). The set is open.
- */
-export const AuditKind = {
-  AgentRegistered: 'agent_registered',
-  AgentUnregistered: 'agent_unregistered',
-  ResumeSet: 'resume_set',
-  SkillSet: 'skill_set',
-  RuleSet: 'rule_set',
-  ChannelCreated: 'channel_created',
-  ChannelClosed: 'channel_closed',
-  ChannelExpired: 'channel_expired',
-  ExpectationViolated: 'expectation_violated',
-  TaskTerminated: 'task_terminated',
-  TaskEvent: 'task_event',
-  TurnFailed: 'turn_failed',
-  /** A delivery given up after its retries (new): the envelope, its stream sequence and the reason. */
-  DeliveryDeadLettered: 'delivery_dead_lettered',
-  /** A user violation handler threw, rejected or timed out (new). */
-  ViolationHandlerFailed: 'violation_handler_failed',
-  /** A WAL message or KV record the hub refused to fold (hydrate): not what the hub writes. */
-  Quarantined: 'quarantined',
-} as const;
-export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
-
-/** `resume_set.source`: the tenant set the resume, or the hub recorded an observation into it. */
-export const ResumeSource = { Tenant: 'tenant', Observed: 'observed' } as const;
+// The audit record kinds are wire vocabulary (`readAudit` filters by them), so they live in the protocol; the hub's
+// modules name them from here.
+export { AuditKind, ResumeSource } from '@ag2net/protocol';

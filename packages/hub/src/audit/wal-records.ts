@@ -4,9 +4,9 @@ import {
   ChannelEndDataSchema,
   participantIds,
   type Envelope,
+  violationRecordOf,
 } from '@ag2net/protocol';
 import type { HubContext } from '../core/context.js';
-import { violationRecordOf } from '../governance/violation-record.js';
 import { AuditKind } from './kinds.js';
 
 /**

@@ -18,6 +18,7 @@ import {
   isTerminalChannelState,
   repr,
   type Envelope,
+  CloseReason,
 } from '@ag2net/protocol';
 import { deniedError, type Party } from '../governance/arbiter.js';
 import { countsTowardInbox, recipientsOfSubstantive } from '../governance/inbox-counters.js';
@@ -103,7 +104,7 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
   if (rt.state !== null) {
     const verdict = adapter.onAccepted(rt.metadata, admitted, rt.state);
     if (verdict.nextState === ChannelState.Closing || verdict.nextState === ChannelState.Closed) {
-      await beginCloseLocked(ctx, rt, verdict.autoCloseReason || 'closed_by_adapter');
+      await beginCloseLocked(ctx, rt, verdict.autoCloseReason || CloseReason.ClosedByAdapter);
     }
   }
   return ack;
@@ -237,6 +238,6 @@ async function onHandshakeReply(ctx: HubContext, rt: ChannelRuntime, reply: Enve
     rejected_by: rejected ? [...rt.metadata.rejected_by, reply.sender_id] : rt.metadata.rejected_by,
   };
   await ctx.channels.persist(rt.metadata);
-  if (rejected) await beginCloseLocked(ctx, rt, 'invite_rejected');
+  if (rejected) await beginCloseLocked(ctx, rt, CloseReason.InviteRejected);
   else if (rt.metadata.pending_acks.length === 0 && rt.metadata.rejected_by.length === 0) await activateLocked(ctx, rt);
 }

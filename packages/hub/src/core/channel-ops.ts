@@ -12,6 +12,7 @@ import {
   type HubRequestParsed,
   type HubResponse,
   type PendingTurn,
+  CloseReason,
 } from '@ag2net/protocol';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { causationKey } from './channel-runtime.js';
@@ -34,7 +35,7 @@ export async function closeChannel(
   requireParticipant(rt, callerId);
   if (isTerminalChannelState(rt.metadata.state)) return rt.metadata;
   const ended = ctx.waiters.untilEnd(channelId);
-  await ctx.serial.run(channelId, () => beginCloseLocked(ctx, rt, reason || 'explicit_close'));
+  await ctx.serial.run(channelId, () => beginCloseLocked(ctx, rt, reason || CloseReason.ExplicitClose));
   if (isTerminalChannelState(rt.metadata.state)) {
     ended.catch(() => undefined);
     return rt.metadata;

@@ -2,7 +2,7 @@ import { ChannelMetadataSchema, NotFoundError, isTerminalChannelState, type Chan
 import type { KV } from '@nats-io/kv';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { parseJson } from './parse-json.js';
-import type { Quarantine } from './quarantine.js';
+import type { Quarantine } from './quarantined-record.js';
 
 /** The channels of one hub: runtimes in memory, metadata in the KV bucket `<PREFIX>_channels` (key = channel id). */
 export class ChannelTable {

@@ -12,6 +12,7 @@ import {
   type ChannelManifest,
   type ChannelMetadata,
   type HubRequestParsed,
+  CloseReason,
 } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import { deniedError } from '../governance/arbiter.js';
@@ -101,7 +102,7 @@ export async function createChannel(
       for (const invitee of invitees) await appendLocked(ctx, rt, invite(rt, invitee));
     } catch (err) {
       opened.catch(() => undefined);
-      await beginCloseLocked(ctx, rt, 'invite_failed').catch(() => undefined);
+      await beginCloseLocked(ctx, rt, CloseReason.InviteFailed).catch(() => undefined);
       throw err;
     }
   });
@@ -137,7 +138,9 @@ async function awaitExisting(ctx: HubContext, rt: ChannelRuntime, creatorId: str
   const reason = metadata.close_reason;
   if (isTerminalChannelState(metadata.state) || metadata.state === ChannelState.Closing) {
     throw new ProtocolError(
-      reason === 'invite_timeout' ? `channel ${cid} ack timeout` : `channel ${cid} closed during handshake: ${reason}`,
+      reason === CloseReason.InviteTimeout
+        ? `channel ${cid} ack timeout`
+        : `channel ${cid} closed during handshake: ${reason}`,
     );
   }
   return metadata;

@@ -1,4 +1,4 @@
-import { ChannelState, isTerminalChannelState, type Envelope } from '@ag2net/protocol';
+import { ChannelState, isTerminalChannelState, type Envelope, CloseReason } from '@ag2net/protocol';
 import { setImmediate } from 'node:timers/promises';
 import { countsTowardInbox } from '../governance/inbox-counters.js';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
@@ -127,7 +127,7 @@ async function resumeLifecycle(ctx: HubContext, rt: ChannelRuntime, last: Envelo
     if (rt.metadata.state === ChannelState.Active && last !== undefined && rt.adapter !== null && rt.state !== null) {
       const verdict = rt.adapter.onAccepted(rt.metadata, last, rt.state);
       if (verdict.nextState === ChannelState.Closing || verdict.nextState === ChannelState.Closed) {
-        await beginCloseLocked(ctx, rt, verdict.autoCloseReason || 'closed_by_adapter');
+        await beginCloseLocked(ctx, rt, verdict.autoCloseReason || CloseReason.ClosedByAdapter);
         return;
       }
     }

@@ -10,6 +10,7 @@ import {
   repr,
   type Envelope,
   type EnvelopeInput,
+  CloseReason,
 } from '@ag2net/protocol';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
 import { appendUnlessDone } from './append.js';
@@ -54,9 +55,6 @@ export async function activateLocked(ctx: HubContext, rt: ChannelRuntime): Promi
   ctx.logger.info({ channelId: rt.metadata.channel_id }, 'channel opened');
 }
 
-/** The close reason of a channel whose TTL ran out; such a channel ends `expired` instead of `closed`. */
-export const TTL_EXPIRED = 'ttl_expired';
-
 /**
  * Starts ending a channel: it admits nothing new from now on, finishes delivering what it admitted, then becomes
  * `closed` (or `expired` for `ttl_expired`) with its close envelope. A no-op on a channel that is already closing or ended. Locked.
@@ -66,7 +64,7 @@ export async function beginCloseLocked(ctx: HubContext, rt: ChannelRuntime, reas
   if (isTerminalChannelState(state) || state === ChannelState.Closing) return;
   if (state === ChannelState.Pending) {
     const message =
-      reason === 'invite_timeout'
+      reason === CloseReason.InviteTimeout
         ? `channel ${repr(channelId)} ack timeout`
         : `channel ${repr(channelId)} closed during handshake: ${reason}`;
     ctx.waiters.failedToOpen(channelId, new ProtocolError(message));
@@ -80,7 +78,7 @@ export async function beginCloseLocked(ctx: HubContext, rt: ChannelRuntime, reas
 /** The drain is over: append the close envelope and mark the channel ended. Idempotent. Locked. */
 export async function finishCloseLocked(ctx: HubContext, rt: ChannelRuntime): Promise<void> {
   if (rt.metadata.state !== ChannelState.Closing) return;
-  const final = rt.metadata.close_reason === TTL_EXPIRED ? ChannelState.Expired : ChannelState.Closed;
+  const final = rt.metadata.close_reason === CloseReason.TtlExpired ? ChannelState.Expired : ChannelState.Closed;
   const eventType = final === ChannelState.Expired ? EV_CHANNEL_EXPIRED : EV_CHANNEL_CLOSED;
   const reason = rt.metadata.close_reason;
   const closeEnvelope = await appendUnlessDone(

@@ -1,19 +1,9 @@
 import { AuditKind } from '../audit/kinds.js';
 import type { HubContext } from './context.js';
 
-/** One record the hub refused to fold: where it is and why. */
-export interface QuarantinedRecord {
-  /** `wal` for a WAL message, else the KV bucket's role (`agents`, `channels`, `tasks`, `snapshots`). */
-  readonly source: 'wal' | 'agents' | 'channels' | 'tasks' | 'snapshots';
-  /** The WAL subject, or the KV key. */
-  readonly key: string;
-  /** The stream sequence (WAL) or KV revision of the record. */
-  readonly seq: number;
-  readonly reason: string;
-}
+import type { Quarantine } from './quarantined-record.js';
 
-/** Reports a skipped record; synchronous, so that loaders can call it mid-scan. */
-export type Quarantine = (record: QuarantinedRecord) => void;
+export type { Quarantine, QuarantinedRecord } from './quarantined-record.js';
 
 /**
  * Collects what hydrate refuses to fold: each record counts in `ctx.counters.quarantined`, gets one short log line

@@ -16,7 +16,7 @@ import {
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { z } from 'zod';
 import { parseJson } from './parse-json.js';
-import type { Quarantine } from './quarantine.js';
+import type { Quarantine } from './quarantined-record.js';
 
 /** One registered agent as the hub holds it. */
 export interface AgentRecord {

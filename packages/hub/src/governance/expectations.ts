@@ -6,14 +6,16 @@ import {
   participantIds,
   type Envelope,
   type Expectation,
+  ViolationHandlerName,
+  expectationViolatedReason,
+  type ViolationRecord,
 } from '@ag2net/protocol';
 import type { ChannelRuntime } from '../core/channel-runtime.js';
 import type { HubContext } from '../core/context.js';
 import { appendLocked, beginCloseLocked } from '../core/lifecycle.js';
 import type { Violation } from './evaluators.js';
-import { BuiltinHandler } from './handler-names.js';
 import { runUserHandler, type FiredViolation, type ViolationHandler } from './violation-handlers.js';
-import { firedKey, type ViolationRecord } from './violation-record.js';
+import { firedKey } from './violation-record.js';
 
 /** A violation that has not fired yet, narrowed to its new violators. */
 interface Due {
@@ -50,7 +52,7 @@ export async function evaluateExpectationsLocked(ctx: HubContext, rt: ChannelRun
       'expectation violated',
     );
     await runHandler(ctx, rt, due, record);
-    if (due.handler.name === BuiltinHandler.AutoClose) return;
+    if (due.handler.name === ViolationHandlerName.AutoClose) return;
   }
 }
 
@@ -129,8 +131,8 @@ function audienceOf(rt: ChannelRuntime, handler: ViolationHandler, violation: Vi
 
 async function runHandler(ctx: HubContext, rt: ChannelRuntime, due: Due, record: Envelope): Promise<void> {
   const { expectation, handler, violation } = due;
-  if (handler.name === BuiltinHandler.AutoClose) {
-    await beginCloseLocked(ctx, rt, `expectation_violated:${expectation.name}`);
+  if (handler.name === ViolationHandlerName.AutoClose) {
+    await beginCloseLocked(ctx, rt, expectationViolatedReason(expectation.name));
     return;
   }
   if (handler.handle === undefined) return;

@@ -9,9 +9,11 @@ import {
   participantIds,
   type ChannelMetadata,
   type Envelope,
+  ViolationHandlerName,
+  expectationViolatedReason,
+  violationRecordOf,
 } from '@ag2net/protocol';
-import { BuiltinHandler } from './handler-names.js';
-import { keysOf, violationRecordOf } from './violation-record.js';
+import { keysOf } from './violation-record.js';
 
 /** The turn the adapter expects, and since when. */
 export interface TurnFact {
@@ -85,8 +87,8 @@ export function foldFacts(target: FoldTarget, envelope: Envelope): void {
     const record = violationRecordOf(envelope);
     if (record !== null) {
       for (const key of keysOf(record)) facts.fired.add(key);
-      if (record.on_violation === BuiltinHandler.AutoClose && facts.autoClose === null) {
-        facts.autoClose = `expectation_violated:${record.expectation}`;
+      if (record.on_violation === ViolationHandlerName.AutoClose && facts.autoClose === null) {
+        facts.autoClose = expectationViolatedReason(record.expectation);
       }
     }
   } else if (!isProtocolEvent(type)) {

@@ -1,6 +1,7 @@
+import { ViolationHandlerName } from '@ag2net/protocol';
 import { AuditKind } from '../audit/kinds.js';
-import type { HubContext } from '../core/context.js';
-import { BuiltinHandler } from './handler-names.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Logger } from '../logger.js';
 
 /** How long a user handler may take before the hub gives up waiting for it, in ms (wall clock). */
 export const VIOLATION_HANDLER_TIMEOUT_MS = 10_000;
@@ -38,7 +39,12 @@ export interface ViolationHandler {
  * Runs a user handler with its timeout. Never throws: a failure is logged and audited (id derived from the
  * violation record, so a repeat is stored once).
  */
-export async function runUserHandler(ctx: HubContext, handler: ViolationHandler, fired: FiredViolation): Promise<void> {
+export async function runUserHandler(
+  // Only what it uses of the hub context: the context holds the handler registry, so naming it here would be a cycle.
+  ctx: { readonly logger: Logger; readonly audit: AuditLog },
+  handler: ViolationHandler,
+  fired: FiredViolation,
+): Promise<void> {
   const timeoutMs = handler.timeoutMs ?? VIOLATION_HANDLER_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -73,9 +79,9 @@ export async function runUserHandler(ctx: HubContext, handler: ViolationHandler,
  * act through the record itself, so their effect survives a failover.
  */
 export const BUILTIN_HANDLERS: readonly ViolationHandler[] = Object.freeze([
-  { name: BuiltinHandler.Audit, notify: 'nobody' },
-  { name: BuiltinHandler.NotifyChannel, notify: 'channel' },
-  { name: BuiltinHandler.Warn, notify: 'violators' },
-  { name: BuiltinHandler.AutoClose, notify: 'nobody' },
-  { name: BuiltinHandler.Hide, notify: 'violators' },
+  { name: ViolationHandlerName.Audit, notify: 'nobody' },
+  { name: ViolationHandlerName.NotifyChannel, notify: 'channel' },
+  { name: ViolationHandlerName.Warn, notify: 'violators' },
+  { name: ViolationHandlerName.AutoClose, notify: 'nobody' },
+  { name: ViolationHandlerName.Hide, notify: 'violators' },
 ]);

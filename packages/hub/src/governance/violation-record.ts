@@ -1,29 +1,4 @@
-import { EV_EXPECTATION_VIOLATED, type Envelope } from '@ag2net/protocol';
-import { z } from 'zod';
-
-/**
- * The `event_data` of the `ag2.expectation.violated` envelope the hub appends to a channel's log when a violation
- * fires: AG2's `{ expectation, violators, detail }` plus what makes the record self-describing and replayable —
- * the handler, the expectation's params and position in the manifest, and the occurrence scope (`turn:<sequence>`
- * for `turn_within`, `""` otherwise). Only the hub writes these envelopes; admission refuses them from clients.
- */
-export const ViolationRecordSchema = z.looseObject({
-  expectation: z.string(),
-  violators: z.array(z.string()),
-  detail: z.record(z.string(), z.unknown()),
-  on_violation: z.string(),
-  params: z.record(z.string(), z.unknown()).default({}),
-  expectation_index: z.number().int().min(0),
-  scope: z.string().default(''),
-});
-export type ViolationRecord = z.infer<typeof ViolationRecordSchema>;
-
-/** The record an envelope carries, or `null` when it is not a well-formed violation record. */
-export function violationRecordOf(envelope: Envelope): ViolationRecord | null {
-  if (envelope.event_type !== EV_EXPECTATION_VIOLATED) return null;
-  const parsed = ViolationRecordSchema.safeParse(envelope.event_data);
-  return parsed.success ? parsed.data : null;
-}
+import type { ViolationRecord } from '@ag2net/protocol';
 
 /**
  * The identity of one fired violation: which expectation (position and name), who (`""` for a channel-wide one) and

@@ -10,6 +10,7 @@ import {
   repr,
   type HubRequestParsed,
   type TaskMetadata,
+  TaskEndReason,
 } from '@ag2net/protocol';
 import { AuditKind } from '../audit/kinds.js';
 import { isoAt } from '../clock.js';
@@ -121,7 +122,7 @@ export async function endTask(
 /** AG2's cascade: every task of an ended channel that is still open expires with `channel_closed`. */
 export async function expireTasksOfChannel(ctx: HubContext, channelId: string): Promise<void> {
   for (const task of ctx.tasks.open()) {
-    if (task.channel_id === channelId) await endTask(ctx, task.task_id, TaskState.Expired, 'channel_closed');
+    if (task.channel_id === channelId) await endTask(ctx, task.task_id, TaskState.Expired, TaskEndReason.ChannelClosed);
   }
 }
 
@@ -129,7 +130,7 @@ export async function expireTasksOfChannel(ctx: HubContext, channelId: string): 
 export async function expireDueTasks(ctx: HubContext, nowMs: number): Promise<void> {
   for (const task of ctx.tasks.open()) {
     if (task.expires_at !== null && Date.parse(task.expires_at) <= nowMs) {
-      await endTask(ctx, task.task_id, TaskState.Expired, 'ttl_expired');
+      await endTask(ctx, task.task_id, TaskState.Expired, TaskEndReason.TtlExpired);
     }
   }
 }

@@ -3,7 +3,7 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { z } from 'zod';
 import { parseJson } from '../core/parse-json.js';
-import type { Quarantine } from '../core/quarantine.js';
+import type { Quarantine } from '../core/quarantined-record.js';
 
 const META = 'meta';
 const CHECKPOINT = 'checkpoint';
