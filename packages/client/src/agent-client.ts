@@ -7,7 +7,7 @@ import {
   type Passport,
 } from '@ag2net/protocol';
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { HubClient } from './hub-client.js';
+import type { ParticipantHub } from './contracts.js';
 import type { DeliveryContext, DeliveryOutcome } from './inbox.js';
 import { ackInvite, isInviteFor } from './invites.js';
 import { Participant } from './participant.js';
@@ -79,7 +79,7 @@ export class AgentClient extends Participant {
   readonly #suppressed = new Set<string>();
   readonly #cancelListeners = new Set<TaskCancelListener>();
 
-  private constructor(hub: HubClient, passport: Passport, options: AgentClientOptions) {
+  private constructor(hub: ParticipantHub, passport: Passport, options: AgentClientOptions) {
     super(hub, passport);
     this.#handler = options.handler ?? acceptInvites;
     this.#attempts = new TurnAttempts(options.maxTurnAttempts, options.turnRetryBackoffMs);
@@ -87,7 +87,7 @@ export class AgentClient extends Participant {
   }
 
   /** @internal Built by `HubClient.register` / `attach`. */
-  static async start(hub: HubClient, passport: Passport, options: AgentClientOptions): Promise<AgentClient> {
+  static async start(hub: ParticipantHub, passport: Passport, options: AgentClientOptions): Promise<AgentClient> {
     const client = new AgentClient(hub, passport, options);
     if (options.exclusiveTurns ?? true) {
       client.#locks = await TurnLocks.open(

@@ -1,6 +1,6 @@
 import { EV_TEXT, isTerminalChannelState, type ChannelMetadata, type Envelope } from '@ag2net/protocol';
 import type { CallOptions } from './rpc.js';
-import type { Participant, SendOptions } from './participant.js';
+import type { ChannelOwner, SendOptions } from './contracts.js';
 
 /** A channel as one participant sees it. */
 export class Channel {
@@ -8,7 +8,7 @@ export class Channel {
 
   constructor(
     metadata: ChannelMetadata,
-    private readonly owner: Participant,
+    private readonly owner: ChannelOwner,
   ) {
     this.#metadata = metadata;
   }

@@ -19,7 +19,7 @@ import { HubRpc, type CallOptions, type HubCallOptions } from './rpc.js';
 import { silentLogger, type Logger } from './logger.js';
 import { AgentClient, type AgentClientOptions } from './agent-client.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
-import type { DisconnectOptions } from './participant.js';
+import type { DisconnectOptions, Disconnectable, ParticipantHub } from './contracts.js';
 
 /** The hub's default `limit` of list operations. */
 const DEFAULT_LIST_LIMIT = 50;
@@ -50,12 +50,12 @@ export interface RegisterOptions {
  * One connection to the hub. Registers agents and humans (each gets a participant client that consumes its durable
  * inbox), and passes the hub's read operations through. Every call takes `{ signal, timeout }`.
  */
-export class HubClient {
+export class HubClient implements ParticipantHub {
   readonly rpc: HubRpc;
   readonly nc: NatsConnection;
   readonly logger: Logger;
   readonly #ownsConnection: boolean;
-  readonly #participants = new Set<{ disconnect(options?: DisconnectOptions): Promise<void> }>();
+  readonly #participants = new Set<Disconnectable>();
   #closed = false;
 
   private constructor(nc: NatsConnection, options: HubClientOptions, ownsConnection: boolean) {
@@ -159,13 +159,13 @@ export class HubClient {
     return (await this.call('register', request, call)).passport;
   }
 
-  #track<T extends { disconnect(options?: DisconnectOptions): Promise<void> }>(participant: T): T {
+  #track<T extends Disconnectable>(participant: T): T {
     this.#participants.add(participant);
     return participant;
   }
 
   /** @internal A participant that disconnected. */
-  forget(participant: { disconnect(): Promise<void> }): void {
+  forget(participant: Disconnectable): void {
     this.#participants.delete(participant);
   }
 

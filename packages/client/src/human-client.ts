@@ -1,5 +1,5 @@
 import type { ChannelMetadata, Envelope, Passport } from '@ag2net/protocol';
-import type { HubClient } from './hub-client.js';
+import type { ParticipantHub } from './contracts.js';
 import type { DeliveryOutcome } from './inbox.js';
 import { ackInvite, isInviteFor } from './invites.js';
 import { Participant } from './participant.js';
@@ -23,13 +23,13 @@ export class HumanClient extends Participant {
   readonly #callbacks: HumanCallback[] = [];
   readonly #autoAck: boolean;
 
-  private constructor(hub: HubClient, passport: Passport, options: HumanClientOptions) {
+  private constructor(hub: ParticipantHub, passport: Passport, options: HumanClientOptions) {
     super(hub, passport);
     this.#autoAck = options.autoAckInvites ?? true;
   }
 
   /** @internal Built by `HubClient.registerHuman`. */
-  static async start(hub: HubClient, passport: Passport, options: HumanClientOptions): Promise<HumanClient> {
+  static async start(hub: ParticipantHub, passport: Passport, options: HumanClientOptions): Promise<HumanClient> {
     const client = new HumanClient(hub, passport, options);
     await client.startConsuming();
     return client;

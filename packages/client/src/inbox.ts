@@ -1,7 +1,7 @@
 import { EnvelopeSchema, type Envelope } from '@ag2net/protocol';
 import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { RecentIds } from './dedupe.js';
-import type { HubClient } from './hub-client.js';
+import type { ParticipantHub } from './contracts.js';
 
 /** Default time `disconnect()` lets in-flight turns finish before it aborts them, in ms. */
 export const DEFAULT_DISCONNECT_GRACE_MS = 10_000;
@@ -55,7 +55,7 @@ export class Inbox {
   readonly #closed = new Promise<void | Error>((resolve) => (this.#resolveClosed = resolve));
 
   private constructor(
-    private readonly hub: HubClient,
+    private readonly hub: ParticipantHub,
     private readonly agentId: string,
     private readonly handlers: InboxHandlers,
     private readonly messages: ConsumerMessages,
@@ -65,7 +65,7 @@ export class Inbox {
   }
 
   /** Starts consuming `agentId`'s inbox. */
-  static async start(hub: HubClient, agentId: string, handlers: InboxHandlers): Promise<Inbox> {
+  static async start(hub: ParticipantHub, agentId: string, handlers: InboxHandlers): Promise<Inbox> {
     const names = hub.rpc.names;
     const consumer = await jetstream(hub.nc).consumers.get(names.inboxStream, names.inboxConsumer(agentId));
     const ackWaitMs = ((await consumer.info()).config.ack_wait ?? 60_000_000_000) / 1_000_000;

@@ -19,7 +19,8 @@ export type { CallOptions, HubCallOptions, HubRpcOptions } from './rpc.js';
 export { HubClient } from './hub-client.js';
 export type { HubClientOptions, RegisterOptions } from './hub-client.js';
 export { Participant, DisconnectedError } from './participant.js';
-export type { SendOptions, OpenOptions, NextOptions, DisconnectOptions } from './participant.js';
+export type { OpenOptions, NextOptions } from './participant.js';
+export type { SendOptions, DisconnectOptions, ParticipantHub } from './contracts.js';
 export { DEFAULT_DISCONNECT_GRACE_MS, InboxClosedError, TurnAbortedError } from './inbox.js';
 export {
   EnvelopeTimeoutError,

@@ -5,13 +5,14 @@ import {
   type ChannelMetadata,
   type Envelope,
   type EnvelopeInput,
+  type HubOp,
   type HubRequest,
   type HubResponse,
   type Passport,
   type PendingTurn,
 } from '@ag2net/protocol';
 import { Channel } from './channel.js';
-import type { HubClient } from './hub-client.js';
+import type { ChannelOwner, DisconnectOptions, ParticipantHub, SendOptions } from './contracts.js';
 import { DEFAULT_DISCONNECT_GRACE_MS, Inbox, type DeliveryContext, type DeliveryOutcome } from './inbox.js';
 import { freshEnvelopeId } from './names.js';
 import type { CallOptions } from './rpc.js';
@@ -26,16 +27,6 @@ import {
 
 /** The hub's default `limit` of `readWal`. */
 const READ_WAL_PAGE = 1000;
-
-/** Options of a send. */
-export interface SendOptions extends CallOptions {
-  /** Who may see it (agent ids); default everyone in the channel. */
-  readonly audience?: readonly string[] | null;
-  /** The envelope this one answers. */
-  readonly causationId?: string | null;
-  /** Delegation depth; default 0. */
-  readonly depth?: number;
-}
 
 /** Options of `open`. */
 export interface OpenOptions extends CallOptions {
@@ -56,15 +47,6 @@ export interface NextOptions extends ReceiveOptions {
   readonly predicate?: (envelope: Envelope) => boolean;
 }
 
-/** Options of `disconnect`. */
-export interface DisconnectOptions {
-  /**
-   * How long turns in flight may run on before they are aborted, in ms; default `DEFAULT_DISCONNECT_GRACE_MS`
-   * (10 000).
-   */
-  readonly graceMs?: number;
-}
-
 const NEVER_ABORTED = new AbortController().signal;
 
 /** The participant was disconnected. */
@@ -78,10 +60,10 @@ export class DisconnectedError extends Error {
  * concurrently, different channels in parallel), subscriptions to its deliveries, sending, and the hub's
  * per-caller operations.
  */
-export abstract class Participant {
+export abstract class Participant implements ChannelOwner {
   readonly passport: Passport;
   readonly agentId: string;
-  readonly hub: HubClient;
+  readonly hub: ParticipantHub;
   readonly #subscriptions = new Subscriptions();
   /** Deliveries no one-shot wait has taken yet, oldest first, at most `RECENT_DELIVERIES` (people only). */
   readonly #recent: Envelope[] = [];
@@ -90,7 +72,7 @@ export abstract class Participant {
   #resolveClosed: (result: void | Error) => void = () => undefined;
   readonly #closed = new Promise<void | Error>((resolve) => (this.#resolveClosed = resolve));
 
-  protected constructor(hub: HubClient, passport: Passport) {
+  protected constructor(hub: ParticipantHub, passport: Passport) {
     if (passport.agent_id === null) throw new TypeError('participant has an unstamped passport (not registered)');
     this.hub = hub;
     this.passport = passport;
@@ -198,11 +180,7 @@ export abstract class Participant {
     return this.disconnect();
   }
 
-  #call<Op extends Parameters<HubClient['call']>[0]>(
-    op: Op,
-    request: HubRequest<Op>,
-    options?: CallOptions,
-  ): Promise<HubResponse<Op>> {
+  #call<Op extends HubOp>(op: Op, request: HubRequest<Op>, options?: CallOptions): Promise<HubResponse<Op>> {
     if (this.#disconnected) return Promise.reject(new DisconnectedError(`${this.passport.name} is disconnected`));
     return this.hub.call(op, request, { ...options, caller: this.agentId });
   }

@@ -1,0 +1,85 @@
+/**
+ * What the client's classes need of each other, as interfaces: `HubClient` builds participants, participants call
+ * back into their hub, and channels and invites act through their participant. Each class depends on these shapes
+ * rather than on the other class, so that no two modules of the client import each other (type imports included).
+ */
+import type {
+  ChannelMetadata,
+  Envelope,
+  EnvelopeInput,
+  Health,
+  HubOp,
+  HubRequest,
+  HubResponse,
+  Passport,
+  Resume,
+  Rule,
+} from '@ag2net/protocol';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from './logger.js';
+import type { CallOptions, HubCallOptions, HubRpc } from './rpc.js';
+
+/** Options of `disconnect`. */
+export interface DisconnectOptions {
+  /**
+   * How long turns in flight may run on before they are aborted, in ms; default `DEFAULT_DISCONNECT_GRACE_MS`
+   * (10 000).
+   */
+  readonly graceMs?: number;
+}
+
+/** Options of `send`. */
+export interface SendOptions extends CallOptions {
+  /** Who may see it (agent ids); default everyone in the channel. */
+  readonly audience?: readonly string[] | null;
+  /** The envelope this one answers. */
+  readonly causationId?: string | null;
+  /** Delegation depth; default 0. */
+  readonly depth?: number;
+}
+
+/** Something that can be disconnected: what a hub client tracks of each participant it made. */
+export interface Disconnectable {
+  disconnect(options?: DisconnectOptions): Promise<void>;
+}
+
+/**
+ * The hub connection a participant belongs to (`participant.hub`): everything `HubClient` offers except registering
+ * further identities. `HubClient` implements it.
+ */
+export interface ParticipantHub {
+  readonly rpc: HubRpc;
+  readonly nc: NatsConnection;
+  readonly logger: Logger;
+  call<Op extends HubOp>(op: Op, request: HubRequest<Op>, options?: HubCallOptions): Promise<HubResponse<Op>>;
+  getAgent(nameOrId: string, options?: CallOptions): Promise<Passport>;
+  getResume(agentId: string, options?: CallOptions): Promise<Resume>;
+  getRule(agentId: string, options?: CallOptions): Promise<Rule>;
+  getSkill(agentId: string, options?: CallOptions): Promise<string | null>;
+  findAgentId(name: string, options?: CallOptions): Promise<string | null>;
+  listAgents(filter?: HubRequest<'listAgents'>, options?: CallOptions): Promise<Passport[]>;
+  getChannel(channelId: string, options?: CallOptions): Promise<ChannelMetadata>;
+  listChannels(filter?: HubRequest<'listChannels'>, options?: CallOptions): Promise<ChannelMetadata[]>;
+  adapterState(channelId: string, options?: CallOptions): Promise<Record<string, unknown> | null>;
+  health(options?: CallOptions): Promise<Health>;
+  close(options?: DisconnectOptions): Promise<void>;
+  /** @internal A participant that disconnected. */
+  forget(participant: Disconnectable): void;
+}
+
+/** What posts as one identity: enough to answer an invite. */
+export interface Poster {
+  readonly agentId: string;
+  sendEnvelope(
+    envelope: Omit<EnvelopeInput, 'sender_id'> & { readonly sender_id?: string },
+    options?: CallOptions,
+  ): Promise<HubResponse<'post'>>;
+}
+
+/** The participant a `Channel` acts through. */
+export interface ChannelOwner extends Poster {
+  readonly hub: ParticipantHub;
+  send(channelId: string, text: string, options?: SendOptions): Promise<string>;
+  closeChannel(channelId: string, reason?: string, options?: CallOptions): Promise<ChannelMetadata>;
+  readWal(channelId: string, range?: { since?: number; until?: number }, options?: CallOptions): Promise<Envelope[]>;
+}
