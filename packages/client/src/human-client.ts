@@ -1,4 +1,4 @@
-import type { ChannelMetadata, Envelope, Passport } from '@ag2net/protocol';
+import { CloseReason, type ChannelMetadata, type Envelope, type Passport } from '@ag2net/protocol';
 import type { ParticipantHub } from './contracts.js';
 import type { DeliveryOutcome } from './inbox.js';
 import { ackInvite, isInviteFor } from './invites.js';
@@ -51,7 +51,11 @@ export class HumanClient extends Participant {
   }
 
   /** Closes a channel; the default reason is `human_closed`. */
-  override closeChannel(channelId: string, reason = 'human_closed', options?: CallOptions): Promise<ChannelMetadata> {
+  override closeChannel(
+    channelId: string,
+    reason: string = CloseReason.HumanClosed,
+    options?: CallOptions,
+  ): Promise<ChannelMetadata> {
     return super.closeChannel(channelId, reason, options);
   }
 

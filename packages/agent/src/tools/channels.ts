@@ -1,5 +1,5 @@
 import type { Channel } from '@ag2net/client';
-import { isTerminalChannelState, repr, type ChannelMetadata } from '@ag2net/protocol';
+import { CloseReason, isTerminalChannelState, repr, type ChannelMetadata } from '@ag2net/protocol';
 import type { ToolContext } from './context.js';
 import { message } from './format.js';
 
@@ -62,7 +62,7 @@ export async function channels(
         try {
           seed = await channel.send(args.message);
         } catch (err) {
-          await client.closeChannel(channel.channelId, 'seed_failed').catch(() => undefined);
+          await client.closeChannel(channel.channelId, CloseReason.SeedFailed).catch(() => undefined);
           return `Error: seed send failed: ${message(err)}`;
         }
       }
@@ -91,7 +91,7 @@ export async function channels(
       if (!channelId) return 'Error: close requires `channel_id` or an active channel';
       let closed: ChannelMetadata;
       try {
-        closed = await client.closeChannel(channelId, 'closed_by_agent');
+        closed = await client.closeChannel(channelId, CloseReason.ClosedByAgent);
       } catch (err) {
         return `Error: close failed: ${message(err)}`;
       }
