@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CloseReason } from './close-reason.js';
 
 /**
  * A tool result that hands the workflow turn to another agent. `target` is a passport name (resolved to an id
@@ -15,7 +16,7 @@ export type Handoff = z.infer<typeof HandoffSchema>;
 export const FinishSchema = z.strictObject({
   kind: z.literal('finish'),
   summary: z.string().default(''),
-  reason: z.string().default('finished'),
+  reason: z.string().default(CloseReason.Finished),
 });
 export type Finish = z.infer<typeof FinishSchema>;
 
@@ -25,6 +26,6 @@ export function handoff(target: string, reason = ''): Handoff {
 }
 
 /** `Finish(summary="", reason="finished")`. */
-export function finish(summary = '', reason = 'finished'): Finish {
+export function finish(summary = '', reason: string = CloseReason.Finished): Finish {
   return { kind: 'finish', summary, reason };
 }
