@@ -1,6 +1,7 @@
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import ag2net from './scripts/lint/no-import-cycle.js';
 
 export default tseslint.config(
   {
@@ -21,7 +22,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { 'import-x': importX },
+    plugins: { 'import-x': importX, ag2net },
     settings: {
       'import-x/extensions': ['.ts', '.js'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
@@ -40,6 +41,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/ban-ts-comment': ['error', { 'ts-expect-error': 'allow-with-description' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // import-x/no-cycle skips type-only imports; this one counts them (a type-only cycle still couples modules).
+      'ag2net/no-import-cycle': 'error',
+      // Options objects past three parameters (STYLE.md).
+      'max-params': ['error', 3],
+      // Every switch over a union handles every member (or ends in a default that proves exhaustiveness).
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
+      ],
       'no-console': 'error',
     },
   },
@@ -48,7 +58,45 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'off',
       '@typescript-eslint/unbound-method': 'off',
+      // Test fixtures are local helpers read beside their one caller; positional arguments keep them short.
+      'max-params': 'off',
     },
+  },
+  {
+    // Modules with signatures that predate the max-params rule; changing the public ones among them
+    // (Participant.findEnvelopeByCausation, the adapters' buildTextEnvelope) is an API change of its own. New
+    // functions there follow the rule by review; a file leaves this list once its long signatures take options objects.
+    files: [
+      'agent-runner/src/host.ts',
+      'bench/src/load/network.ts',
+      'bench/src/raw/appender.ts',
+      'bench/src/targets.ts',
+      'bench/src/tools/profile-summary.ts',
+      'packages/adapters/src/base.ts',
+      'packages/adapters/src/defaults.ts',
+      'packages/adapters/src/workflow/adapter.ts',
+      'packages/agent/src/model/limits.ts',
+      'packages/agent/src/runtime/handler.ts',
+      'packages/agent/src/runtime/turn-failure.ts',
+      'packages/agent/src/tasks/mirror.ts',
+      'packages/agent/src/tools/tasks.ts',
+      'packages/auth/src/init.ts',
+      'packages/client/src/inbox.ts',
+      'packages/client/src/participant.ts',
+      'packages/client/src/turn-locks.ts',
+      'packages/hub/src/audit/audit-log.ts',
+      'packages/hub/src/core/admission.ts',
+      'packages/hub/src/core/append.ts',
+      'packages/hub/src/core/channel-ops.ts',
+      'packages/hub/src/core/create-channel.ts',
+      'packages/hub/src/governance/expectations.ts',
+      'packages/hub/src/governance/violation-record.ts',
+      'packages/hub/src/lease.ts',
+      'packages/hub/src/nats/provision.ts',
+      'packages/hub/src/tasks/task-ops.ts',
+      'scripts/stack/demo.ts',
+    ],
+    rules: { 'max-params': 'off' },
   },
   {
     files: ['**/scripts/**/*.ts'],
