@@ -1,4 +1,4 @@
-import { inboxStreamConfig, walStreamConfig } from '@ag2net/hub';
+import { inboxStreamConfig, walStreamConfig } from '@ag2net/hub/internal';
 import { AckPolicy, DeliverPolicy, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 
 const NS_PER_MS = 1_000_000;

@@ -41,7 +41,6 @@ export {
 } from './defaults.js';
 export { SAY_TOOL } from './say-tool.js';
 export { closeOnTurnFailure } from './turn-failed.js';
-export { buildParticipants } from './participants.js';
 export { AdapterRegistry } from './registry.js';
 export { createDefaultAdapterRegistry } from './default-registry.js';
 export type { DefaultAdapterRegistryOptions } from './default-registry.js';

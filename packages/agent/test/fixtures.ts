@@ -1,4 +1,5 @@
-import { buildParticipants, type ChannelAdapter } from '@ag2net/adapters';
+import type { ChannelAdapter } from '@ag2net/adapters';
+import { buildParticipants } from '@ag2net/adapters/internal';
 import {
   ChannelMetadataSchema,
   ChannelState,

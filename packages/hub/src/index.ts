@@ -27,8 +27,6 @@ export type { Clock } from './clock.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { globMatch, matchesAny } from './core/glob.js';
-export { walStreamConfig, inboxStreamConfig } from './nats/provision.js';
-export type { StreamNames } from './nats/provision.js';
 export { ALLOW, ARBITER_FAILED, deny, allowAllArbiter, ruleBasedArbiter } from './governance/arbiter.js';
 export { DEFAULT_OPERATOR_LIMITS, withinCeilings } from './governance/operator-limits.js';
 export type { OperatorLimits } from './governance/operator-limits.js';

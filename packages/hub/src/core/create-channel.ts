@@ -1,4 +1,4 @@
-import { buildParticipants } from '@ag2net/adapters';
+import { buildParticipants } from '@ag2net/adapters/internal';
 import {
   ChannelMetadataSchema,
   ChannelState,

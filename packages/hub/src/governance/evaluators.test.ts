@@ -1,4 +1,5 @@
-import { buildParticipants, createDefaultAdapterRegistry, type AdapterState } from '@ag2net/adapters';
+import { createDefaultAdapterRegistry, type AdapterState } from '@ag2net/adapters';
+import { buildParticipants } from '@ag2net/adapters/internal';
 import {
   ChannelMetadataSchema,
   EV_CHANNEL_INVITE,
