@@ -1,4 +1,5 @@
 import { EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { KeyedSerial } from '@ag2net/protocol/internal';
 import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { RecentIds } from './dedupe.js';
 import type { ParticipantHub } from './contracts.js';
@@ -46,7 +47,7 @@ const CLIENT_ERROR_RETRY_MS = 1_000;
 export class Inbox {
   readonly #seen = new RecentIds();
   readonly #published = new RecentIds();
-  readonly #channelTails = new Map<string, Promise<void>>();
+  readonly #channels = new KeyedSerial();
   readonly #stop = new AbortController();
   readonly #loop: Promise<void>;
   #stopping = false;
@@ -115,12 +116,8 @@ export class Inbox {
     }
     const envelope = parsed.data;
     this.handlers.observe(envelope);
-    const previous = this.#channelTails.get(envelope.channel_id) ?? Promise.resolve();
-    const tail = previous.then(() => this.#deliver(envelope, m));
-    this.#channelTails.set(envelope.channel_id, tail);
-    void tail.then(() => {
-      if (this.#channelTails.get(envelope.channel_id) === tail) this.#channelTails.delete(envelope.channel_id);
-    });
+    // Fire and forget: `#deliver` settles the message itself and never rejects; `stop` waits through `idle()`.
+    void this.#channels.run(envelope.channel_id, () => this.#deliver(envelope, m));
   }
 
   async #deliver(envelope: Envelope, m: JsMsg): Promise<void> {
@@ -166,7 +163,7 @@ export class Inbox {
     this.#stopping = true;
     this.messages.stop();
     await this.#loop;
-    const inflight = Promise.all([...this.#channelTails.values()]).then(() => true);
+    const inflight = this.#channels.idle().then(() => true);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const graceOver = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
     const finished = await Promise.race([inflight, graceOver]);
