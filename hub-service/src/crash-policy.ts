@@ -1,4 +1,4 @@
-import { clip } from '@ag2net/protocol';
+import { clip } from '@ag2net/protocol/internal';
 
 /** How long a crashing process waits for its cleanup before it exits anyway: 5 s. */
 export const DEFAULT_CRASH_CLOSE_TIMEOUT_MS = 5_000;

@@ -5,17 +5,14 @@ import {
   InternalError,
   InvalidRequestError,
   MAX_REQUEST_DEPTH,
-  clip,
   formatIssues,
-  jsonDepthExceeds,
   repr,
-  toNetworkError,
   type HubNames,
   type HubOp,
-  type HubRequestParsed,
   type HubResponse,
   type WireError,
 } from '@ag2net/protocol';
+import { clip, jsonDepthExceeds, toNetworkError, type HubRequestParsed } from '@ag2net/protocol/internal';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger } from './logger.js';
 

@@ -16,8 +16,8 @@ import {
   UnavailableError,
   UnknownNetworkError,
   errorFromWire,
-  toNetworkError,
 } from '@ag2net/protocol';
+import { toNetworkError } from '@ag2net/protocol/internal';
 
 const CLASSES = [
   { Class: NotFoundError, name: 'NotFoundError', code: 'not_found' },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_GLOB_LENGTH, globProblem, matchGlobTokens, parseGlob } from '@ag2net/protocol';
+import { MAX_GLOB_LENGTH, globProblem } from '@ag2net/protocol';
+import { matchGlobTokens, parseGlob } from '@ag2net/protocol/internal';
 
 function match(name: string, pattern: string): boolean {
   const parsed = parseGlob(pattern);

@@ -90,7 +90,6 @@ export {
   UnknownNetworkError,
   RETRYABLE_ERROR_CODES,
   errorFromWire,
-  toNetworkError,
 } from './errors.js';
 export type { WireError, NetworkErrorOptions } from './errors.js';
 export {
@@ -147,12 +146,11 @@ export {
   InboxBlockSchema,
   LimitsBlockSchema,
   RuleSchema,
-  StoredRuleSchema,
   defaultRule,
 } from './rule.js';
 export type { ChannelTypeAccess, AccessBlock, RateBlock, InboxBlock, LimitsBlock, Rule, RuleInput } from './rule.js';
-export { MAX_GLOB_LENGTH, MAX_GLOBS_PER_LIST, parseGlob, globProblem, matchGlobTokens } from './glob.js';
-export type { GlobToken, ParsedGlob } from './glob.js';
+export { MAX_GLOB_LENGTH, MAX_GLOBS_PER_LIST, globProblem } from './glob.js';
+export type { ParsedGlob } from './glob.js';
 export { HandoffSchema, FinishSchema, handoff, finish } from './handoff.js';
 export type { Handoff, Finish } from './handoff.js';
 export {
@@ -178,7 +176,7 @@ export { AuditKind, ResumeSource } from './audit-kind.js';
 export { WIRE_SCHEMAS } from './wire.js';
 export type { WireTypeName } from './wire.js';
 export { HUB_OPS, HUB_OP_NAMES, PendingTurnSchema, HealthSchema } from './rpc/ops.js';
-export type { HubOp, HubRequest, HubRequestParsed, HubResponse, PendingTurn, Health } from './rpc/ops.js';
+export type { HubOp, HubRequest, HubResponse, PendingTurn, Health } from './rpc/ops.js';
 export { PrefixSchema, DEFAULT_PREFIX, RPC_VERSION, hubNames, WalHeader } from './rpc/subjects.js';
 export type { HubNames } from './rpc/subjects.js';
 export { RpcReplySchema } from './rpc/envelope-reply.js';
@@ -192,7 +190,6 @@ export {
 } from './rpc/ops.js';
 export { REPR_MAX_CHARS, REPR_MAX_DEPTH } from './repr.js';
 export type { ReprOptions } from './repr.js';
-export { formatIssues, clip, MAX_LISTED_ISSUES, MAX_ISSUES_MESSAGE_CHARS } from './issues.js';
+export { formatIssues, MAX_LISTED_ISSUES, MAX_ISSUES_MESSAGE_CHARS } from './issues.js';
 export type { FormatIssuesOptions } from './issues.js';
 export { MAX_DURATION_SECONDS } from './duration.js';
-export { jsonDepthExceeds } from './json-depth.js';

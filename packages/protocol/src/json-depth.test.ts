@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonDepthExceeds } from '@ag2net/protocol';
+import { jsonDepthExceeds } from '@ag2net/protocol/internal';
 
 describe('jsonDepthExceeds', () => {
   it('counts arrays and objects', () => {

@@ -4,10 +4,10 @@ import {
   InvalidRequestError,
   LIST_PAGE_BYTES,
   type HubNames,
-  type HubRequestParsed,
   type HubResponse,
   type IdFactory,
 } from '@ag2net/protocol';
+import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { isoAt, type Clock } from '../clock.js';
 import { jsonBytes } from '../core/paging.js';

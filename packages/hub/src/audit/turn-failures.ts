@@ -1,4 +1,4 @@
-import type { HubRequestParsed } from '@ag2net/protocol';
+import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import { requireParticipant } from '../core/channel-ops.js';
 import type { HubContext } from '../core/context.js';
 import { AuditKind } from './kinds.js';

@@ -9,11 +9,11 @@ import {
   effectiveKind,
   isTerminalTaskState,
   repr,
-  type HubRequestParsed,
   type Passport,
   type Resume,
   type Rule,
 } from '@ag2net/protocol';
+import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import { AuditKind, ResumeSource } from '../audit/kinds.js';
 import { isoAt } from '../clock.js';
 import { withinCeilings } from '../governance/operator-limits.js';

@@ -9,11 +9,11 @@ import {
   visibleTo,
   type ChannelMetadata,
   type Envelope,
-  type HubRequestParsed,
   type HubResponse,
   type PendingTurn,
   CloseReason,
 } from '@ag2net/protocol';
+import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { causationKey } from './channel-runtime.js';
 import type { HubContext } from './context.js';

@@ -11,9 +11,9 @@ import {
   repr,
   type ChannelManifest,
   type ChannelMetadata,
-  type HubRequestParsed,
   CloseReason,
 } from '@ag2net/protocol';
+import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import { isoAt } from '../clock.js';
 import { deniedError } from '../governance/arbiter.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';

@@ -1,4 +1,4 @@
-import { parseGlob, matchGlobTokens, type GlobToken } from '@ag2net/protocol';
+import { parseGlob, matchGlobTokens, type GlobToken } from '@ag2net/protocol/internal';
 
 /**
  * Python's `fnmatch.fnmatchcase` over passport names and channel types: `*` any run, `?` one character, `[abc]` /

@@ -4,7 +4,6 @@ import {
   ErrorReason,
   ProtocolError,
   ResumeSchema,
-  StoredRuleSchema,
   defaultRule,
   effectiveKind,
   repr,
@@ -13,6 +12,7 @@ import {
   type Resume,
   type Rule,
 } from '@ag2net/protocol';
+import { StoredRuleSchema } from '@ag2net/protocol/internal';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { z } from 'zod';
 import { parseJson } from './parse-json.js';

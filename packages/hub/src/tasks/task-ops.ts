@@ -8,10 +8,10 @@ import {
   isTerminalTaskState,
   parseDuration,
   repr,
-  type HubRequestParsed,
   type TaskMetadata,
   TaskEndReason,
 } from '@ag2net/protocol';
+import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import { AuditKind } from '../audit/kinds.js';
 import { isoAt } from '../clock.js';
 import { countObservation } from '../core/agent-ops.js';
