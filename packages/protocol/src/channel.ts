@@ -58,7 +58,7 @@ export type ParticipantRules = z.infer<typeof ParticipantRulesSchema>;
 export const ExpectationSchema = z.strictObject({
   /** Evaluator name: `acks_within`, `reply_within`, `max_silence`, `turn_within`, or a custom one. */
   name: z.string().min(1),
-  /** Handler name: `audit`, `notify_channel`, `auto_close`, `warn`, `hide`, or a custom one. */
+  /** Handler name: a built-in `ViolationHandlerName` (`audit`, `auto_close`, …) or a custom one. */
   on_violation: z.string().min(1),
   /** Evaluator parameters, e.g. `{ "seconds": 30 }`. */
   params: z.record(z.string(), z.unknown()).default({}),

@@ -63,9 +63,9 @@ export const HealthSchema = z.strictObject({
 export type Health = z.infer<typeof HealthSchema>;
 
 /**
- * One record of the hub's audit trail: `id` (unique; a record published twice keeps its id), `kind`
- * (`agent_registered`, `channel_closed`, `expectation_violated`, …), `at` (when it happened, hub clock) and the
- * kind's fields, AG2's names (`channel_id`, `agent_id`, `reason`, …). The set of kinds is open.
+ * One record of the hub's audit trail: `id` (unique; a record published twice keeps its id), `kind` (an
+ * `AuditKind`: `agent_registered`, `channel_closed`, `expectation_violated`, …), `at` (when it happened, hub clock)
+ * and the kind's fields, AG2's names (`channel_id`, `agent_id`, `reason`, …). The set of kinds is open.
  */
 export const AuditRecordSchema = z.looseObject({ id: z.string().min(1), kind: z.string().min(1), at: TimestampSchema });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
