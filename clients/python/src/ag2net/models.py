@@ -403,6 +403,19 @@ class TurnFailedData(BaseModel):
     code: str = Field(min_length=1)
 
 
+class ViolationRecord(BaseModel):
+    "`event_data` of the hub's `ag2.expectation.violated` and its `expectation_violated` audit record: AG2's fields plus handler, params, index and scope."
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=True, strict=True)
+    expectation: str = Field()
+    violators: list[str] = Field()
+    detail: dict[str, Any] = Field()
+    on_violation: str = Field()
+    params: dict[str, Any] = Field(default=json_default("{}"))
+    expectation_index: int = Field(ge=0, le=9007199254740991)
+    scope: str = Field(default="")
+
+
 class WireError(BaseModel):
     "An error as an RPC response carries it: stable `code`, message and details."
 
@@ -434,5 +447,6 @@ __all__ = [
     "TaskMetadata",
     "TextData",
     "TurnFailedData",
+    "ViolationRecord",
     "WireError",
 ]
