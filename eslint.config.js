@@ -83,7 +83,6 @@ export default tseslint.config(
       'packages/auth/src/init.ts',
       'packages/client/src/inbox.ts',
       'packages/client/src/participant.ts',
-      'packages/client/src/turn-locks.ts',
       'packages/hub/src/audit/audit-log.ts',
       'packages/hub/src/core/admission.ts',
       'packages/hub/src/core/append.ts',

@@ -90,13 +90,13 @@ export class AgentClient extends Participant {
   static async start(hub: ParticipantHub, passport: Passport, options: AgentClientOptions): Promise<AgentClient> {
     const client = new AgentClient(hub, passport, options);
     if (options.exclusiveTurns ?? true) {
-      client.#locks = await TurnLocks.open(
-        hub.nc,
-        await jetstreamManager(hub.nc),
-        hub.rpc.names,
-        newId(),
-        options.turnLockTtlMs,
-      );
+      client.#locks = await TurnLocks.open({
+        nc: hub.nc,
+        jsm: await jetstreamManager(hub.nc),
+        names: hub.rpc.names,
+        holder: newId(),
+        ...(options.turnLockTtlMs === undefined ? {} : { ttlMs: options.turnLockTtlMs }),
+      });
     }
     await client.startConsuming();
     return client;

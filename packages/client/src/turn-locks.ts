@@ -22,27 +22,37 @@ export interface HeldTurnLock {
  * checked to still be this replica's. The bucket's TTL (stream `max_age`, server time) frees the lock of a replica
  * that stopped renewing it.
  */
+/** Where `TurnLocks.open` finds or creates the lock bucket, and who holds the locks it takes. */
+export interface TurnLocksOptions {
+  readonly nc: NatsConnection;
+  readonly jsm: JetStreamManager;
+  /** The hub's names: the bucket is named after its prefix and copies its inbox stream's replica count. */
+  readonly names: HubNames;
+  /** This replica's id, written into every lock it takes. */
+  readonly holder: string;
+  /** The bucket's TTL in ms when this call creates it; default `TURN_LOCK_TTL_MS`. */
+  readonly ttlMs?: number;
+}
+
 export class TurnLocks {
+  /** The bucket's TTL in ms: a lock not renewed within it lapses. */
+  readonly ttlMs: number;
+
   private constructor(
     private readonly kv: KV,
     private readonly jsm: JetStreamManager,
-    private readonly bucket: string,
-    private readonly holder: string,
-    /** The bucket's TTL in ms: a lock not renewed within it lapses. */
-    readonly ttlMs: number,
-  ) {}
+    private readonly lock: { readonly bucket: string; readonly holder: string; readonly ttlMs: number },
+  ) {
+    this.ttlMs = lock.ttlMs;
+  }
 
   /**
    * Opens (creating on first use) the lock bucket of the hub with `names`, with the replica count of the hub's
    * inbox stream. `ttlMs` only applies when this call creates the bucket; every replica then shares its TTL.
    */
-  static async open(
-    nc: NatsConnection,
-    jsm: JetStreamManager,
-    names: HubNames,
-    holder: string,
-    ttlMs = TURN_LOCK_TTL_MS,
-  ): Promise<TurnLocks> {
+  static async open(options: TurnLocksOptions): Promise<TurnLocks> {
+    const { nc, jsm, names, holder } = options;
+    const ttlMs = options.ttlMs ?? TURN_LOCK_TTL_MS;
     const bucket = `${names.prefix.toUpperCase()}_turnlocks`;
     const kvm = new Kvm(nc);
     let kv = await kvm.open(bucket);
@@ -54,14 +64,14 @@ export class TurnLocks {
       kv = await kvm.create(bucket, { history: 1, ttl: ttlMs, replicas });
       ttl = ttlMs;
     }
-    return new TurnLocks(kv, jsm, bucket, holder, ttl > 0 ? ttl : ttlMs);
+    return new TurnLocks(kv, jsm, { bucket, holder, ttlMs: ttl > 0 ? ttl : ttlMs });
   }
 
   /** Takes the lock of (agent, channel); `null` when another replica holds it. Throws when NATS did not answer. */
   async acquire(agentId: string, channelId: string): Promise<HeldTurnLock | null> {
     const key = `${agentId}.${channelId}`;
     try {
-      return { key, revision: await this.kv.create(key, this.holder) };
+      return { key, revision: await this.kv.create(key, this.lock.holder) };
     } catch (err) {
       if (isRevisionConflict(err)) return null;
       throw err;
@@ -74,7 +84,7 @@ export class TurnLocks {
    */
   async renew(lock: HeldTurnLock): Promise<boolean> {
     try {
-      lock.revision = await this.kv.update(lock.key, this.holder, lock.revision);
+      lock.revision = await this.kv.update(lock.key, this.lock.holder, lock.revision);
       return true;
     } catch (err) {
       if (isRevisionConflict(err)) return false;
@@ -86,7 +96,7 @@ export class TurnLocks {
   async release(lock: HeldTurnLock): Promise<void> {
     const entry = await this.kv.get(lock.key);
     if (entry === null || entry.revision !== lock.revision) return;
-    await this.jsm.streams.purge(`KV_${this.bucket}`, { filter: `$KV.${this.bucket}.${lock.key}` });
+    await this.jsm.streams.purge(`KV_${this.lock.bucket}`, { filter: `$KV.${this.lock.bucket}.${lock.key}` });
   }
 }
 
