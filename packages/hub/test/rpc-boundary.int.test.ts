@@ -174,6 +174,8 @@ describe('on a server whose max_payload is 64 KiB', () => {
     const server = new RpcServer(nc, names, silentLogger);
     const huge = { hub_id: 'x'.repeat(100_000) };
     server.start(new Proxy({} as HubHandlers, { get: () => () => huge }));
+    // The server knows the subscriptions once the serving connection's flush returns.
+    await nc.flush();
     try {
       const msg = await net.nc.request(names.rpc('health'), '{}', { timeout: 10_000 });
       const reply = RpcReplySchema.parse(JSON.parse(msg.string()));
