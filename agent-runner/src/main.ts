@@ -13,7 +13,7 @@ work: each delivery is handled by one of them, and turns of one channel never ru
   --nats-url   NATS server URL(s), comma-separated (env NATS_URL; default nats://127.0.0.1:4222)
   --prefix     the hub's prefix (env AG2NET_PREFIX; else the file's prefix; default ag2)
   --log-level  pino level (env LOG_LEVEL; default info)
-  --turn-lock-ttl-ms  how long a crashed replica's turn stays locked (env AG2NET_TURN_LOCK_TTL_MS; default 120000)`;
+  --turn-lock-ttl-ms  how long a crashed replica's turn stays locked (env AG2NET_TURN_LOCK_TTL_MS; default 6000)`;
 
 async function main(): Promise<number> {
   let args;
@@ -106,6 +106,16 @@ async function main(): Promise<number> {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+    // An agent whose inbox stopped by itself (its connection closed for good, its consumer deleted) no longer
+    // answers: exit non-zero so that a supervisor restarts the runner, instead of living on without serving it.
+    for (const client of clients) {
+      void client.closed().then((result) => {
+        if (stopping || !(result instanceof Error)) return;
+        stopping = true;
+        log.error({ agent: client.passport.name, err: result }, 'agent stopped by itself; exiting');
+        void hub.close().finally(() => resolve(1));
+      });
+    }
   });
 }
 

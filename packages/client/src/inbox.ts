@@ -70,7 +70,8 @@ export class Inbox {
     const names = hub.rpc.names;
     const consumer = await jetstream(hub.nc).consumers.get(names.inboxStream, names.inboxConsumer(agentId));
     const ackWaitMs = ((await consumer.info()).config.ack_wait ?? 60_000_000_000) / 1_000_000;
-    const messages = await consumer.consume({ max_messages: 64 });
+    // A deleted consumer (the identity was unregistered) ends consumption instead of waiting for it to come back.
+    const messages = await consumer.consume({ max_messages: 64, abort_on_missing_resource: true });
     return new Inbox(hub, agentId, handlers, messages, Math.max(100, Math.floor(ackWaitMs / 3)));
   }
 
