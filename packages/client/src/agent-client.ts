@@ -119,7 +119,7 @@ export class AgentClient extends Participant {
       try {
         listener(data.data.task_id, data.data.reason, envelope);
       } catch (err) {
-        this.hub.logger.error({ err, agentId: this.agentId }, 'task cancel listener failed');
+        this.hub.logger.error({ err, agent: this.passport.name, agentId: this.agentId }, 'task cancel listener failed');
       }
     }
   }
@@ -157,6 +157,7 @@ export class AgentClient extends Participant {
     const { attempts, retryInMs } = this.#attempts.fail(envelope.envelope_id);
     const fields = {
       err: error,
+      agent: this.passport.name,
       agentId: this.agentId,
       channelId: envelope.channel_id,
       envelopeId: envelope.envelope_id,
@@ -170,7 +171,7 @@ export class AgentClient extends Participant {
       await this.#onTurnFailed?.(envelope, error, attempts);
     } catch (err) {
       this.hub.logger.error(
-        { err, agentId: this.agentId, envelopeId: envelope.envelope_id },
+        { err, agent: this.passport.name, agentId: this.agentId, envelopeId: envelope.envelope_id },
         'turn failure listener failed',
       );
     }
@@ -189,7 +190,10 @@ export class AgentClient extends Participant {
     try {
       lock = await locks.acquire(this.agentId, envelope.channel_id);
     } catch (err) {
-      this.hub.logger.warn({ err, agentId: this.agentId, channelId: envelope.channel_id }, 'turn lock unavailable');
+      this.hub.logger.warn(
+        { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
+        'turn lock unavailable',
+      );
       return { kind: 'busy' };
     }
     if (lock === null) return { kind: 'busy' };
@@ -201,14 +205,17 @@ export class AgentClient extends Participant {
       renew: () => locks.renew(held),
       onRenewError: (err) =>
         this.hub.logger.warn(
-          { err, agentId: this.agentId, channelId: envelope.channel_id },
+          { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
           'turn lock renewal failed',
         ),
     });
     try {
       const run = await this.#callHandler(envelope, AbortSignal.any([stop, lease.signal]));
       if (lease.signal.aborted) {
-        this.hub.logger.warn({ agentId: this.agentId, channelId: envelope.channel_id }, 'turn lock lost; turn aborted');
+        this.hub.logger.warn(
+          { agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
+          'turn lock lost; turn aborted',
+        );
       }
       return run;
     } finally {
@@ -218,7 +225,7 @@ export class AgentClient extends Participant {
           .release(held)
           .catch((err: unknown) =>
             this.hub.logger.warn(
-              { err, agentId: this.agentId, channelId: envelope.channel_id },
+              { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
               'turn lock release failed',
             ),
           );
@@ -252,7 +259,7 @@ export class AgentClient extends Participant {
       if (run.kind === 'done') count += 1;
       else if (run.kind === 'failed') {
         this.hub.logger.error(
-          { err: run.error, agentId: this.agentId, channelId: turn.channel_id },
+          { err: run.error, agent: this.passport.name, agentId: this.agentId, channelId: turn.channel_id },
           'resumed turn failed',
         );
       }

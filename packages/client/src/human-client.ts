@@ -69,7 +69,7 @@ export class HumanClient extends Participant {
       try {
         await callback(envelope);
       } catch (err) {
-        this.hub.logger.error({ err, agentId: this.agentId }, 'envelope callback failed');
+        this.hub.logger.error({ err, agent: this.passport.name, agentId: this.agentId }, 'envelope callback failed');
       }
     }
     return { settle: 'ack' };
