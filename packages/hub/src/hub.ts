@@ -18,7 +18,7 @@ import { provision } from './nats/provision.js';
 import { WalReader, WalWriter } from './nats/wal.js';
 import { withDefaults, type HubOptions, type ResolvedHubOptions } from './options.js';
 import { RpcServer } from './rpc-server.js';
-import { KeyedSerial } from './serial.js';
+import { KeyedSerial } from '@ag2net/protocol/internal';
 import { snapshotOf, type HubSnapshot } from './snapshot.js';
 import { sweep } from './sweep.js';
 import { TaskTable } from './tasks/task-table.js';

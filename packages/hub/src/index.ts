@@ -45,5 +45,5 @@ export type { ExpectationEvaluator, ExpectationContext, Violation } from './gove
 export type { ChannelFacts, TurnFact } from './governance/facts.js';
 export { BUILTIN_HANDLERS } from './governance/violation-handlers.js';
 export type { ViolationHandler, ViolationNotice, FiredViolation } from './governance/violation-handlers.js';
-export { AuditKind, ResumeSource } from './audit/kinds.js';
+export { AuditKind, ResumeSource } from '@ag2net/protocol';
 export type { AuditRecord } from './audit/audit-log.js';

@@ -12,7 +12,7 @@ import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nat
 import { isoAt, type Clock } from '../clock.js';
 import { jsonBytes } from '../core/paging.js';
 import type { Logger } from '../logger.js';
-import type { AuditKind } from './kinds.js';
+import type { AuditKind } from '@ag2net/protocol';
 
 /** Options of `AuditLog.record`. */
 export interface RecordOptions {

@@ -1,6 +1,6 @@
 import type { Envelope } from '@ag2net/protocol';
 import type { HubContext } from '../core/context.js';
-import { AuditKind } from './kinds.js';
+import { AuditKind } from '@ag2net/protocol';
 
 /** How much of a failure's message a dead-letter record keeps. */
 const REASON_MAX_CHARS = 500;

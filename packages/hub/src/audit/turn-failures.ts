@@ -1,7 +1,7 @@
 import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import { requireParticipant } from '../core/channel-ops.js';
 import type { HubContext } from '../core/context.js';
-import { AuditKind } from './kinds.js';
+import { AuditKind } from '@ag2net/protocol';
 
 /** AG2's `report_turn_failure`: a participant's turn on an envelope failed; recorded as `turn_failed`. */
 export async function reportTurnFailure(

@@ -7,7 +7,7 @@ import {
   violationRecordOf,
 } from '@ag2net/protocol';
 import type { HubContext } from '../core/context.js';
-import { AuditKind } from './kinds.js';
+import { AuditKind } from '@ag2net/protocol';
 
 /**
  * The audit records a WAL envelope implies, written by the delivery consumer so that none is lost to a crash (the

@@ -14,7 +14,7 @@ import {
   type Rule,
 } from '@ag2net/protocol';
 import type { HubRequestParsed } from '@ag2net/protocol/internal';
-import { AuditKind, ResumeSource } from '../audit/kinds.js';
+import { AuditKind, ResumeSource } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import { withinCeilings } from '../governance/operator-limits.js';
 import { ensureInboxConsumer, removeInbox } from '../nats/provision.js';

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import type { HubResources } from '../nats/provision.js';
 import type { WalReader, WalWriter } from '../nats/wal.js';
 import type { Lease } from '../lease.js';
-import type { KeyedSerial } from '../serial.js';
+import type { KeyedSerial } from '@ag2net/protocol/internal';
 import type { TaskTable } from '../tasks/task-table.js';
 import type { ChannelTable } from './channel-table.js';
 import type { AgentRegistry } from './registry.js';

@@ -3,7 +3,7 @@ import type { ConsumeOptions, Consumer, ConsumerMessages, JsMsg } from '@nats-io
 import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deadLetter } from '../audit/dead-letters.js';
-import { AuditKind } from '../audit/kinds.js';
+import { AuditKind } from '@ag2net/protocol';
 import { auditFromWal } from '../audit/wal-records.js';
 import { parseStored } from '../nats/wal.js';
 import { ConsumeWatchdog } from './consume-watchdog.js';

@@ -1,4 +1,4 @@
-import { AuditKind } from '../audit/kinds.js';
+import { AuditKind } from '@ag2net/protocol';
 import type { HubContext } from './context.js';
 
 import type { Quarantine } from './quarantined-record.js';

@@ -1,5 +1,5 @@
 import { ViolationHandlerName } from '@ag2net/protocol';
-import { AuditKind } from '../audit/kinds.js';
+import { AuditKind } from '@ag2net/protocol';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Logger } from '../logger.js';
 

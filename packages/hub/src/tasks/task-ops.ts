@@ -12,7 +12,7 @@ import {
   TaskEndReason,
 } from '@ag2net/protocol';
 import type { HubRequestParsed } from '@ag2net/protocol/internal';
-import { AuditKind } from '../audit/kinds.js';
+import { AuditKind } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import { countObservation } from '../core/agent-ops.js';
 import type { HubContext } from '../core/context.js';
