@@ -18,6 +18,11 @@ export function seeds(ids: FuzzIds): { readonly [Op in HubOp]: HubRequest<Op> } 
   const { a, b, channel, task } = ids;
   return {
     register: { passport: { name: 'fuzz-new', kind: 'agent' }, resume: { summary: 's' }, skill_md: null, rule: null },
+    attach: { name_or_id: 'fuzz-a', public_key: `U${'A'.repeat(55)}`, auth: { scheme: 'none' } },
+    renewCredentials: {},
+    acquireTurnLock: { channel_id: channel, holder: 'replica-1', ttl_ms: 6000 },
+    renewTurnLock: { channel_id: channel, holder: 'replica-1' },
+    releaseTurnLock: { channel_id: channel, holder: 'replica-1' },
     unregister: {},
     getAgent: { name_or_id: a },
     getResume: { agent_id: a },

@@ -1,4 +1,4 @@
-import { ChannelState, type Health } from '@ag2net/protocol';
+import { ChannelState, InvalidRequestError, type Health } from '@ag2net/protocol';
 import { closeChannel, canSend, findByCausation, listChannels, pendingTurnsFor, readWal } from './core/channel-ops.js';
 import {
   getAgent,
@@ -30,7 +30,22 @@ import { reportTurnFailure } from './audit/turn-failures.js';
 /** Maps each RPC operation onto the hub's core. */
 export function buildHandlers(ctx: HubContext, health: () => Health): HubHandlers {
   return {
-    register: async (req) => ({ passport: await register(ctx, req) }),
+    register: async (req) => ({ passport: await register(ctx, req), credentials: null }),
+    attach: () => {
+      throw new InvalidRequestError('this hub does not issue credentials');
+    },
+    renewCredentials: () => {
+      throw new InvalidRequestError('this hub does not issue credentials');
+    },
+    acquireTurnLock: () => {
+      throw new InvalidRequestError('turn locks are not served by this hub');
+    },
+    renewTurnLock: () => {
+      throw new InvalidRequestError('turn locks are not served by this hub');
+    },
+    releaseTurnLock: () => {
+      throw new InvalidRequestError('turn locks are not served by this hub');
+    },
     unregister: async (_req, caller) => {
       await unregister(ctx, caller);
       return {};

@@ -177,7 +177,25 @@ export { WIRE_SCHEMAS } from './wire.js';
 export type { WireTypeName } from './wire.js';
 export { HUB_OPS, HUB_OP_NAMES, PendingTurnSchema, HealthSchema } from './rpc/ops.js';
 export type { HubOp, HubRequest, HubResponse, PendingTurn, Health } from './rpc/ops.js';
-export { PrefixSchema, DEFAULT_PREFIX, RPC_VERSION, hubNames, WalHeader } from './rpc/subjects.js';
+export {
+  PrefixSchema,
+  DEFAULT_PREFIX,
+  RPC_VERSION,
+  hubNames,
+  WalHeader,
+  DeliveryHeader,
+  DELIVERY_ORIGIN_HUB,
+} from './rpc/subjects.js';
+export {
+  Access,
+  OPERATOR_CALLER,
+  CallerSchema,
+  UserPublicKeySchema,
+  IssuedCredentialsSchema,
+  IdentityReplySchema,
+  TurnLockHolderSchema,
+} from './rpc/access.js';
+export type { IssuedCredentials } from './rpc/access.js';
 export type { HubNames } from './rpc/subjects.js';
 export { RpcReplySchema } from './rpc/envelope-reply.js';
 export type { RpcReply } from './rpc/envelope-reply.js';

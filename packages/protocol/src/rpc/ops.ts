@@ -3,9 +3,16 @@ import { ChannelMetadataSchema, ChannelStateSchema } from '../channel.js';
 import { DurationSchema } from '../duration.js';
 import { EnvelopeSchema, TimestampSchema } from '../envelope.js';
 import { IdSchema } from '../ids.js';
-import { PassportKindSchema, PassportSchema, ResumeSchema } from '../identity.js';
+import { AuthBlockSchema, PassportKindSchema, PassportSchema, ResumeSchema } from '../identity.js';
 import { RuleSchema } from '../rule.js';
 import { TaskMetadataSchema, TaskStateSchema } from '../task.js';
+import {
+  Access,
+  IdentityReplySchema,
+  IssuedCredentialsSchema,
+  TurnLockHolderSchema,
+  UserPublicKeySchema,
+} from './access.js';
 
 /** The largest request most operations take, in bytes of JSON: 64 KiB. */
 export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
@@ -75,7 +82,8 @@ const TaskRef = z.strictObject({ task_id: IdSchema });
 
 /**
  * Every hub operation: its request and response schemas, whether the subject carries the caller's agent id
- * (`<prefix>.hub.v1.<op>.<caller_id>`) so that NATS permissions can pin a connection to its identity, and whether
+ * (`<prefix>.hub.v1.<op>.<caller_id>`) so that NATS permissions can pin a connection to its identity, who may call
+ * it (`access`, see `Access`; `operatorReads`: the operator caller is accepted too and sees everything), and whether
  * it is `idempotent`: the same request applied twice has the effect of once (reads, and writes keyed by an id the
  * client chose), so a client may resend it after a timeout. A non-idempotent request is resent only when it provably
  * reached no hub (no responders). `maxRequestBytes` is the largest request body the hub reads for it; a larger one
@@ -84,6 +92,8 @@ const TaskRef = z.strictObject({ task_id: IdSchema });
 export const HUB_OPS = {
   register: {
     caller: false,
+    access: Access.Public,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({
@@ -91,11 +101,46 @@ export const HUB_OPS = {
       resume: ResumeSchema.prefault({}),
       skill_md: z.string().max(65_536).nullable().default(null),
       rule: RuleSchema.nullable().default(null),
+      /**
+       * The identity's nkey user public key. A hub that issues credentials requires it and answers with a user JWT
+       * for it; the identity's seed never leaves its process.
+       */
+      public_key: UserPublicKeySchema.nullable().default(null),
     }),
-    response: AgentReply,
+    response: IdentityReplySchema,
+  },
+  /**
+   * Fresh credentials for an identity registered earlier, for its registered public key (an identity whose issued JWT
+   * expired cannot connect to renew it). The passport's admission credential (`auth`) is checked as at `register`;
+   * a public key other than the registered one is refused. Only the holder of that key's seed can use the JWT.
+   */
+  attach: {
+    caller: false,
+    access: Access.Public,
+    operatorReads: false,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({
+      name_or_id: Query.min(1),
+      public_key: UserPublicKeySchema,
+      auth: AuthBlockSchema.prefault({}),
+    }),
+    response: IdentityReplySchema,
+  },
+  /** A new JWT for the caller's registered public key, with a new lifetime; refused once the identity is gone. */
+  renewCredentials: {
+    caller: true,
+    access: Access.Self,
+    operatorReads: false,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: Empty,
+    response: z.strictObject({ credentials: IssuedCredentialsSchema }),
   },
   unregister: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: false,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: Empty,
@@ -103,6 +148,8 @@ export const HUB_OPS = {
   },
   getAgent: {
     caller: false,
+    access: Access.Public,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ name_or_id: Query.min(1) }),
@@ -110,6 +157,8 @@ export const HUB_OPS = {
   },
   getResume: {
     caller: false,
+    access: Access.Public,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ agent_id: IdSchema }),
@@ -117,6 +166,8 @@ export const HUB_OPS = {
   },
   getSkill: {
     caller: false,
+    access: Access.Public,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ agent_id: IdSchema }),
@@ -124,6 +175,8 @@ export const HUB_OPS = {
   },
   getRule: {
     caller: false,
+    access: Access.Public,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ agent_id: IdSchema }),
@@ -131,6 +184,8 @@ export const HUB_OPS = {
   },
   findAgentId: {
     caller: false,
+    access: Access.Public,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ name: Query.min(1) }),
@@ -138,6 +193,8 @@ export const HUB_OPS = {
   },
   listAgents: {
     caller: false,
+    access: Access.Public,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
@@ -152,6 +209,8 @@ export const HUB_OPS = {
   },
   setResume: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: false,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ resume: ResumeSchema }),
@@ -159,6 +218,8 @@ export const HUB_OPS = {
   },
   setSkill: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ skill_md: z.string().max(65_536).nullable() }),
@@ -166,6 +227,8 @@ export const HUB_OPS = {
   },
   setRule: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: false,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ rule: RuleSchema }),
@@ -173,6 +236,8 @@ export const HUB_OPS = {
   },
   recordObservation: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: false,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
@@ -186,6 +251,8 @@ export const HUB_OPS = {
   },
   createChannel: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({
@@ -202,14 +269,18 @@ export const HUB_OPS = {
     response: z.strictObject({ channel: ChannelMetadataSchema }),
   },
   getChannel: {
-    caller: false,
+    caller: true,
+    access: Access.Participant,
+    operatorReads: true,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema }),
     response: z.strictObject({ channel: ChannelMetadataSchema }),
   },
   listChannels: {
-    caller: false,
+    caller: true,
+    access: Access.Self,
+    operatorReads: true,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
@@ -222,6 +293,8 @@ export const HUB_OPS = {
   },
   closeChannel: {
     caller: true,
+    access: Access.Participant,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema, reason: z.string().max(256).default('') }),
@@ -229,6 +302,8 @@ export const HUB_OPS = {
   },
   post: {
     caller: true,
+    access: Access.Participant,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: MAX_ENVELOPE_BYTES,
     request: EnvelopeSchema,
@@ -240,6 +315,8 @@ export const HUB_OPS = {
   },
   readWal: {
     caller: true,
+    access: Access.Participant,
+    operatorReads: true,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
@@ -262,6 +339,8 @@ export const HUB_OPS = {
   },
   findEnvelopeByCausation: {
     caller: true,
+    access: Access.Participant,
+    operatorReads: true,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema, sender_id: IdSchema, causation_id: Query.min(1) }),
@@ -269,6 +348,8 @@ export const HUB_OPS = {
   },
   canSend: {
     caller: true,
+    access: Access.Participant,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema, event_type: Query.nullable().default(null) }),
@@ -276,13 +357,17 @@ export const HUB_OPS = {
   },
   pendingTurnsFor: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: Empty,
     response: z.strictObject({ turns: z.array(PendingTurnSchema) }),
   },
   adapterState: {
-    caller: false,
+    caller: true,
+    access: Access.Participant,
+    operatorReads: true,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema }),
@@ -290,6 +375,8 @@ export const HUB_OPS = {
   },
   health: {
     caller: false,
+    access: Access.Public,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: Empty,
@@ -302,6 +389,8 @@ export const HUB_OPS = {
    */
   observeTask: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ task: TaskMetadataSchema }),
@@ -310,6 +399,8 @@ export const HUB_OPS = {
   /** AG2's `update_task`, owner only: state, progress (merged), result, error. A terminal task is left as it is. */
   updateTask: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({
@@ -324,6 +415,8 @@ export const HUB_OPS = {
   /** A task its owner or a participant of its channel may see. */
   getTask: {
     caller: true,
+    access: Access.Self,
+    operatorReads: true,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: TaskRef,
@@ -332,6 +425,8 @@ export const HUB_OPS = {
   /** The tasks the caller may see, filtered by owner, channel and state, in creation order. */
   listTasks: {
     caller: true,
+    access: Access.Self,
+    operatorReads: true,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
@@ -346,6 +441,8 @@ export const HUB_OPS = {
   /** Stores the owner's checkpoint of a task (last write wins). */
   checkpointTask: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({ task_id: IdSchema, state: z.record(z.string(), z.unknown()) }),
@@ -354,6 +451,8 @@ export const HUB_OPS = {
   /** The owner's last checkpoint of a task, or `null`. */
   readTaskCheckpoint: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: TaskRef,
@@ -362,6 +461,8 @@ export const HUB_OPS = {
   /** AG2's `fire_task_event`: a task event of the caller's runtime (e.g. `mirror_failed`) goes to the audit trail. */
   fireTaskEvent: {
     caller: true,
+    access: Access.Self,
+    operatorReads: false,
     idempotent: false,
     maxRequestBytes: LARGE_REQUEST_BYTES,
     request: z.strictObject({
@@ -374,6 +475,8 @@ export const HUB_OPS = {
   /** AG2's `report_turn_failure`: the caller's turn on an envelope failed; recorded as `turn_failed`. */
   reportTurnFailure: {
     caller: true,
+    access: Access.Participant,
+    operatorReads: false,
     idempotent: false,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({
@@ -385,11 +488,51 @@ export const HUB_OPS = {
     response: Empty,
   },
   /**
+   * Takes the caller's turn lock on a channel for `holder` (one replica of the caller): `acquired` is false while
+   * another holder's lock is alive. A lock not renewed within `ttl_ms` lapses, so a replica that dies mid-turn frees
+   * the channel a few seconds later. Acquiring a lock the same holder already has renews it.
+   */
+  acquireTurnLock: {
+    caller: true,
+    access: Access.Participant,
+    operatorReads: false,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({
+      channel_id: IdSchema,
+      holder: TurnLockHolderSchema,
+      ttl_ms: z.number().int().min(1000).max(120_000).default(6000),
+    }),
+    response: z.strictObject({ acquired: z.boolean() }),
+  },
+  /** Extends the caller's lock on a channel by its TTL; `renewed` is false when `holder` no longer holds it. */
+  renewTurnLock: {
+    caller: true,
+    access: Access.Participant,
+    operatorReads: false,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({ channel_id: IdSchema, holder: TurnLockHolderSchema }),
+    response: z.strictObject({ renewed: z.boolean() }),
+  },
+  /** Releases the caller's lock on a channel if `holder` holds it; otherwise does nothing. */
+  releaseTurnLock: {
+    caller: true,
+    access: Access.Participant,
+    operatorReads: false,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({ channel_id: IdSchema, holder: TurnLockHolderSchema }),
+    response: Empty,
+  },
+  /**
    * The audit trail, oldest first, filtered: `kinds` (any of; empty is all), `channel_id`, `agent_id` (records that
    * name the agent in any role), and `since` (inclusive) / `until` (exclusive) on `at`. For operators.
    */
   readAudit: {
-    caller: false,
+    caller: true,
+    access: Access.Operator,
+    operatorReads: true,
     idempotent: true,
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({

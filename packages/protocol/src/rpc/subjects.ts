@@ -76,3 +76,15 @@ export const WalHeader = {
   /** The envelope's per-channel sequence. */
   Sequence: 'Ag2-Sequence',
 } as const;
+
+/**
+ * NATS header names the hub writes on inbox deliveries. An identity has no right to publish on any inbox subject,
+ * so on a secured deployment a message in an inbox stream was put there by the hub; clients accept a delivery only
+ * when it carries `Origin` with the value `DELIVERY_ORIGIN_HUB`.
+ */
+export const DeliveryHeader = {
+  Origin: 'Ag2-Origin',
+} as const;
+
+/** The value of `DeliveryHeader.Origin` on deliveries the hub publishes. */
+export const DELIVERY_ORIGIN_HUB = 'hub';
