@@ -1,6 +1,6 @@
-import { ChannelState, type Envelope } from '@ag2net/protocol';
+import { ChannelState, DELIVERY_ORIGIN_HUB, DeliveryHeader, type Envelope } from '@ag2net/protocol';
 import type { ConsumeOptions, Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { RequestError, TimeoutError } from '@nats-io/transport-node';
+import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deadLetter } from '../audit/dead-letters.js';
 import { AuditKind } from '@ag2net/protocol';
@@ -319,9 +319,15 @@ export class Deliverer {
     recipients: readonly string[],
   ): Promise<{ recipient: string; reason: string; unreachable: boolean }[]> {
     const results = await Promise.allSettled(
-      recipients.map((rid) =>
-        this.ctx.js.publish(this.ctx.names.inbox(rid), msg.data, { msgID: `${envelope.envelope_id}.${rid}` }),
-      ),
+      recipients.map((rid) => {
+        // The origin mark clients require; a fresh header set per publish, since `msgID` is added to it.
+        const h = headers();
+        h.set(DeliveryHeader.Origin, DELIVERY_ORIGIN_HUB);
+        return this.ctx.js.publish(this.ctx.names.inbox(rid), msg.data, {
+          msgID: `${envelope.envelope_id}.${rid}`,
+          headers: h,
+        });
+      }),
     );
     const failed: { recipient: string; reason: string; unreachable: boolean }[] = [];
     results.forEach((result, i) => {
