@@ -165,8 +165,10 @@ class HubClient:
         found = (await self.call("findAgentId", {"name": name}))["agent_id"]
         return found if isinstance(found, str) else None
 
-    async def get_channel(self, channel_id: str) -> ChannelMetadata:
-        return ChannelMetadata.model_validate((await self.call("getChannel", {"channel_id": channel_id}))["channel"])
+    async def get_channel(self, channel_id: str, caller_id: str) -> ChannelMetadata:
+        """The channel's metadata, read as `caller_id` (a participant of it, or the operator caller `$operator`)."""
+        result = await self.call("getChannel", {"channel_id": channel_id}, caller_id)
+        return ChannelMetadata.model_validate(result["channel"])
 
     async def health(self) -> dict[str, Any]:
         return await self.call("health", {})

@@ -116,7 +116,7 @@ class Participant:
         return Channel(ChannelMetadata.model_validate(result["channel"]), self)
 
     async def channel(self, channel_id: str) -> Channel:
-        return Channel(await self.hub.get_channel(channel_id), self)
+        return Channel(await self.hub.get_channel(channel_id, self.agent_id), self)
 
     async def send(
         self,
@@ -284,7 +284,7 @@ class Channel:
         return await self._owner.send(self.channel_id, text, audience=audience, causation_id=causation_id)
 
     async def info(self) -> ChannelMetadata:
-        self.metadata = await self._owner.hub.get_channel(self.channel_id)
+        self.metadata = await self._owner.hub.get_channel(self.channel_id, self._owner.agent_id)
         return self.metadata
 
     async def close(self, reason: str = "") -> ChannelMetadata:

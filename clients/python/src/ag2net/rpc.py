@@ -49,6 +49,8 @@ class OpSpec:
 #: Every hub operation, as `HUB_OPS` in @ag2net/protocol declares it.
 HUB_OPS: dict[str, OpSpec] = {
     "register": OpSpec(caller=False, idempotent=True),
+    "attach": OpSpec(caller=False, idempotent=True),
+    "renewCredentials": OpSpec(caller=True, idempotent=True),
     "unregister": OpSpec(caller=True, idempotent=False),
     "getAgent": OpSpec(caller=False, idempotent=True),
     "getResume": OpSpec(caller=False, idempotent=True),
@@ -61,15 +63,15 @@ HUB_OPS: dict[str, OpSpec] = {
     "setRule": OpSpec(caller=True, idempotent=False),
     "recordObservation": OpSpec(caller=True, idempotent=False),
     "createChannel": OpSpec(caller=True, idempotent=True),
-    "getChannel": OpSpec(caller=False, idempotent=True),
-    "listChannels": OpSpec(caller=False, idempotent=True),
+    "getChannel": OpSpec(caller=True, idempotent=True),
+    "listChannels": OpSpec(caller=True, idempotent=True),
     "closeChannel": OpSpec(caller=True, idempotent=True),
     "post": OpSpec(caller=True, idempotent=True),
     "readWal": OpSpec(caller=True, idempotent=True),
     "findEnvelopeByCausation": OpSpec(caller=True, idempotent=True),
     "canSend": OpSpec(caller=True, idempotent=True),
     "pendingTurnsFor": OpSpec(caller=True, idempotent=True),
-    "adapterState": OpSpec(caller=False, idempotent=True),
+    "adapterState": OpSpec(caller=True, idempotent=True),
     "health": OpSpec(caller=False, idempotent=True),
     "observeTask": OpSpec(caller=True, idempotent=True),
     "updateTask": OpSpec(caller=True, idempotent=True),
@@ -79,7 +81,10 @@ HUB_OPS: dict[str, OpSpec] = {
     "readTaskCheckpoint": OpSpec(caller=True, idempotent=True),
     "fireTaskEvent": OpSpec(caller=True, idempotent=False),
     "reportTurnFailure": OpSpec(caller=True, idempotent=False),
-    "readAudit": OpSpec(caller=False, idempotent=True),
+    "acquireTurnLock": OpSpec(caller=True, idempotent=True),
+    "renewTurnLock": OpSpec(caller=True, idempotent=True),
+    "releaseTurnLock": OpSpec(caller=True, idempotent=True),
+    "readAudit": OpSpec(caller=True, idempotent=True),
 }
 
 
