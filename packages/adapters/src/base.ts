@@ -36,6 +36,14 @@ export abstract class BaseChannelAdapter<S extends AdapterState> implements Chan
     return null;
   }
 
+  /**
+   * The whole state: the base protocols' states hold turn structure and envelope ids only, no content of an
+   * envelope. A protocol whose state carries content must override this.
+   */
+  stateFor(state: S, _participantId: string): S {
+    return state;
+  }
+
   extractTurnInput(envelope: Envelope): string | null {
     return defaultExtractTurnInput(envelope);
   }

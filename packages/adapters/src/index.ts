@@ -80,6 +80,7 @@ export {
 export type {
   WorkflowAdapterOptions,
   WorkflowState,
+  PrivateContextVar,
   TransitionDecision,
   TransitionTarget,
   TransitionCondition,

@@ -120,6 +120,13 @@ export interface ChannelAdapter<S extends AdapterState = AdapterState> {
   onAccepted(metadata: ChannelMetadata, envelope: Envelope, state: S): AdapterResult;
   /** Whose turn it is, or `null` when nobody is expected. */
   expectedNext(metadata: ChannelMetadata, state: S): ExpectedTurn | null;
+  /**
+   * The state as `participantId` may see it (what the hub's `adapterState` answers a participant): nothing an
+   * envelope outside the participant's audience carried may show through. The turn structure (whose turn, who spoke
+   * last, how many turns, who is hidden) belongs to the channel and stays; content an envelope carried (context
+   * variables, a close reason it chose) is left out or shown as it was before. Pure, like the hub-called methods.
+   */
+  stateFor(state: S, participantId: string): S;
   /** The view a participant's LLM sees the channel through. */
   defaultViewPolicy(metadata: ChannelMetadata, participantId: string): ViewSpec;
 

@@ -36,6 +36,7 @@ import {
   type ViewSpec,
 } from '../types.js';
 import { foldContextSet, foldTurn, isSubstantive } from './fold.js';
+import { workflowStateFor } from './private-context.js';
 import { GraphCache } from './graph-cache.js';
 import { checkInitialSpeaker, contextVarsKnob, graphKnob, loadGraph } from './knobs.js';
 import { WORKFLOW_MANIFEST } from './manifest.js';
@@ -181,6 +182,14 @@ export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
   expectedNext(_metadata: ChannelMetadata, state: WorkflowState): ExpectedTurn | null {
     if (state.expected_next_speaker === null) return null;
     return { agentId: state.expected_next_speaker, triggeringEnvelopeId: state.last_envelope_id };
+  }
+
+  /**
+   * The state without what envelopes outside `participantId`'s audience put into the context: a variable such an
+   * envelope set or deleted shows the value the participant last saw (or is absent); see `updateContext`.
+   */
+  stateFor(state: WorkflowState, participantId: string): WorkflowState {
+    return workflowStateFor(state, participantId);
   }
 
   defaultViewPolicy(metadata: ChannelMetadata): ViewSpec {

@@ -4,12 +4,12 @@ import {
   EV_TEXT,
   PacketDataSchema,
   isProtocolEvent,
-  type ContextUpdates,
   type Envelope,
   type PacketRouting,
   CloseReason,
 } from '@ag2net/protocol';
 import type { TransitionGraph } from './graph.js';
+import { updateContext } from './private-context.js';
 import type { TransitionDecision, WorkflowState } from './types.js';
 
 /** True for the envelopes that take a turn: `EV_TEXT` and `EV_PACKET`. */
@@ -17,24 +17,11 @@ export function isSubstantive(eventType: string): boolean {
   return !isProtocolEvent(eventType) && (eventType === EV_TEXT || eventType === EV_PACKET);
 }
 
-/** The variables after `updates`: deletes first (missing keys ignored), then sets, in Python dict order. */
-export function applyContextUpdates(
-  vars: Readonly<Record<string, unknown>>,
-  updates: ContextUpdates,
-): Readonly<Record<string, unknown>> {
-  // A Map keeps Python's dict semantics (an update keeps the key's position) and, unlike assigning into an
-  // object, treats a key such as "__proto__" as data.
-  const next = new Map(Object.entries(vars));
-  for (const key of updates.delete) next.delete(key);
-  for (const [key, value] of Object.entries(updates.set)) next.set(key, value);
-  return Object.fromEntries(next);
-}
-
 /** Folds an `EV_CONTEXT_SET`: only `context_vars` changes. Malformed data leaves the state as it is. */
 export function foldContextSet(envelope: Envelope, state: WorkflowState): WorkflowState {
   const parsed = ContextSetDataSchema.safeParse(envelope.event_data);
   if (!parsed.success) return state;
-  return { ...state, context_vars: applyContextUpdates(state.context_vars, parsed.data) };
+  return updateContext(state, parsed.data, envelope);
 }
 
 /**
@@ -44,23 +31,22 @@ export function foldContextSet(envelope: Envelope, state: WorkflowState): Workfl
  * `event_data` is malformed, or a graph rule that throws, leaves the state as it is.
  */
 export function foldTurn(envelope: Envelope, state: WorkflowState, graph: TransitionGraph): WorkflowState {
-  let contextVars = state.context_vars;
+  let updated = state;
   let routing: PacketRouting | undefined;
   if (envelope.event_type === EV_PACKET) {
     const parsed = PacketDataSchema.safeParse(envelope.event_data);
     if (!parsed.success) return state;
     routing = parsed.data.routing;
     if (parsed.data.context_updates !== undefined) {
-      contextVars = applyContextUpdates(contextVars, parsed.data.context_updates);
+      updated = updateContext(state, parsed.data.context_updates, envelope);
     }
   }
   const advanced: WorkflowState = {
-    ...state,
+    ...updated,
     last_speaker_id: envelope.sender_id,
     last_envelope_id: envelope.envelope_id,
     turn_count: state.turn_count + 1,
     pending_close_reason: '',
-    context_vars: contextVars,
   };
   const decision = routedDecision(routing) ?? selectSafely(graph, advanced, envelope);
   if (decision === null) return state;

@@ -24,6 +24,7 @@ export type { WorkflowAdapterOptions } from './adapter.js';
 export { WORKFLOW_TYPE, WORKFLOW_MANIFEST } from './manifest.js';
 export type {
   WorkflowState,
+  PrivateContextVar,
   TransitionDecision,
   TransitionTarget,
   TransitionCondition,

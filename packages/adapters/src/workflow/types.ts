@@ -26,7 +26,20 @@ export type WorkflowState = {
    * is. Not in AG2, which declared `hide` but never built it. See `WorkflowAdapter` for the rule.
    */
   readonly hidden?: readonly string[];
+  /**
+   * Context variables that an envelope with an audience set or deleted, by name; absent when there are none. Not in
+   * AG2 (whose hub showed every variable to anyone). `stateFor` uses it to show each participant only what it may see.
+   */
+  readonly private_context?: Readonly<Record<string, PrivateContextVar>>;
 };
+
+/** Where a context variable's current value came from, when an envelope with an audience wrote it. */
+export type PrivateContextVar = Readonly<{
+  /** Who may see the current value: the readers (audience and sender) of every private write since the last public one. */
+  readers: readonly string[];
+  /** The value everyone else last saw; absent when they saw no such variable. */
+  public_value?: unknown;
+}>;
 
 /** What a target decides: the next speaker, or `null` to end the workflow with `closeReason`. */
 export interface TransitionDecision {
