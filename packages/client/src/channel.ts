@@ -50,7 +50,7 @@ export class Channel {
 
   /** Refreshes and returns the metadata. */
   async info(options?: CallOptions): Promise<ChannelMetadata> {
-    this.#metadata = await this.owner.hub.getChannel(this.channelId, options);
+    this.#metadata = await this.owner.getChannel(this.channelId, options);
     return this.#metadata;
   }
 

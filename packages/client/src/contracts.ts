@@ -51,6 +51,8 @@ export interface ParticipantHub {
   readonly rpc: HubRpc;
   readonly nc: NatsConnection;
   readonly logger: Logger;
+  /** The caller of operations that name one when a call does not: the identity the client is bound to, or none. */
+  readonly defaultCaller: string | null;
   call<Op extends HubOp>(op: Op, request: HubRequest<Op>, options?: HubCallOptions): Promise<HubResponse<Op>>;
   getAgent(nameOrId: string, options?: CallOptions): Promise<Passport>;
   getResume(agentId: string, options?: CallOptions): Promise<Resume>;
@@ -58,13 +60,13 @@ export interface ParticipantHub {
   getSkill(agentId: string, options?: CallOptions): Promise<string | null>;
   findAgentId(name: string, options?: CallOptions): Promise<string | null>;
   listAgents(filter?: HubRequest<'listAgents'>, options?: CallOptions): Promise<Passport[]>;
-  getChannel(channelId: string, options?: CallOptions): Promise<ChannelMetadata>;
-  listChannels(filter?: HubRequest<'listChannels'>, options?: CallOptions): Promise<ChannelMetadata[]>;
-  adapterState(channelId: string, options?: CallOptions): Promise<Record<string, unknown> | null>;
+  getChannel(channelId: string, options?: HubCallOptions): Promise<ChannelMetadata>;
+  listChannels(filter?: HubRequest<'listChannels'>, options?: HubCallOptions): Promise<ChannelMetadata[]>;
+  adapterState(channelId: string, options?: HubCallOptions): Promise<Record<string, unknown> | null>;
   health(options?: CallOptions): Promise<Health>;
   close(options?: DisconnectOptions): Promise<void>;
-  /** @internal A participant that disconnected. */
-  forget(participant: Disconnectable): void;
+  /** @internal A participant that disconnected; a client bound to its identity closes then. Never rejects. */
+  forget(participant: Disconnectable): Promise<void>;
 }
 
 /** What posts as one identity: enough to answer an invite. */
@@ -81,5 +83,6 @@ export interface ChannelOwner extends Poster {
   readonly hub: ParticipantHub;
   send(channelId: string, text: string, options?: SendOptions): Promise<string>;
   closeChannel(channelId: string, reason?: string, options?: CallOptions): Promise<ChannelMetadata>;
+  getChannel(channelId: string, options?: CallOptions): Promise<ChannelMetadata>;
   readWal(channelId: string, range?: { since?: number; until?: number }, options?: CallOptions): Promise<Envelope[]>;
 }

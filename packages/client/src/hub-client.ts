@@ -1,35 +1,53 @@
 import {
   ErrorReason,
+  HUB_OPS,
+  OPERATOR_CALLER,
   ProtocolError,
   newId,
-  type ChannelMetadata,
-  type Health,
   type HubOp,
   type HubRequest,
   type HubResponse,
   type Passport,
   type PassportInput,
-  type Resume,
   type ResumeInput,
-  type Rule,
   type RuleInput,
 } from '@ag2net/protocol';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { HubRpc, type CallOptions, type HubCallOptions } from './rpc.js';
-import { silentLogger, type Logger } from './logger.js';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { AgentClient, type AgentClientOptions } from './agent-client.js';
-import { HumanClient, type HumanClientOptions } from './human-client.js';
+import { CredentialSource, openConnection, serverOf } from './connection.js';
 import type { DisconnectOptions, Disconnectable, ParticipantHub } from './contracts.js';
-
-/** The hub's default `limit` of list operations. */
-const DEFAULT_LIST_LIMIT = 50;
+import { createIdentityKeys, loadCreds, publicKeyOf, type UserCredentials } from './credentials.js';
+import { HubReads } from './hub-reads.js';
+import { HumanClient, type HumanClientOptions } from './human-client.js';
+import {
+  IdentityCredentialsError,
+  issuedIdentity,
+  usableCredentials,
+  waitForPersisted,
+  type IdentityCredentials,
+  type IdentityGrant,
+} from './identity.js';
+import { silentLogger, type Logger } from './logger.js';
+import { runRenewal } from './renewal.js';
+import { HubRpc, type CallOptions, type HubCallOptions } from './rpc.js';
 
 /** Options of `HubClient.connect`. */
 export interface HubClientOptions {
   /** NATS server URL(s); ignored when `connection` is given. Default `nats://127.0.0.1:4222`. */
   readonly servers?: string | string[];
-  /** An existing NATS connection (the client does not close it). */
+  /** An existing NATS connection (the client does not close it). Participants it registers share it. */
   readonly connection?: NatsConnection;
+  /**
+   * The connection's credentials: the text of a `.creds` file or its path (the registrant's, an operator's or an
+   * identity's). The reply-inbox prefix then comes from the JWT's own subscribe permission.
+   */
+  readonly creds?: string;
+  /** A user JWT, with `seed`: the same as `creds` without a file. */
+  readonly jwt?: string;
+  /** The nkey seed (`SU…`) of the user `jwt` was issued for. */
+  readonly seed?: string;
+  /** Calls as the deployment's operator: `$operator` is the default caller of channel reads. Default false. */
+  readonly operator?: boolean;
   /** The hub's prefix; default `ag2`. */
   readonly prefix?: string;
   /** How long to keep retrying when no hub answers, in ms; default 30 000. */
@@ -38,44 +56,107 @@ export interface HubClientOptions {
   readonly logger?: Logger;
 }
 
-/** Options of `register`. */
+/** Options of `register`, `registerHuman`, `attach` and `attachHuman`. */
 export interface RegisterOptions {
   readonly resume?: ResumeInput;
   /** The agent's SKILL.md. */
   readonly skillMd?: string | null;
   readonly rule?: RuleInput | null;
+  /**
+   * Where the identity's credentials (the JWT the hub issued and the identity's seed) are kept as a `.creds` file
+   * (mode 0600), rewritten at every renewal; `attach` reconnects with them. Only a hub that issues credentials
+   * writes it. Default: not persisted (the identity cannot be attached again after this process ends).
+   */
+  readonly credsPath?: string;
+}
+
+/** Options of `attach` and `attachHuman`: a passport registers the name when it is not registered yet. */
+export interface AttachOptions extends RegisterOptions {
+  readonly passport?: PassportInput;
+}
+
+/** How a `HubClient` is made: over its own connection or a shared one, bound to an identity or not. */
+interface HubClientInit {
+  readonly nc: NatsConnection;
+  readonly options: HubClientOptions;
+  readonly ownsConnection: boolean;
+  /** Where identity connections go. */
+  readonly servers: string | string[];
+  /** Whether the connection authenticated with credentials (the deployment is secured). */
+  readonly secured: boolean;
+  readonly defaultCaller: string | null;
+  /** The client that registered the identity this client is bound to. */
+  readonly parent: HubClient | null;
 }
 
 /**
- * One connection to the hub. Registers agents and humans (each gets a participant client that consumes its durable
- * inbox), and passes the hub's read operations through. Every call takes `{ signal, timeout }`.
+ * One connection to the hub. Registers agents and humans and passes the hub's read operations through. Every
+ * identity runs on a hub client bound to it (`participant.hub`, whose default caller is the identity): on a hub that
+ * issues credentials, over the identity's own NATS connection authenticated with its own key (renewed before
+ * expiry); on an unsecured hub, over this client's connection. Every call takes `{ signal, timeout }`.
  */
-export class HubClient implements ParticipantHub {
+export class HubClient extends HubReads implements ParticipantHub {
   readonly rpc: HubRpc;
   readonly nc: NatsConnection;
   readonly logger: Logger;
-  readonly #ownsConnection: boolean;
+  /** The caller of operations that name one when the call does not: a bound identity, `$operator`, or none. */
+  readonly defaultCaller: string | null;
+  readonly #init: HubClientInit;
   readonly #participants = new Set<Disconnectable>();
-  #closed = false;
+  /** Aborts when this client closes: stops the credential renewal of a bound identity. */
+  readonly #stop = new AbortController();
+  #closing: Promise<void> | null = null;
 
-  private constructor(nc: NatsConnection, options: HubClientOptions, ownsConnection: boolean) {
-    this.nc = nc;
-    this.rpc = new HubRpc(nc, options);
-    this.logger = options.logger ?? silentLogger;
-    this.#ownsConnection = ownsConnection;
+  private constructor(init: HubClientInit) {
+    super();
+    this.nc = init.nc;
+    this.rpc = new HubRpc(init.nc, init.options);
+    this.logger = init.options.logger ?? silentLogger;
+    this.defaultCaller = init.defaultCaller;
+    this.#init = init;
   }
 
-  /** Connects to NATS (or uses `connection`) and returns a client of the hub with `prefix`. */
+  /**
+   * Connects to NATS (or uses `connection`) and returns a client of the hub with `prefix`. With `creds` (or `jwt` and
+   * `seed`) the connection authenticates as that user and its reply inbox is the one the JWT allows.
+   */
   static async connect(options: HubClientOptions = {}): Promise<HubClient> {
-    if (options.connection !== undefined) return new HubClient(options.connection, options, false);
-    const nc = await connect({ servers: options.servers ?? 'nats://127.0.0.1:4222', maxReconnectAttempts: -1 });
-    return new HubClient(nc, options, true);
+    const defaultCaller = options.operator === true ? OPERATOR_CALLER : null;
+    if (options.connection !== undefined) {
+      const servers = serverOf(options.connection);
+      return new HubClient({
+        nc: options.connection,
+        options,
+        ownsConnection: false,
+        servers,
+        secured: false,
+        defaultCaller,
+        parent: null,
+      });
+    }
+    const credentials = await credentialsOf(options);
+    const servers = options.servers ?? 'nats://127.0.0.1:4222';
+    const nc = await openConnection({
+      servers,
+      source: credentials === null ? null : new CredentialSource(credentials),
+    });
+    return new HubClient({
+      nc,
+      options,
+      ownsConnection: true,
+      servers,
+      secured: credentials !== null,
+      defaultCaller,
+      parent: null,
+    });
   }
 
-  /** Calls any hub operation. */
+  /** Calls any hub operation; an op whose subject carries the caller is made as `defaultCaller` unless told. */
   call<Op extends HubOp>(op: Op, request: HubRequest<Op>, options?: HubCallOptions): Promise<HubResponse<Op>> {
-    if (this.#closed) return Promise.reject(new Error('HubClient is closed'));
-    return this.rpc.call(op, request, options);
+    if (this.#closing !== null) return Promise.reject(new Error('HubClient is closed'));
+    const caller = options?.caller ?? this.defaultCaller;
+    const withCaller = HUB_OPS[op].caller && caller !== null ? { ...options, caller } : options;
+    return this.rpc.call(op, request, withCaller);
   }
 
   /**
@@ -92,8 +173,8 @@ export class HubClient implements ParticipantHub {
         "register() is for agent-kind participants; use HubClient.registerHuman(...) for kind='human' passports",
       );
     }
-    const stamped = await this.#registerIdentity(passport, options, call);
-    return this.#track(await AgentClient.start(this, stamped, options));
+    const grant = await this.#registerIdentity(passport, options, call);
+    return this.#start(grant, (hub, p) => AgentClient.start(hub, p, options));
   }
 
   /** Registers a human participant (kind `human`); invites are acked automatically unless `autoAckInvites` is false. */
@@ -105,140 +186,233 @@ export class HubClient implements ParticipantHub {
     if (passport.kind !== undefined && passport.kind !== null && passport.kind !== 'human') {
       throw new TypeError(`registerHuman() requires kind='human' (or null); got '${passport.kind}'`);
     }
-    const stamped = await this.#registerIdentity({ ...passport, kind: 'human' }, options, call);
-    return this.#track(await HumanClient.start(this, stamped, options));
+    const grant = await this.#registerIdentity({ ...passport, kind: 'human' }, options, call);
+    return this.#start(grant, (hub, p) => HumanClient.start(hub, p, options));
   }
 
   /**
    * Reconnects to an identity registered earlier (by name) and resumes its inbox from where it was left: whatever
-   * was delivered but not acked arrives again, once. An unknown name needs `passport` to register it instead.
+   * was delivered but not acked arrives again, once. On a secured deployment that takes the identity's own
+   * credentials (`credsPath`, persisted when it registered; fresh ones are asked for with the `attach` operation when
+   * they expired). A name that is not registered yet needs `passport` to register it instead.
    */
-  async attach(
-    name: string,
-    options: RegisterOptions & AgentClientOptions & { readonly passport?: PassportInput } = {},
-  ): Promise<AgentClient> {
-    const id = (await this.call('findAgentId', { name })).agent_id;
-    if (id === null) {
-      if (options.passport === undefined) {
-        throw new TypeError(
-          `attach('${name}'): name is not registered; a passport is required to fall back to register()`,
-        );
-      }
-      try {
-        return await this.register({ ...options.passport, name }, options);
-      } catch (err) {
-        // Another replica registered the name between the lookup and the registration: attach to that identity.
-        if (!(err instanceof ProtocolError) || err.details?.['reason'] !== ErrorReason.NameTaken) throw err;
-        const { passport: _unused, ...rest } = options;
-        return this.attach(name, rest);
-      }
-    }
-    const { passport } = await this.call('getAgent', { name_or_id: id });
-    return this.#track(await AgentClient.start(this, passport, options));
+  async attach(name: string, options: AttachOptions & AgentClientOptions = {}): Promise<AgentClient> {
+    const grant = await this.#attachIdentity(name, options, { human: false, raced: false });
+    return this.#start(grant, (hub, p) => AgentClient.start(hub, p, options));
   }
 
   /** Reconnects to a human identity registered earlier (by name), or registers it when the name is new. */
-  async attachHuman(
-    name: string,
-    options: RegisterOptions & HumanClientOptions & { readonly passport?: PassportInput } = {},
-  ): Promise<HumanClient> {
-    const id = (await this.call('findAgentId', { name })).agent_id;
-    if (id === null) return this.registerHuman({ ...options.passport, name }, options);
-    const { passport } = await this.call('getAgent', { name_or_id: id });
-    if (passport.kind !== 'human') throw new TypeError(`attachHuman('${name}'): '${name}' is not a human identity`);
-    return this.#track(await HumanClient.start(this, passport, options));
+  async attachHuman(name: string, options: AttachOptions & HumanClientOptions = {}): Promise<HumanClient> {
+    const grant = await this.#attachIdentity(name, options, { human: true, raced: false });
+    if (grant.passport.kind !== 'human') {
+      await grant.hub.close();
+      throw new TypeError(`attachHuman('${name}'): '${name}' is not a human identity`);
+    }
+    return this.#start(grant, (hub, p) => HumanClient.start(hub, p, options));
   }
 
-  async #registerIdentity(passport: PassportInput, options: RegisterOptions, call?: CallOptions): Promise<Passport> {
+  async #registerIdentity(passport: PassportInput, options: RegisterOptions, call?: CallOptions): Promise<Grant> {
+    const keys = createIdentityKeys();
     const request = {
       passport: { ...passport, agent_id: passport.agent_id ?? newId() },
       ...(options.resume === undefined ? {} : { resume: options.resume }),
       ...(options.skillMd === undefined ? {} : { skill_md: options.skillMd }),
       ...(options.rule === undefined ? {} : { rule: options.rule }),
+      public_key: keys.publicKey,
     };
-    return (await this.call('register', request, call)).passport;
+    const reply = await this.call('register', request, call);
+    return this.#bind(await issuedIdentity(reply, { seed: keys.seed, credsPath: options.credsPath }));
   }
 
-  #track<T extends Disconnectable>(participant: T): T {
+  async #attachIdentity(
+    name: string,
+    options: AttachOptions,
+    how: { readonly human: boolean; readonly raced: boolean },
+  ): Promise<Grant> {
+    const credsPath = options.credsPath;
+    const persisted = credsPath === undefined ? null : await waitForPersisted(credsPath, how.raced);
+    if (persisted !== null && credsPath !== undefined) {
+      const usable = usableCredentials(persisted, credsPath);
+      if (usable !== null) return this.#bindPersisted(name, usable);
+      // Expired: the registered key asks for a fresh JWT; only the holder of its seed can use it.
+      const auth = options.passport?.auth;
+      const reply = await this.call('attach', {
+        name_or_id: name,
+        public_key: publicKeyOf(persisted.seed),
+        ...(auth === undefined ? {} : { auth }),
+      });
+      return this.#bind(await issuedIdentity(reply, { seed: persisted.seed, credsPath }));
+    }
+    if (!this.#init.secured) {
+      const id = await this.findAgentId(name);
+      if (id !== null) {
+        const { passport } = await this.call('getAgent', { name_or_id: id });
+        return this.#bind({ passport, credentials: null });
+      }
+    }
+    // The name is new (or, secured, cannot be told without its credentials): register it.
+    if (options.passport === undefined) {
+      throw new TypeError(
+        this.#init.secured
+          ? `attach('${name}'): no credentials of '${name}' at ${credsPath ?? '(no credsPath)'}; a passport is required to register it`
+          : `attach('${name}'): name is not registered; a passport is required to fall back to register()`,
+      );
+    }
+    const passport = { ...options.passport, name, ...(how.human ? { kind: 'human' as const } : {}) };
+    try {
+      return await this.#registerIdentity(passport, options);
+    } catch (err) {
+      if (!(err instanceof ProtocolError) || err.details?.['reason'] !== ErrorReason.NameTaken) throw err;
+      // Another replica registered the name between the lookup and the registration: attach to that identity (on a
+      // secured deployment, with the credentials that replica persisted at the shared `credsPath`).
+      if (how.raced || (this.#init.secured && credsPath === undefined)) {
+        throw new IdentityCredentialsError(
+          `attach('${name}'): '${name}' is registered; attaching to it needs its own credentials (credsPath)`,
+          { cause: err },
+        );
+      }
+      const { passport: _unused, ...rest } = options;
+      return this.#attachIdentity(name, rest, { ...how, raced: true });
+    }
+  }
+
+  /** A hub client bound to the identity of `identity`: over its own connection when it has credentials. */
+  async #bind(identity: IdentityGrant): Promise<Grant> {
+    const agentId = identity.passport.agent_id;
+    if (agentId === null) throw new TypeError('the hub answered an unstamped passport');
+    if (identity.credentials === null) {
+      const hub = new HubClient({
+        nc: this.nc,
+        options: this.#init.options,
+        ownsConnection: false,
+        servers: this.#init.servers,
+        secured: this.#init.secured,
+        defaultCaller: agentId,
+        parent: this,
+      });
+      return { passport: identity.passport, hub };
+    }
+    const hub = await this.#openIdentity(agentId, identity.passport.name, identity.credentials);
+    return { passport: identity.passport, hub };
+  }
+
+  /** Binds persisted credentials that are still valid: the passport is read over the identity's own connection. */
+  async #bindPersisted(name: string, usable: { agentId: string; credentials: IdentityCredentials }): Promise<Grant> {
+    const hub = await this.#openIdentity(usable.agentId, name, usable.credentials);
+    try {
+      const passport = await hub.getAgent(usable.agentId);
+      if (passport.name !== name) {
+        throw new IdentityCredentialsError(
+          `${usable.credentials.credsPath ?? 'the credentials'} belong to '${passport.name}', not '${name}'`,
+        );
+      }
+      return { passport, hub };
+    } catch (err) {
+      await hub.close();
+      throw err;
+    }
+  }
+
+  /** Opens the identity's own connection with its credentials and keeps them renewed while the client lives. */
+  async #openIdentity(agentId: string, name: string, credentials: IdentityCredentials): Promise<HubClient> {
+    const source = new CredentialSource(credentials.user);
+    const nc = await openConnection({
+      servers: this.#init.servers,
+      source,
+      inboxPrefix: credentials.inboxPrefix,
+      name: `ag2net ${name}`,
+    });
+    const hub = new HubClient({
+      nc,
+      options: this.#init.options,
+      ownsConnection: true,
+      servers: this.#init.servers,
+      secured: true,
+      defaultCaller: agentId,
+      parent: this,
+    });
+    // The loop ends when the hub client closes or its connection closes for good; it never rejects.
+    void nc.closed().then(() => hub.#stop.abort());
+    void runRenewal({
+      lifetime: credentials.lifetime,
+      signal: hub.#stop.signal,
+      logger: this.logger,
+      agent: name,
+      agentId,
+      renew: async () => {
+        const { credentials: fresh } = await hub.call('renewCredentials', {});
+        const renewed = { jwt: fresh.jwt, seed: credentials.user.seed };
+        source.update(renewed);
+        await credentials.persist(renewed, this.logger);
+        return { expiresAtMs: Date.parse(fresh.expires_at) };
+      },
+    });
+    return hub;
+  }
+
+  /** Starts the participant of `grant` on its bound hub client; closes that client when the start fails. */
+  async #start<T extends Disconnectable>(
+    grant: Grant,
+    start: (hub: HubClient, passport: Passport) => Promise<T>,
+  ): Promise<T> {
+    let participant: T;
+    try {
+      participant = await start(grant.hub, grant.passport);
+    } catch (err) {
+      await grant.hub.close();
+      throw err;
+    }
     this.#participants.add(participant);
+    grant.hub.#participants.add(participant);
     return participant;
   }
 
-  /** @internal A participant that disconnected. */
-  forget(participant: Disconnectable): void {
+  /**
+   * @internal A participant that disconnected. A client bound to that identity then closes too (its own
+   * connection, its renewal); never rejects.
+   */
+  async forget(participant: Disconnectable): Promise<void> {
     this.#participants.delete(participant);
-  }
-
-  getAgent(nameOrId: string, options?: CallOptions): Promise<Passport> {
-    return this.call('getAgent', { name_or_id: nameOrId }, options).then((r) => r.passport);
-  }
-
-  getResume(agentId: string, options?: CallOptions): Promise<Resume> {
-    return this.call('getResume', { agent_id: agentId }, options).then((r) => r.resume);
-  }
-
-  getRule(agentId: string, options?: CallOptions): Promise<Rule> {
-    return this.call('getRule', { agent_id: agentId }, options).then((r) => r.rule);
-  }
-
-  getSkill(agentId: string, options?: CallOptions): Promise<string | null> {
-    return this.call('getSkill', { agent_id: agentId }, options).then((r) => r.skill_md);
-  }
-
-  findAgentId(name: string, options?: CallOptions): Promise<string | null> {
-    return this.call('findAgentId', { name }, options).then((r) => r.agent_id);
-  }
-
-  /** Up to `filter.limit` (default 50) agents, following the hub's page cursors. */
-  async listAgents(filter: HubRequest<'listAgents'> = {}, options?: CallOptions): Promise<Passport[]> {
-    const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
-    const out: Passport[] = [];
-    let cursor = filter.cursor ?? null;
-    do {
-      const page = await this.call('listAgents', { ...filter, limit: limit - out.length, cursor }, options);
-      out.push(...page.agents);
-      cursor = page.next_cursor;
-    } while (cursor !== null && out.length < limit);
-    return out;
-  }
-
-  getChannel(channelId: string, options?: CallOptions): Promise<ChannelMetadata> {
-    return this.call('getChannel', { channel_id: channelId }, options).then((r) => r.channel);
-  }
-
-  /** Up to `filter.limit` (default 50) channels, following the hub's page cursors. */
-  async listChannels(filter: HubRequest<'listChannels'> = {}, options?: CallOptions): Promise<ChannelMetadata[]> {
-    const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
-    const out: ChannelMetadata[] = [];
-    let cursor = filter.cursor ?? null;
-    do {
-      const page = await this.call('listChannels', { ...filter, limit: limit - out.length, cursor }, options);
-      out.push(...page.channels);
-      cursor = page.next_cursor;
-    } while (cursor !== null && out.length < limit);
-    return out;
-  }
-
-  adapterState(channelId: string, options?: CallOptions): Promise<Record<string, unknown> | null> {
-    return this.call('adapterState', { channel_id: channelId }, options).then((r) => r.state);
-  }
-
-  health(options?: CallOptions): Promise<Health> {
-    return this.call('health', {}, options);
+    const parent = this.#init.parent;
+    if (parent === null) return;
+    await parent.forget(participant);
+    if (this.#participants.size === 0) {
+      await this.close().catch((err: unknown) => this.logger.warn({ err }, 'closing an identity connection failed'));
+    }
   }
 
   /**
    * Disconnects every participant of this client (turns in flight get `graceMs`, default 10 000, before their
-   * signals abort), then closes the connection if the client opened it.
+   * signals abort), then closes the connection if the client opened it. Idempotent.
    */
-  async close(options: DisconnectOptions = {}): Promise<void> {
-    if (this.#closed) return;
+  close(options: DisconnectOptions = {}): Promise<void> {
+    this.#closing ??= this.#closeNow(options);
+    return this.#closing;
+  }
+
+  async #closeNow(options: DisconnectOptions): Promise<void> {
     await Promise.all([...this.#participants].map((p) => p.disconnect(options)));
-    this.#closed = true;
-    if (this.#ownsConnection) await this.nc.close();
+    this.#stop.abort();
+    if (this.#init.ownsConnection && !this.nc.isClosed()) await this.nc.close();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** A registered identity and the hub client bound to it. */
+interface Grant {
+  readonly passport: Passport;
+  readonly hub: HubClient;
+}
+
+/** The credentials `HubClient.connect` was given, or `null`. */
+async function credentialsOf(options: HubClientOptions): Promise<UserCredentials | null> {
+  if (options.creds !== undefined) return loadCreds(options.creds);
+  if (options.jwt === undefined && options.seed === undefined) return null;
+  if (options.jwt === undefined || options.seed === undefined) {
+    throw new TypeError('HubClient.connect: jwt and seed go together');
+  }
+  return { jwt: options.jwt, seed: options.seed };
 }

@@ -1,4 +1,4 @@
-import { EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { DELIVERY_ORIGIN_HUB, DeliveryHeader, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
 import { KeyedSerial } from '@ag2net/protocol/internal';
 import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { RecentIds } from './dedupe.js';
@@ -6,6 +6,9 @@ import type { ParticipantHub } from './contracts.js';
 
 /** Default time `disconnect()` lets in-flight turns finish before it aborts them, in ms. */
 export const DEFAULT_DISCONNECT_GRACE_MS = 10_000;
+
+/** How long `disconnect()` waits, in ms, for turns it aborted to end before the inbox counts as stopped. */
+const ABORTED_TURNS_SETTLE_MS = 1_000;
 
 /** What to do with a delivery once it was handled: ack it, or hand it back for redelivery after `delayMs`. */
 export type DeliveryOutcome = { readonly settle: 'ack' } | { readonly settle: 'nak'; readonly delayMs: number };
@@ -24,6 +27,15 @@ export interface InboxHandlers {
   publish(envelope: Envelope): void;
   /** Handles one delivery; called in order per channel, never twice at once for one channel. */
   handle(envelope: Envelope, context: DeliveryContext): Promise<DeliveryOutcome>;
+}
+
+/** Options of `Inbox.start`. */
+export interface InboxOptions {
+  readonly hub: ParticipantHub;
+  /** The identity whose inbox it is: its id, and its name for the log. */
+  readonly agentId: string;
+  readonly agent: string;
+  readonly handlers: InboxHandlers;
 }
 
 /** The turns still running were aborted (`disconnect` ran out of grace, or the participant's inbox closed). */
@@ -56,23 +68,32 @@ export class Inbox {
   readonly #closed = new Promise<void | Error>((resolve) => (this.#resolveClosed = resolve));
 
   private constructor(
-    private readonly hub: ParticipantHub,
-    private readonly agentId: string,
-    private readonly handlers: InboxHandlers,
+    private readonly options: InboxOptions,
     private readonly messages: ConsumerMessages,
     private readonly keepAliveMs: number,
   ) {
     this.#loop = this.#consume();
   }
 
-  /** Starts consuming `agentId`'s inbox. */
-  static async start(hub: ParticipantHub, agentId: string, handlers: InboxHandlers): Promise<Inbox> {
-    const names = hub.rpc.names;
-    const consumer = await jetstream(hub.nc).consumers.get(names.inboxStream, names.inboxConsumer(agentId));
+  /** Starts consuming the identity's inbox. */
+  static async start(options: InboxOptions): Promise<Inbox> {
+    const names = options.hub.rpc.names;
+    const consumer = await jetstream(options.hub.nc).consumers.get(
+      names.inboxStream,
+      names.inboxConsumer(options.agentId),
+    );
     const ackWaitMs = ((await consumer.info()).config.ack_wait ?? 60_000_000_000) / 1_000_000;
     // A deleted consumer (the identity was unregistered) ends consumption instead of waiting for it to come back.
     const messages = await consumer.consume({ max_messages: 64, abort_on_missing_resource: true });
-    return new Inbox(hub, agentId, handlers, messages, Math.max(100, Math.floor(ackWaitMs / 3)));
+    return new Inbox(options, messages, Math.max(100, Math.floor(ackWaitMs / 3)));
+  }
+
+  get #who(): { agent: string; agentId: string } {
+    return { agent: this.options.agent, agentId: this.options.agentId };
+  }
+
+  get #logger(): ParticipantHub['logger'] {
+    return this.options.hub.logger;
   }
 
   /** Aborts when turns must stop: `stop` ran out of grace, or the inbox closed by itself. */
@@ -99,24 +120,31 @@ export class Inbox {
     }
     if (this.#stopping) return;
     // Nobody asked the loop to end: the connection closed or the consumer went away. Nothing can be acked now.
-    const err = new InboxClosedError(`inbox of ${this.agentId} stopped delivering`, {
+    const err = new InboxClosedError(`inbox of ${this.options.agent} stopped delivering`, {
       ...(failure === null ? {} : { cause: failure }),
     });
-    this.hub.logger.error({ err, agentId: this.agentId }, 'inbox consumption ended');
+    this.#logger.error({ err, ...this.#who }, 'inbox consumption ended');
     this.#stopping = true;
     this.#stop.abort(new TurnAbortedError('the inbox closed', { cause: err }));
     this.#resolveClosed(err);
   }
 
   #accept(m: JsMsg): void {
+    // Only the hub publishes deliveries (no identity may publish on an inbox subject); anything else is removed
+    // unread, never handed to the participant.
+    if (m.headers?.get(DeliveryHeader.Origin) !== DELIVERY_ORIGIN_HUB) {
+      this.#logger.warn({ ...this.#who, seq: m.seq, subject: m.subject }, 'dropping a delivery the hub did not send');
+      settleQuietly(() => m.term());
+      return;
+    }
     const parsed = EnvelopeSchema.safeParse(safeJson(m.string()));
     if (!parsed.success) {
-      this.hub.logger.warn({ agentId: this.agentId, seq: m.seq }, 'dropping a malformed delivery');
+      this.#logger.warn({ ...this.#who, seq: m.seq }, 'dropping a malformed delivery');
       settleQuietly(() => m.term());
       return;
     }
     const envelope = parsed.data;
-    this.handlers.observe(envelope);
+    this.options.handlers.observe(envelope);
     // Fire and forget: `#deliver` settles the message itself and never rejects; `stop` waits through `idle()`.
     void this.#channels.run(envelope.channel_id, () => this.#deliver(envelope, m));
   }
@@ -125,12 +153,12 @@ export class Inbox {
     // A delivery that had not started when the inbox stopped goes back at once, to a replica or the next attach.
     if (this.#stopping) return settleQuietly(() => m.nak());
     if (this.#seen.has(envelope.envelope_id)) return settleQuietly(() => m.ack());
-    if (this.#published.add(envelope.envelope_id)) this.handlers.publish(envelope);
+    if (this.#published.add(envelope.envelope_id)) this.options.handlers.publish(envelope);
     // Long turns keep the delivery from being redelivered to another replica while they run.
     const keepAlive = setInterval(() => settleQuietly(() => m.working()), this.keepAliveMs);
     try {
       const outcome = await untilAborted(
-        this.handlers.handle(envelope, { signal: this.#stop.signal }),
+        this.options.handlers.handle(envelope, { signal: this.#stop.signal }),
         this.#stop.signal,
       );
       if (outcome === null) {
@@ -143,7 +171,7 @@ export class Inbox {
         settleQuietly(() => m.nak(outcome.delayMs));
       }
     } catch (err) {
-      this.hub.logger.error({ err, agentId: this.agentId, envelopeId: envelope.envelope_id }, 'delivery failed');
+      this.#logger.error({ err, ...this.#who, envelopeId: envelope.envelope_id }, 'delivery failed');
       settleQuietly(() => m.nak(CLIENT_ERROR_RETRY_MS));
     } finally {
       clearInterval(keepAlive);
@@ -169,7 +197,14 @@ export class Inbox {
     const graceOver = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
     const finished = await Promise.race([inflight, graceOver]);
     clearTimeout(timer);
-    if (!finished) this.#stop.abort(new TurnAbortedError(`turn still running ${graceMs} ms after disconnect`));
+    if (!finished) {
+      this.#stop.abort(new TurnAbortedError(`turn still running ${graceMs} ms after disconnect`));
+      // Aborted turns clean up (release their turn lock, hand their delivery back) while the identity's connection
+      // is still open; a handler that ignores its signal is not waited for past ABORTED_TURNS_SETTLE_MS.
+      const settleOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, ABORTED_TURNS_SETTLE_MS)));
+      await Promise.race([inflight, settleOver]);
+      clearTimeout(timer);
+    }
     if (!byItself) this.#resolveClosed(undefined);
   }
 }

@@ -90,10 +90,15 @@ export abstract class Participant implements ChannelOwner {
 
   /** Starts consuming the durable inbox. */
   protected async startConsuming(): Promise<void> {
-    const inbox = await Inbox.start(this.hub, this.agentId, {
-      observe: (envelope) => this.observe(envelope),
-      publish: (envelope) => this.#publish(envelope),
-      handle: (envelope, context) => this.handle(envelope, context),
+    const inbox = await Inbox.start({
+      hub: this.hub,
+      agentId: this.agentId,
+      agent: this.passport.name,
+      handlers: {
+        observe: (envelope) => this.observe(envelope),
+        publish: (envelope) => this.#publish(envelope),
+        handle: (envelope, context) => this.handle(envelope, context),
+      },
     });
     this.#inbox = inbox;
     void inbox.closed().then((result) => {
@@ -161,13 +166,14 @@ export abstract class Participant implements ChannelOwner {
     this.#disconnected = true;
     await this.#inbox?.stop(options.graceMs ?? DEFAULT_DISCONNECT_GRACE_MS);
     this.#finish(undefined);
+    await this.#closed;
   }
 
   #finish(result: void | Error): void {
     this.#disconnected = true;
     this.#subscriptions.end();
-    this.hub.forget(this);
-    this.#resolveClosed(result);
+    // The hub client bound to this identity closes with it (its own connection, its credential renewal).
+    void this.hub.forget(this).finally(() => this.#resolveClosed(result));
   }
 
   /** Unregisters the identity, then disconnects. */
@@ -207,7 +213,25 @@ export abstract class Participant implements ChannelOwner {
 
   /** A handle on an existing channel. */
   async channel(channelId: string, options?: CallOptions): Promise<Channel> {
-    return new Channel(await this.hub.getChannel(channelId, options), this);
+    return new Channel(await this.getChannel(channelId, options), this);
+  }
+
+  /** A channel's metadata, as this participant (the hub answers only participants of the channel). */
+  getChannel(channelId: string, options?: CallOptions): Promise<ChannelMetadata> {
+    if (this.#disconnected) return Promise.reject(new DisconnectedError(`${this.passport.name} is disconnected`));
+    return this.hub.getChannel(channelId, { ...options, caller: this.agentId });
+  }
+
+  /** Up to `filter.limit` (default 50) of the channels this participant takes part in. */
+  listChannels(filter: HubRequest<'listChannels'> = {}, options?: CallOptions): Promise<ChannelMetadata[]> {
+    if (this.#disconnected) return Promise.reject(new DisconnectedError(`${this.passport.name} is disconnected`));
+    return this.hub.listChannels(filter, { ...options, caller: this.agentId });
+  }
+
+  /** A channel's adapter state as this participant may see it; `null` when the channel has none. */
+  adapterState(channelId: string, options?: CallOptions): Promise<Record<string, unknown> | null> {
+    if (this.#disconnected) return Promise.reject(new DisconnectedError(`${this.passport.name} is disconnected`));
+    return this.hub.adapterState(channelId, { ...options, caller: this.agentId });
   }
 
   /** Posts text into a channel; resolves with the admitted envelope's id. */
