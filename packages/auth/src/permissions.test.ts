@@ -35,6 +35,11 @@ describe('identityPermissions', () => {
     });
   });
 
+  it('grants nothing on the turn-lock bucket: turn locks go through the hub', () => {
+    const { pub, sub } = identityPermissions(names, 'alice-1');
+    expect([...pub.allow, ...sub.allow].filter((s) => s.includes('turn_locks') || s.startsWith('$KV'))).toEqual([]);
+  });
+
   it('refuses an id that could widen a subject', () => {
     expect(() => identityPermissions(names, '*')).toThrow();
     expect(() => identityPermissions(names, 'a.>')).toThrow();
@@ -52,6 +57,9 @@ describe('hubServicePermissions', () => {
     expect(p.pub.allow).toContain('$JS.API.CONSUMER.MSG.NEXT.ACME_WAL.*');
     expect(p.pub.allow).toContain('$KV.ACME_channels.>');
     expect(p.pub.allow).toContain('$JS.ACK.ACME_WAL.hub_delivery.>');
+    expect(p.pub.allow).toContain('$KV.ACME_turn_locks.>');
+    expect(p.pub.allow).toContain('$JS.API.STREAM.MSG.GET.KV_ACME_turn_locks');
+    expect(p.pub.allow).toContain('$JS.API.DIRECT.GET.KV_ACME_turn_locks.>');
     expect(p.pub.allow.filter((s) => s.includes('DELETE.') && s.includes('STREAM'))).toEqual([]);
     expect(p.pub.allow.filter((s) => s === '>' || s === '$JS.API.>')).toEqual([]);
   });

@@ -96,6 +96,7 @@ function hubStreams(names: HubNames): { streams: string[]; buckets: string[] } {
     names.tasksBucket,
     names.cursorsBucket,
     names.leasesBucket,
+    names.turnLocksBucket,
   ];
   return { streams: [names.walStream, names.inboxStream, names.auditStream], buckets };
 }
@@ -104,7 +105,7 @@ function hubStreams(names: HubNames): { streams: string[]; buckets: string[] } {
  * Exactly what the hub uses, derived from its code (`provision`, the WAL writer and reader, delivery, the audit
  * log, the lease, the registry and the RPC server):
  * - RPC: subscribe to `<p>.hub.v1.>` (queue group `hub`) and answer each request once (`allow_responses`);
- * - streams `<P>_WAL`, `<P>_INBOX`, `<P>_AUDIT` and `KV_<bucket>` of its five buckets: info, create, update, purge,
+ * - streams `<P>_WAL`, `<P>_INBOX`, `<P>_AUDIT` and `KV_<bucket>` of its buckets: info, create, update, purge,
  *   leader reads (`STREAM.MSG.GET`), direct reads, consumers on them (create, durable create, info, delete, pull) and
  *   flow control of its ordered consumers;
  * - appends to `<p>.wal.>`, `<p>.agent.*.inbox`, `<p>.audit.>` and `$KV.<bucket>.>`; acks of its delivery consumer;

@@ -26,9 +26,11 @@ import {
   updateTask,
 } from './tasks/task-ops.js';
 import { reportTurnFailure } from './audit/turn-failures.js';
+import { turnLockTable } from './turn-locks/hub-turn-locks.js';
 
 /** Maps each RPC operation onto the hub's core. */
 export function buildHandlers(ctx: HubContext, health: () => Health): HubHandlers {
+  const turnLocks = turnLockTable(ctx);
   return {
     register: async (req) => ({ passport: await register(ctx, req), credentials: null }),
     attach: () => {
@@ -37,14 +39,11 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     renewCredentials: () => {
       throw new InvalidRequestError('this hub does not issue credentials');
     },
-    acquireTurnLock: () => {
-      throw new InvalidRequestError('turn locks are not served by this hub');
-    },
-    renewTurnLock: () => {
-      throw new InvalidRequestError('turn locks are not served by this hub');
-    },
-    releaseTurnLock: () => {
-      throw new InvalidRequestError('turn locks are not served by this hub');
+    acquireTurnLock: async (req, caller) => ({ acquired: await turnLocks.acquire(caller, req) }),
+    renewTurnLock: async (req, caller) => ({ renewed: await turnLocks.renew(caller, req) }),
+    releaseTurnLock: async (req, caller) => {
+      await turnLocks.release(caller, req);
+      return {};
     },
     unregister: async (_req, caller) => {
       await unregister(ctx, caller);

@@ -13,6 +13,7 @@ import {
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DEFAULT_OPERATOR_LIMITS, type ResolvedOperatorLimits } from '../governance/operator-limits.js';
+import { TURN_LOCK_BUCKET_TTL_MS } from '../turn-locks/turn-lock-record.js';
 
 /** Where the hub keeps its state on NATS. */
 export interface HubResources {
@@ -21,6 +22,8 @@ export interface HubResources {
   readonly tasks: KV;
   readonly cursors: KV;
   readonly leases: KV;
+  /** Turn locks, one key per (agent, channel); see `TurnLockTable`. */
+  readonly turnLocks: KV;
 }
 
 /** Options of `provision`. */
@@ -142,6 +145,7 @@ export async function provision(
       { ttl: options.leaseTtlMs },
       new Kvm(jetstream(nc, { timeout: leaseRequestTimeoutMs(options.leaseTtlMs) })),
     ),
+    turnLocks: await bucket(names.turnLocksBucket, { ttl: TURN_LOCK_BUCKET_TTL_MS }),
   };
 }
 

@@ -38,6 +38,8 @@ export interface HubNames {
   readonly tasksBucket: string;
   readonly leasesBucket: string;
   readonly cursorsBucket: string;
+  /** The hub's turn locks, one key per (agent, channel); only the hub writes it (`acquireTurnLock` and its kin). */
+  readonly turnLocksBucket: string;
   /** The hub's durable consumer over the WAL that fans admitted envelopes out to inboxes. */
   readonly deliveryConsumer: string;
 }
@@ -65,6 +67,7 @@ export function hubNames(prefix: string = DEFAULT_PREFIX): HubNames {
     tasksBucket: `${P}_tasks`,
     leasesBucket: `${P}_leases`,
     cursorsBucket: `${P}_cursors`,
+    turnLocksBucket: `${P}_turn_locks`,
     deliveryConsumer: 'hub_delivery',
   };
 }

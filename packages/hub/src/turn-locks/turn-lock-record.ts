@@ -1,0 +1,28 @@
+import { TurnLockHolderSchema } from '@ag2net/protocol';
+import { z } from 'zod';
+
+/** The longest TTL `acquireTurnLock` accepts (its `ttl_ms` schema), in ms. */
+export const TURN_LOCK_MAX_TTL_MS = 120_000;
+
+/**
+ * The turn-lock bucket's `max_age`, in ms: it only collects keys nobody renews any more (released or lapsed locks of
+ * idle channels). Twice the longest lock TTL, so that the server never removes a lock that is still alive, whatever
+ * small difference there is between the hub's clock and the server's.
+ */
+export const TURN_LOCK_BUCKET_TTL_MS = 2 * TURN_LOCK_MAX_TTL_MS;
+
+/**
+ * The value of a turn-lock key: who holds it, its TTL, and when it lapses by the clock of the hub that last wrote it
+ * (ms since the epoch). It lives in KV, so the hub that takes over after a failover reads it and honours it.
+ */
+export const TurnLockRecordSchema = z.strictObject({
+  holder: TurnLockHolderSchema,
+  ttl_ms: z.number().int().positive().max(TURN_LOCK_MAX_TTL_MS),
+  expires_at: z.number().int().nonnegative(),
+});
+export type TurnLockRecord = z.infer<typeof TurnLockRecordSchema>;
+
+/** The key of the lock of `agentId`'s turns in `channelId`. Both are ids (letters, digits, `_`, `-`): one token each. */
+export function turnLockKey(agentId: string, channelId: string): string {
+  return `${agentId}.${channelId}`;
+}
