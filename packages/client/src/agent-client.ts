@@ -2,17 +2,15 @@ import {
   EV_TASK_CANCEL_REQUEST,
   TaskCancelDataSchema,
   isProtocolEvent,
-  newId,
   type Envelope,
   type Passport,
 } from '@ag2net/protocol';
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { ParticipantHub } from './contracts.js';
 import type { DeliveryContext, DeliveryOutcome } from './inbox.js';
 import { ackInvite, isInviteFor } from './invites.js';
 import { Participant } from './participant.js';
 import { TurnLease } from './turn-lease.js';
-import { TurnLocks, type HeldTurnLock } from './turn-locks.js';
+import { TurnLocks } from './turn-locks.js';
 import { TurnAttempts } from './turn-retries.js';
 
 /** Called when a cancel request for a task arrives: the task id, the reason, the request envelope. */
@@ -44,8 +42,8 @@ export interface AgentClientOptions {
    */
   readonly exclusiveTurns?: boolean;
   /**
-   * How long a turn lock outlives a holder that stopped renewing it, in ms, when this client creates the hub's lock
-   * bucket (otherwise the bucket's own TTL applies); default `TURN_LOCK_TTL_MS` (6 000). Renewed every third of it.
+   * How long this client's turn locks outlive it when it stops renewing them (a crash), in ms, 1 000 to 120 000;
+   * default `TURN_LOCK_TTL_MS` (6 000). Renewed every third of it.
    */
   readonly turnLockTtlMs?: number;
   /** Attempts of a delivery whose handler throws, before it is reported and acked; default 5. */
@@ -90,11 +88,9 @@ export class AgentClient extends Participant {
   static async start(hub: ParticipantHub, passport: Passport, options: AgentClientOptions): Promise<AgentClient> {
     const client = new AgentClient(hub, passport, options);
     if (options.exclusiveTurns ?? true) {
-      client.#locks = await TurnLocks.open({
-        nc: hub.nc,
-        jsm: await jetstreamManager(hub.nc),
-        names: hub.rpc.names,
-        holder: newId(),
+      client.#locks = new TurnLocks({
+        hub,
+        agentId: client.agentId,
         ...(options.turnLockTtlMs === undefined ? {} : { ttlMs: options.turnLockTtlMs }),
       });
     }
@@ -186,9 +182,10 @@ export class AgentClient extends Participant {
     const locks = this.#locks !== null && !isProtocolEvent(envelope.event_type) ? this.#locks : null;
     if (locks === null) return this.#callHandler(envelope, stop);
     const acquiredAt = Date.now();
-    let lock: HeldTurnLock | null;
+    const channelId = envelope.channel_id;
+    let acquired: boolean;
     try {
-      lock = await locks.acquire(this.agentId, envelope.channel_id);
+      acquired = await locks.acquire(channelId, { signal: stop });
     } catch (err) {
       this.hub.logger.warn(
         { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
@@ -196,13 +193,12 @@ export class AgentClient extends Participant {
       );
       return { kind: 'busy' };
     }
-    if (lock === null) return { kind: 'busy' };
-    const held = lock;
+    if (!acquired) return { kind: 'busy' };
     const lease = new TurnLease({
       ttlMs: locks.ttlMs,
       acquiredAt,
       stop,
-      renew: () => locks.renew(held),
+      renew: (signal) => locks.renew(channelId, { signal }),
       onRenewError: (err) =>
         this.hub.logger.warn(
           { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
@@ -221,8 +217,9 @@ export class AgentClient extends Participant {
     } finally {
       lease.stop();
       if (!lease.signal.aborted) {
+        // Bounded: a lock whose release got no answer lapses by its TTL anyway.
         await locks
-          .release(held)
+          .release(channelId, { signal: AbortSignal.timeout(locks.ttlMs) })
           .catch((err: unknown) =>
             this.hub.logger.warn(
               { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },

@@ -63,4 +63,25 @@ describe('TurnLease', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect([calls, lease.signal.aborted]).toEqual([5, false]);
   });
+
+  it('stopping the lease ends a renewal still waiting for the hub, and does not report it as failed', async () => {
+    const signals: AbortSignal[] = [];
+    const errors: unknown[] = [];
+    const lease = new TurnLease({
+      ttlMs: 3000,
+      acquiredAt: 0,
+      renew: (signal) => {
+        signals.push(signal);
+        return new Promise<boolean>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+        );
+      },
+      onRenewError: (err) => errors.push(err),
+    });
+    await vi.advanceTimersByTimeAsync(1500); // the renewal sent at 1000 is still waiting
+    expect(signals.map((s) => s.aborted)).toEqual([false]);
+    lease.stop();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect([signals.length, signals[0]?.aborted, errors, lease.signal.aborted]).toEqual([1, true, [], false]);
+  });
 });

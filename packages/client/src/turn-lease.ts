@@ -3,8 +3,11 @@ export class TurnLockLostError extends Error {
   override readonly name = 'TurnLockLostError';
 }
 
-/** How a lease renews its lock: true renewed, false lost for sure; a throw means no answer (tried again). */
-export type RenewLock = () => Promise<boolean>;
+/**
+ * How a lease renews its lock: true renewed, false lost for sure; a throw means no answer (tried again at the next
+ * period). `signal` aborts when the lease stops: a renewal still waiting for the hub then gives up.
+ */
+export type RenewLock = (signal: AbortSignal) => Promise<boolean>;
 
 /** Options of `TurnLease`. */
 export interface TurnLeaseOptions {
@@ -30,6 +33,8 @@ export interface TurnLeaseOptions {
  */
 export class TurnLease {
   readonly #controller = new AbortController();
+  /** Aborted by `stop()`: ends a renewal in flight. */
+  readonly #stopController = new AbortController();
   readonly #options: TurnLeaseOptions;
   readonly #now: () => number;
   readonly #interval: ReturnType<typeof setInterval>;
@@ -60,6 +65,7 @@ export class TurnLease {
     clearInterval(this.#interval);
     clearTimeout(this.#deadline);
     this.#options.stop?.removeEventListener('abort', this.#onStop);
+    this.#stopController.abort();
   }
 
   /** A renewal sent at `sentAt` succeeded: the lock is ours until `sentAt + ttl` at least. */
@@ -77,12 +83,12 @@ export class TurnLease {
     this.#renewing = true;
     const sentAt = this.#now();
     try {
-      const held = await this.#options.renew();
+      const held = await this.#options.renew(this.#stopController.signal);
       if (this.#stopped) return;
       if (held) this.#confirmed(sentAt);
       else this.#lose(new TurnLockLostError('turn lock taken by another replica or lapsed'));
     } catch (err) {
-      this.#options.onRenewError?.(err);
+      if (!this.#stopped) this.#options.onRenewError?.(err);
     } finally {
       this.#renewing = false;
     }

@@ -8,11 +8,10 @@ import {
   type AgentClient,
   type AgentHandler,
 } from '@ag2net/client';
-import { startHub } from '@ag2net/hub';
+import { createManualClock, startHub, type ManualClock } from '@ag2net/hub';
 import { EV_TEXT, type Envelope } from '@ag2net/protocol';
 import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const nats = natsPerFile();
@@ -22,13 +21,16 @@ afterEach(async () => {
   for (const c of open.splice(0).reverse()) await c.close();
 });
 
-async function net(inboxAckWaitMs?: number): Promise<{ client: HubClient; prefix: string }> {
+async function net(
+  options: { inboxAckWaitMs?: number; clock?: ManualClock } = {},
+): Promise<{ client: HubClient; prefix: string }> {
   const prefix = uniqueName('turn');
   const hub = await startHub({
     servers: nats.url,
     prefix,
     sweepIntervalMs: 0,
-    ...(inboxAckWaitMs === undefined ? {} : { inboxAckWaitMs }),
+    ...(options.inboxAckWaitMs === undefined ? {} : { inboxAckWaitMs: options.inboxAckWaitMs }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const client = await HubClient.connect({ servers: nats.url, prefix });
   open.push(hub, client);
@@ -65,7 +67,9 @@ async function inboxBacklog(client: HubClient, agentId: string): Promise<number>
 
 describe('turns', () => {
   it('aborts a turn whose lock was lost, hands the delivery back, and never runs two turns of the channel at once', async () => {
-    const { client, prefix } = await net();
+    // The hub's clock decides when a lock lapses: stepped by hand, the lapse happens exactly when the test says.
+    const clock = createManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
+    const { client } = await net({ clock });
     const alice = await client.registerHuman({ name: 'alice' });
     const attempts: string[] = [];
     const reasons: unknown[] = [];
@@ -92,13 +96,16 @@ describe('turns', () => {
     await channel.send('q');
     await waitFor(() => attempts.length === 1, { what: 'the first attempt' });
 
-    // Another holder takes the lock (as after a lapse): bob's next renewal finds the revision moved.
-    const kv = await new Kvm(client.nc).open(`${prefix.toUpperCase()}_turnlocks`);
-    await kv.put(`${bob.agentId}.${channel.channelId}`, 'intruder');
+    // Bob's lock lapses by the hub's clock and another replica of bob takes it: bob's next renewal finds it taken.
+    clock.advance(1500);
+    const lock = { channel_id: channel.channelId, holder: 'intruder' };
+    const taken = await client.call('acquireTurnLock', { ...lock, ttl_ms: 1500 }, { caller: bob.agentId });
+    expect(taken).toEqual({ acquired: true });
     await waitFor(() => reasons.length === 1, { what: 'the turn aborted' });
     expect(reasons[0]).toBeInstanceOf(TurnLockLostError);
 
-    // The intruder's lock lapses (bucket TTL); the handed-back delivery then runs again, once, and is acked.
+    // The intruder releases the lock; the handed-back delivery then runs again, once, and is acked.
+    await client.call('releaseTurnLock', lock, { caller: bob.agentId });
     await waitFor(() => attempts.length === 2, { timeoutMs: 15_000, what: 'the second attempt' });
     await waitFor(async () => (await inboxBacklog(client, bob.agentId)) === 0, { what: 'the delivery acked' });
     expect([attempts, maxRunning]).toEqual([['q', 'q'], 1]);
@@ -194,7 +201,7 @@ describe('turns', () => {
 
   it('has a surviving replica answer, exactly once, the turn of a replica that died holding its lock', async () => {
     // The inbox ack wait bounds when the survivor gets the delivery, the lock TTL (default) when it may run it.
-    const { client, prefix } = await net(1500);
+    const { client, prefix } = await net({ inboxAckWaitMs: 1500 });
     const alice = await client.registerHuman({ name: 'alice' });
     const dying = await HubClient.connect({ servers: nats.url, prefix });
     const started: string[] = [];
