@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { startEcho } from '../raw/echo.js';
 import { RawRelay } from '../raw/relay.js';
 import { loadBucket, replayStream } from '../raw/replay.js';
+import { BENCH_LIMITS } from '../limits.js';
 import { HOST_OPS, HostRequestSchema, type HostOp, type HostReply, type HostResult } from './protocol.js';
 
 /** Each handler parses its own parameters with its operation's schema. */
@@ -22,13 +23,6 @@ type Handlers = { readonly [Op in HostOp]: (params: unknown) => Promise<HostResu
  * The operator's ceilings lifted far above what any scenario sends: the default rate and inbox ceilings are meant for
  * hostile agents and would throttle the load generators (whose recipients never drain their inboxes).
  */
-const BENCH_LIMITS = {
-  postsPerMinute: 100_000_000,
-  postBurst: 10_000_000,
-  maxConcurrentChannels: 10_000_000,
-  maxPending: 100_000_000,
-  inboxMaxMessages: 100_000_000,
-} as const;
 
 let hub: Hub | null = null;
 let nc: NatsConnection | null = null;

@@ -17,6 +17,7 @@ export class RawRelay {
   #sub: Subscription | null = null;
   #messages: ConsumerMessages | null = null;
   #loop: Promise<void> | null = null;
+  #warned = false;
   readonly #js: JetStreamClient;
 
   private constructor(
@@ -72,7 +73,10 @@ export class RawRelay {
       try {
         await Promise.all(to.map((r) => this.#js.publish(this.names.inbox(r), m.data, { msgID: `${id}.${r}` })));
         m.ack();
-      } catch {
+      } catch (err) {
+        // Retried after 1 s; said once, so that a baseline stuck on a refusal (a cap, a missing stream) is visible.
+        if (!this.#warned) process.stderr.write(`raw relay: fan-out failed, retrying: ${String(err)}\n`);
+        this.#warned = true;
         m.nak(1000);
       }
     }

@@ -1,4 +1,6 @@
+import { DEFAULT_OPERATOR_LIMITS } from '@ag2net/hub';
 import { inboxStreamConfig, walStreamConfig } from '@ag2net/hub/internal';
+import { BENCH_LIMITS } from '../limits.js';
 import { AckPolicy, DeliverPolicy, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 
 const NS_PER_MS = 1_000_000;
@@ -39,7 +41,7 @@ export async function createRawWal(jsm: JetStreamManager, names: RawNames): Prom
 
 /** The raw inboxes: the hub's inbox stream config, with one durable consumer per recipient. */
 export async function createRawInboxes(jsm: JetStreamManager, names: RawNames): Promise<void> {
-  await jsm.streams.add(inboxStreamConfig(names, 1));
+  await jsm.streams.add(inboxStreamConfig(names, 1, { ...DEFAULT_OPERATOR_LIMITS, ...BENCH_LIMITS }));
 }
 
 /** A durable consumer like an agent's inbox consumer in the hub. */
