@@ -31,6 +31,7 @@ export default defineConfig({
             'hub-service/src/**/*.test.ts',
             'agent-runner/src/**/*.test.ts',
             'bridge/src/**/*.test.ts',
+            'cli/src/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
@@ -39,7 +40,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['packages/*/test/**/*.int.test.ts', 'test/**/*.test.ts', 'bench/test/**/*.test.ts'],
+          include: [
+            'packages/*/test/**/*.int.test.ts',
+            'test/**/*.test.ts',
+            'bench/test/**/*.test.ts',
+            'cli/test/**/*.test.ts',
+          ],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

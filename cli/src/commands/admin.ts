@@ -1,0 +1,204 @@
+import {
+  AuthFile,
+  authInit,
+  createIdentityKeys,
+  credsFile,
+  issueIdentityCredentials,
+  pushAccountJwt,
+  readManifest,
+  revokeUser,
+  type AuthManifest,
+} from '@ag2net/auth';
+import { hubNames } from '@ag2net/protocol';
+import { connect, credsAuthenticator } from '@nats-io/transport-node';
+import type { Command } from 'commander';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { IntFlag, optionsOf, withEnv, type CommandEnv } from '../env.js';
+import { CliError, ExitCode, usageError } from '../exit.js';
+import type { CliIo } from '../io.js';
+
+/** The auth directory `npm start` uses. */
+export const DEFAULT_AUTH_DIR = '.data/auth';
+
+const InitOptions = z.object({
+  dir: z.string().min(1).default(DEFAULT_AUTH_DIR),
+  host: z.string().min(1).optional(),
+  port: z.coerce.number().int().min(0).max(65_535).optional(),
+  storeDir: z.string().min(1).optional(),
+  force: z.boolean().default(false),
+});
+
+const IssueOptions = z.object({
+  dir: z.string().min(1).default(DEFAULT_AUTH_DIR),
+  agent: z.string().min(1),
+  publicKey: z
+    .string()
+    .regex(/^U[A-Z2-7]{55}$/, 'not an nkey user public key (U…)')
+    .optional(),
+  ttl: IntFlag.optional(),
+  out: z.string().min(1).optional(),
+});
+
+const RevokeOptions = z.object({
+  dir: z.string().min(1).default(DEFAULT_AUTH_DIR),
+  user: z.string().regex(/^U[A-Z2-7]{55}$/, 'not an nkey user public key (U…)'),
+  push: z.boolean().default(true),
+});
+
+/**
+ * `ag2net auth init` and `ag2net creds issue|revoke`: the operator's side of `@ag2net/auth` (the same functions as
+ * the `ag2net-auth` command), on an auth directory (`--dir`, default `.data/auth`).
+ */
+export function adminCommands(program: Command, io: CliIo): void {
+  program
+    .command('auth')
+    .description('NATS auth of a hub')
+    .command('init')
+    .description('create (or re-sign) the operator, accounts, service users and nats-server config under --dir')
+    .option('--dir <dir>', `the auth directory (default ${DEFAULT_AUTH_DIR})`)
+    .option('--host <host>', 'server.conf listen host (default 127.0.0.1)')
+    .option('--port <port>', 'server.conf listen port (default 4222)')
+    .option('--store-dir <dir>', 'server.conf JetStream store (default <dir>/../jetstream)')
+    .option('--force', 'replace every existing key (every credential changes)')
+    .action((_opts: unknown, command: Command) =>
+      withEnv(io, command, async (env) => {
+        const opts = optionsOf(command, InitOptions);
+        const auth = await authInit({
+          dir: opts.dir,
+          prefix: env.prefix(),
+          force: opts.force,
+          ...(opts.host === undefined ? {} : { host: opts.host }),
+          ...(opts.port === undefined ? {} : { port: opts.port }),
+          ...(opts.storeDir === undefined ? {} : { storeDir: opts.storeDir }),
+        });
+        const files = {
+          server_conf: auth.path(AuthFile.serverConf),
+          hub_service_creds: auth.path(AuthFile.hubServiceCreds),
+          admin_creds: auth.path(AuthFile.adminCreds),
+          registrant_creds: auth.path(AuthFile.registrantCreds),
+          system_user_creds: auth.path(AuthFile.systemUserCreds),
+        };
+        if (env.out.json) return env.out.data({ dir: auth.dir, prefix: auth.manifest.prefix, files });
+        const o = env.out;
+        o.line(`auth for prefix ${o.paint('accent', auth.manifest.prefix)} in ${auth.dir}`);
+        o.fields([
+          ['operator', auth.manifest.operator.public_key],
+          ['hub account', auth.manifest.hub_account.public_key],
+          ['nats-server', `nats-server -c ${files.server_conf}`],
+          ['hub-service', files.hub_service_creds],
+          ['admin', `${files.admin_creds}  (ag2net --operator --creds ${files.admin_creds} …)`],
+          ['registrant', files.registrant_creds],
+        ]);
+      }),
+    );
+
+  const creds = program
+    .command('creds')
+    .description("identity credentials (operators; needs the auth directory's keys)");
+  creds
+    .command('issue')
+    .description("issue an identity's user JWT; without --public-key a new key pair and a complete .creds file")
+    .requiredOption('--agent <agent>', 'the registered identity (name or id)')
+    .option('--dir <dir>', `the auth directory (default ${DEFAULT_AUTH_DIR})`)
+    .option('--public-key <key>', "the identity's nkey public key (U…): prints the JWT only, the seed stays with it")
+    .option('--ttl <seconds>', 'lifetime in seconds (default 3600, at most 86400)')
+    .option('--out <file>', 'write the .creds file here (mode 0600) instead of standard output')
+    .action((_opts: unknown, command: Command) =>
+      withEnv(io, command, async (env) => {
+        const opts = optionsOf(command, IssueOptions);
+        const { manifest, signingSeed } = await readAuthDir(opts.dir);
+        const session = await env.session();
+        const agentId = await session.agentId(opts.agent);
+        const keys = opts.publicKey === undefined ? createIdentityKeys() : null;
+        const issued = await issueIdentityCredentials({
+          accountPublicKey: manifest.hub_account.public_key,
+          accountSigningSeed: signingSeed,
+          identityPublicKey: opts.publicKey ?? keys?.publicKey ?? '',
+          agentId,
+          names: hubNames(manifest.prefix),
+          ...(opts.ttl === undefined ? {} : { ttlSeconds: opts.ttl }),
+        });
+        const text = keys === null ? null : credsFile(issued.jwt, keys.seed);
+        if (opts.out !== undefined) await writePrivate(opts.out, text ?? `${issued.jwt}\n`);
+        const expiresAt = new Date(issued.expiresAt * 1000).toISOString();
+        if (env.out.json) {
+          return env.out.data({
+            agent_id: agentId,
+            public_key: opts.publicKey ?? keys?.publicKey,
+            expires_at: expiresAt,
+            jwt: issued.jwt,
+            ...(opts.out === undefined ? { creds: text } : { path: resolve(opts.out) }),
+          });
+        }
+        if (opts.out === undefined) env.io.out(text ?? `${issued.jwt}\n`);
+        else env.out.line(`wrote ${resolve(opts.out)} for ${opts.agent} (${agentId}), valid until ${expiresAt}`);
+      }),
+    );
+  creds
+    .command('revoke')
+    .description("revoke a user's credentials: re-signs the hub account and pushes it to the running server")
+    .requiredOption('--user <key>', "the user's nkey public key (U…)")
+    .option('--dir <dir>', `the auth directory (default ${DEFAULT_AUTH_DIR})`)
+    .option('--no-push', 'only rewrite the files (a restarted server refuses the user)')
+    .action((_opts: unknown, command: Command) =>
+      withEnv(io, command, async (env) => {
+        const opts = optionsOf(command, RevokeOptions);
+        await readAuthDir(opts.dir);
+        const revoked = await revokeUser({ dir: opts.dir, userPublicKey: opts.user });
+        if (opts.push) await pushToServer(env, opts.dir, revoked);
+        if (env.out.json) {
+          return env.out.data({ user: opts.user, account: revoked.accountPublicKey, pushed: opts.push });
+        }
+        env.out.line(`revoked ${opts.user}`);
+        env.out.line(
+          opts.push
+            ? 'the running server closed its connections and refuses it from now on'
+            : 'restart nats-server (or run again without --no-push) for it to take effect',
+        );
+      }),
+    );
+}
+
+/** The manifest and the hub account's signing seed; a directory without them names `auth init`. */
+async function readAuthDir(dir: string): Promise<{ manifest: AuthManifest; signingSeed: string }> {
+  const manifest = await readManifest(join(dir, AuthFile.manifest));
+  if (manifest === null) {
+    throw usageError(`${dir} holds no auth manifest`, `run \`ag2net auth init --dir ${dir}\` first, or pass --dir`);
+  }
+  let signingSeed: string;
+  try {
+    signingSeed = (await readFile(join(dir, AuthFile.hubAccountSigningSeed), 'utf8')).trim();
+  } catch {
+    throw new CliError(`cannot read ${join(dir, AuthFile.hubAccountSigningSeed)}`, ExitCode.AccessDenied, {
+      hint: 'issuing needs the hub account signing key: run as the user that owns the auth directory',
+    });
+  }
+  return { manifest, signingSeed };
+}
+
+/** Hands the re-signed account JWT to the running server over the system account (`system-user.creds`). */
+async function pushToServer(
+  env: CommandEnv,
+  dir: string,
+  revoked: { accountPublicKey: string; accountJwt: string },
+): Promise<void> {
+  const target = await env.target();
+  const creds = await readFile(join(dir, AuthFile.systemUserCreds));
+  const nc = await connect({
+    servers: target.servers,
+    authenticator: credsAuthenticator(creds),
+    timeout: target.timeoutMs,
+  });
+  try {
+    await pushAccountJwt(nc, revoked, { timeout: target.timeoutMs });
+  } finally {
+    await nc.close();
+  }
+}
+
+async function writePrivate(path: string, text: string): Promise<void> {
+  await writeFile(path, text, { mode: 0o600 });
+  await chmod(path, 0o600);
+}

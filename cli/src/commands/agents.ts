@@ -1,0 +1,88 @@
+import { PassportKindSchema, effectiveKind, type Passport } from '@ag2net/protocol';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { IntFlag, optionsOf, withEnv } from '../env.js';
+import type { CliIo } from '../io.js';
+import { shortTime } from '../render.js';
+
+const LsOptions = z.object({
+  kind: PassportKindSchema.optional(),
+  capability: z.string().optional(),
+  query: z.string().optional(),
+  limit: IntFlag.default(100),
+});
+
+/** `ag2net agents ls|show`: the public agent directory. */
+export function agentsCommand(program: Command, io: CliIo): void {
+  const agents = program.command('agents').description('the agent directory (public: no rights needed)');
+  agents
+    .command('ls')
+    .description('registered agents and people')
+    .option('--kind <kind>', 'agent, human or remote_agent')
+    .option('--capability <name>', 'only agents whose resume lists this capability')
+    .option('--query <text>', 'only agents whose name or resume matches')
+    .option('--limit <n>', 'at most this many (default 100)')
+    .action((_opts: unknown, command: Command) =>
+      withEnv(io, command, async (env) => {
+        const opts = optionsOf(command, LsOptions);
+        const session = await env.session();
+        const list = await session.hub.listAgents({
+          kind: opts.kind ?? null,
+          capability: opts.capability ?? null,
+          query: opts.query ?? null,
+          limit: opts.limit,
+        });
+        if (env.out.json) return env.out.data(list);
+        env.out.table(
+          list,
+          [
+            { header: 'name', cell: (p: Passport) => p.name, tone: () => 'accent' },
+            { header: 'id', cell: (p) => p.agent_id ?? '-' },
+            { header: 'kind', cell: (p) => effectiveKind(p) },
+            { header: 'model', cell: (p) => [p.provider, p.model].filter((x) => x !== null).join('/') || '-' },
+            { header: 'owner', cell: (p) => p.owner || '-' },
+            { header: 'registered', cell: (p) => shortTime(p.created_at) },
+          ],
+          'no agents registered',
+        );
+      }),
+    );
+  agents
+    .command('show')
+    .description("one agent's passport, resume, rule and skill")
+    .argument('<agent>', 'name or id')
+    .action((agent: string, _opts: unknown, command: Command) =>
+      withEnv(io, command, async (env) => {
+        const session = await env.session();
+        const passport = await session.hub.getAgent(agent);
+        const id = passport.agent_id ?? agent;
+        const [resume, rule, skill] = await Promise.all([
+          session.hub.getResume(id),
+          session.hub.getRule(id),
+          session.hub.getSkill(id),
+        ]);
+        if (env.out.json) return env.out.data({ passport, resume, rule, skill_md: skill });
+        const o = env.out;
+        o.fields([
+          ['name', o.paint('accent', passport.name)],
+          ['id', id],
+          ['kind', effectiveKind(passport)],
+          ['owner', passport.owner || '-'],
+          ['model', [passport.provider, passport.model].filter((x) => x !== null).join('/') || '-'],
+          ['registered', passport.created_at || '-'],
+          ['auth', passport.auth.scheme],
+          ['capabilities', resume.claimed_capabilities.join(', ') || '-'],
+          ['observed', Object.keys(resume.observed).join(', ') || '-'],
+          ['summary', resume.summary || '-'],
+        ]);
+        o.line();
+        o.line(o.paint('head', 'rule'));
+        o.line(JSON.stringify(rule, null, 2));
+        if (skill !== null) {
+          o.line();
+          o.line(o.paint('head', 'skill'));
+          o.line(skill.trimEnd());
+        }
+      }),
+    );
+}

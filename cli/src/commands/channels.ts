@@ -1,0 +1,142 @@
+import {
+  ChannelStateSchema,
+  isTerminalChannelState,
+  participantIds,
+  type ChannelMetadata,
+  type HubResponse,
+} from '@ag2net/protocol';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { IntFlag, optionsOf, withEnv } from '../env.js';
+import type { CliIo } from '../io.js';
+import type { Tone } from '../output.js';
+import { NameBook, shortTime } from '../render.js';
+
+const LsOptions = z.object({
+  state: ChannelStateSchema.optional(),
+  type: z.string().optional(),
+  agent: z.string().optional(),
+  limit: IntFlag.default(100),
+});
+
+/** The hub's largest page of `listChannels`. */
+const PAGE = 1000;
+
+/**
+ * `ag2net channels ls|show`. A caller sees the channels it is a participant of; the operator sees every channel.
+ */
+export function channelsCommand(program: Command, io: CliIo): void {
+  const channels = program
+    .command('channels')
+    .description('channels the caller takes part in (every channel with --operator)');
+  channels
+    .command('ls')
+    .description('channels, newest last')
+    .option('--state <state>', 'pending, active, closing, closed or expired')
+    .option('--type <type>', 'consulting, conversation, discussion, workflow or a custom type')
+    .option('--agent <agent>', 'only channels with this participant (name or id)')
+    .option('--limit <n>', 'at most this many (default 100)')
+    .action((_opts: unknown, command: Command) =>
+      withEnv(io, command, async (env) => {
+        const opts = optionsOf(command, LsOptions);
+        const session = await env.session();
+        const caller = await session.requireCaller('channels ls');
+        const agentId = opts.agent === undefined ? null : await session.agentId(opts.agent);
+        const list: ChannelMetadata[] = [];
+        let cursor: string | null = null;
+        // The type filter is applied here, so pages are read until enough channels of the type were seen.
+        do {
+          const page: HubResponse<'listChannels'> = await session.hub.call(
+            'listChannels',
+            { agent_id: agentId, state: opts.state ?? null, limit: PAGE, cursor },
+            { caller },
+          );
+          list.push(...page.channels.filter((c) => opts.type === undefined || c.manifest.type === opts.type));
+          cursor = page.next_cursor;
+        } while (cursor !== null && list.length < opts.limit);
+        const shown = list.slice(0, opts.limit);
+        if (env.out.json) return env.out.data(shown);
+        const names = new NameBook(session.hub);
+        const rows = await Promise.all(
+          shown.map(async (c) => ({ c, participants: (await names.names(participantIds(c))).join(', ') })),
+        );
+        env.out.table(
+          rows,
+          [
+            { header: 'id', cell: (r) => r.c.channel_id },
+            { header: 'type', cell: (r) => r.c.manifest.type },
+            { header: 'state', cell: (r) => r.c.state, tone: (r) => stateTone(r.c) },
+            { header: 'participants', cell: (r) => r.participants, max: 48 },
+            { header: 'created', cell: (r) => shortTime(r.c.created_at) },
+            { header: 'ends', cell: (r) => endOf(r.c) },
+          ],
+          'no channels',
+        );
+      }),
+    );
+  channels
+    .command('show')
+    .description("one channel's metadata, participants and the adapter state the caller may see")
+    .argument('<channel>', 'channel id')
+    .action((channel: string, _opts: unknown, command: Command) =>
+      withEnv(io, command, async (env) => {
+        const session = await env.session();
+        const caller = await session.requireCaller('channels show');
+        const meta = (await session.hub.call('getChannel', { channel_id: channel }, { caller })).channel;
+        const state = (await session.hub.call('adapterState', { channel_id: channel }, { caller })).state;
+        if (env.out.json) return env.out.data({ channel: meta, state });
+        const o = env.out;
+        const names = new NameBook(session.hub);
+        o.fields([
+          ['id', meta.channel_id],
+          ['type', `${meta.manifest.type} v${meta.manifest.version}`],
+          ['state', o.paint(stateTone(meta) ?? 'ok', meta.state)],
+          ['creator', await names.name(meta.creator_id)],
+          ['created', meta.created_at],
+          ['expires', meta.expires_at ?? '-'],
+          ['closed', meta.closed_at === null ? '-' : `${meta.closed_at} (${meta.close_reason || 'no reason'})`],
+          ['pending acks', (await names.names(meta.pending_acks)).join(', ') || '-'],
+          [
+            'labels',
+            Object.entries(meta.labels)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ') || '-',
+          ],
+          ['knobs', Object.keys(meta.knobs).length === 0 ? '-' : JSON.stringify(meta.knobs)],
+        ]);
+        o.line();
+        const people = await Promise.all(
+          [...meta.participants]
+            .sort((a, b) => a.order - b.order)
+            .map(async (p) => ({ ...p, name: await names.name(p.agent_id) })),
+        );
+        o.table(
+          people,
+          [
+            { header: 'name', cell: (p) => p.name, tone: () => 'accent' },
+            { header: 'id', cell: (p) => p.agent_id },
+            { header: 'role', cell: (p) => p.role },
+            { header: 'joined', cell: (p) => shortTime(p.joined_at) },
+          ],
+          'no participants',
+        );
+        if (state !== null) {
+          o.line();
+          o.line(o.paint('head', 'adapter state'));
+          o.line(JSON.stringify(state, null, 2));
+        }
+      }),
+    );
+}
+
+function stateTone(c: ChannelMetadata): Tone | null {
+  if (c.state === 'active') return 'ok';
+  if (c.state === 'expired') return 'bad';
+  if (isTerminalChannelState(c.state)) return 'dim';
+  return 'warn';
+}
+
+function endOf(c: ChannelMetadata): string {
+  if (isTerminalChannelState(c.state)) return c.close_reason || c.state;
+  return c.expires_at === null ? '-' : `expires ${shortTime(c.expires_at)}`;
+}

@@ -1,0 +1,133 @@
+import type { HumanClient } from '@ag2net/client';
+import { EV_CHANNEL_CLOSED, EV_CHANNEL_EXPIRED, EV_TEXT, type Envelope, type PassportInput } from '@ag2net/protocol';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { IntFlag, optionsOf, withEnv, type CommandEnv } from '../env.js';
+import { usageError } from '../exit.js';
+import type { CliIo } from '../io.js';
+import { NameBook, printEnvelope } from '../render.js';
+
+const ChatOptions = z.object({
+  type: z.enum(['consulting', 'conversation']).default('conversation'),
+  apiKey: z.string().min(1).optional(),
+  wait: IntFlag.default(60_000),
+});
+
+/**
+ * `ag2net chat <agent>`: talk to an agent as a person. The person (`--as`, default the login name) is attached or
+ * registered as a `human` identity, opens a channel with the agent, posts each line read from standard input, and
+ * prints what the others post. At end of input it waits for the answer to the last line (`--wait`), then closes the
+ * channel; Ctrl-C closes it at once.
+ */
+export function chatCommand(program: Command, io: CliIo): void {
+  program
+    .command('chat')
+    .description('open a channel with an agent as a person and talk from the terminal (a line is a message)')
+    .argument('<agent>', 'the agent to talk to (name or id)')
+    .option('--type <type>', 'conversation (free turns, default) or consulting (one question, one answer)')
+    .option('--api-key <key>', "the hub's admission key for registering the person (api_key scheme)")
+    .option('--wait <ms>', 'at end of input, how long to wait for the last answer (default 60000)')
+    .action((agent: string, _opts: unknown, command: Command) =>
+      withEnv(io, command, async (env) => {
+        const opts = optionsOf(command, ChatOptions);
+        const session = await env.session();
+        const me = session.target.as ?? io.env['USER'] ?? 'cli-user';
+        const passport: PassportInput = {
+          name: me,
+          kind: 'human',
+          ...(opts.apiKey === undefined ? {} : { auth: { scheme: 'api_key', claim: { token: opts.apiKey } } }),
+        };
+        const targetId = await session.agentId(agent);
+        const human = await session.hub.attachHuman(me, { passport });
+        try {
+          await converse(env, human, { agent, targetId, ...opts });
+        } finally {
+          await human.disconnect({ graceMs: 0 });
+        }
+      }),
+    );
+}
+
+interface Conversation {
+  readonly agent: string;
+  readonly targetId: string;
+  readonly type: 'consulting' | 'conversation';
+  readonly wait: number;
+}
+
+async function converse(env: CommandEnv, human: HumanClient, args: Conversation): Promise<void> {
+  if (args.targetId === human.agentId) throw usageError('a person cannot chat with themselves');
+  const channel = await human.open({ type: args.type, target: args.targetId });
+  const names = new NameBook((await env.session()).hub);
+  const o = env.out;
+  o.progress(
+    `${args.type} with ${args.agent} in channel ${channel.channelId} as ${human.passport.name}: ` +
+      'type a line and Enter to send, Ctrl-D to finish',
+  );
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  env.io.signal.addEventListener('abort', onAbort, { once: true });
+  let awaiting = false;
+  let answered: () => void = () => undefined;
+  const subscription = human.subscribe({ channelId: channel.channelId });
+  const printing = (async () => {
+    for await (const e of subscription) {
+      if (e.sender_id === human.agentId) continue;
+      if (o.json) o.data(e, { stream: true });
+      else await printEnvelope(o, names, e);
+      if (e.event_type === EV_TEXT) {
+        awaiting = false;
+        answered();
+      }
+      if (isEnd(e)) {
+        stop.abort();
+        answered();
+        return;
+      }
+    }
+  })();
+  try {
+    for await (const line of abortable(env.io.lines(), stop.signal)) {
+      if (line.trim() === '') continue;
+      awaiting = true;
+      await channel.send(line);
+    }
+    if (awaiting && !stop.signal.aborted) {
+      await new Promise<void>((resolve) => {
+        answered = resolve;
+        const timer = setTimeout(resolve, args.wait);
+        stop.signal.addEventListener('abort', () => resolve(), { once: true });
+        void printing.finally(() => clearTimeout(timer));
+      });
+      if (awaiting) o.progress(`no answer from ${args.agent} within ${args.wait} ms`);
+    }
+  } finally {
+    env.io.signal.removeEventListener('abort', onAbort);
+    subscription.close();
+    await printing.catch(() => undefined);
+    // Closing an ended channel answers its metadata as it is: nothing to check first.
+    await channel.close().catch(() => undefined);
+  }
+}
+
+function isEnd(e: Envelope): boolean {
+  return e.event_type === EV_CHANNEL_CLOSED || e.event_type === EV_CHANNEL_EXPIRED;
+}
+
+/** The items of `source` until it ends or `signal` aborts. */
+async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  const aborted = new Promise<null>((resolve) => {
+    if (signal.aborted) resolve(null);
+    signal.addEventListener('abort', () => resolve(null), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([it.next(), aborted]);
+      if (next === null || next.done === true) return;
+      yield next.value;
+    }
+  } finally {
+    void it.return?.();
+  }
+}
