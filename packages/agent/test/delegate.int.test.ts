@@ -37,7 +37,7 @@ describe('delegate end to end', () => {
       ],
     });
     const consulting = await until(async () => {
-      const channels = await client.listChannels({ agent_id: bob.agentId });
+      const channels = await bob.listChannels({ agent_id: bob.agentId });
       const found = channels.find((c) => c.manifest.type === 'consulting');
       return found?.state === 'closed' ? found : undefined;
     }, 'the consulting channel to close');

@@ -26,7 +26,7 @@ describe('default handler', () => {
     const closed = await alice.waitForChannelEvent(channel.channelId, { timeout: 15_000 });
     expect(closed?.event_type).toBe(EV_CHANNEL_CLOSED);
     expect(closed?.event_data).toEqual({ channel_id: channel.channelId, reason: 'consulting_complete' });
-    const metadata = await client.getChannel(channel.channelId);
+    const metadata = await alice.getChannel(channel.channelId);
     expect([metadata.state, metadata.close_reason]).toEqual(['closed', 'consulting_complete']);
     const log = await alice.readWal(channel.channelId);
     expect(texts(log, names(alice, bob))).toEqual([
@@ -65,7 +65,7 @@ describe('default handler', () => {
       ['alice', 'follow up question'],
       ['bob', 'second answer'],
     ]);
-    expect(await client.adapterState(channel.channelId)).toMatchObject({ turn_count: 4, last_speaker_id: bob.agentId });
+    expect(await alice.adapterState(channel.channelId)).toMatchObject({ turn_count: 4, last_speaker_id: bob.agentId });
     expect(bobModel.calls[1]?.prompt).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'hello bob' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'initial reply' }] },
@@ -97,7 +97,7 @@ describe('default handler', () => {
       ['carol', 'carol 1'],
       ['alice', 'alice 2'],
     ]);
-    expect(await client.adapterState(channel.channelId)).toMatchObject({
+    expect(await alice.adapterState(channel.channelId)).toMatchObject({
       expected_next_speaker: bob.agentId,
       turn_count: 4,
     });

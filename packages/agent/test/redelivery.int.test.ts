@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { replyEnvelopeId } from '@ag2net/client';
-import { EV_TEXT, type Envelope } from '@ag2net/protocol';
+import { EV_TEXT, OPERATOR_CALLER, type Envelope } from '@ag2net/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, createDefaultHandler, createScriptedModel } from '../src/index.js';
 import { netKit, texts, until } from './support.js';
@@ -95,7 +95,7 @@ describe('at-most-once answers', () => {
     const id = await channel.send('hello bob');
 
     const [record] = await until(async () => {
-      const { records } = await client.call('readAudit', { kinds: ['turn_failed'] });
+      const { records } = await client.call('readAudit', { kinds: ['turn_failed'] }, { caller: OPERATOR_CALLER });
       return records.length > 0 ? records : undefined;
     }, 'the turn_failed audit record');
     expect(record).toMatchObject({
@@ -106,7 +106,7 @@ describe('at-most-once answers', () => {
       exc_message: 'provider is down',
     });
     expect(model.calls).toBeGreaterThanOrEqual(1);
-    expect((await client.getChannel(channel.channelId)).state).toBe('active');
+    expect((await alice.getChannel(channel.channelId)).state).toBe('active');
     expect((await alice.readWal(channel.channelId)).filter((e) => e.event_type === EV_TEXT)).toHaveLength(1);
   });
 });

@@ -21,7 +21,7 @@ describe('delegate', () => {
     expect(await delegate(alice.ctx(), { target: alice.client.agentId, prompt: 'hi' })).toBe(
       `Error: cannot delegate to self (target '${alice.client.agentId}' is this agent)`,
     );
-    expect(await client.listChannels({ agent_id: alice.client.agentId })).toEqual([]);
+    expect(await alice.client.listChannels({ agent_id: alice.client.agentId })).toEqual([]);
   });
 
   it('lists the peers that exist when the target does not', async () => {
@@ -44,7 +44,7 @@ describe('delegate', () => {
     expect(await delegate(alice.ctx(null, 2), { target: 'functions.bob', prompt: '2+2?', capability: 'math' })).toBe(
       '4',
     );
-    const [consulting] = await client.listChannels({ agent_id: bob.agentId });
+    const [consulting] = await bob.listChannels({ agent_id: bob.agentId });
     expect(consulting?.knobs).toEqual({ capability: 'math' });
     const prompt = (await alice.client.readWal(consulting?.channel_id ?? '')).find((e) => e.event_type === EV_TEXT);
     expect(prompt?.depth).toBe(3);

@@ -117,7 +117,7 @@ describe('channels', () => {
       `Error: not a participant of channel '${cid}'`,
     );
     expect(await channels(alice.ctx(), { action: 'info', channel_id: 'nope' })).toBe("Error: channel 'nope' not found");
-    const meta = await client.getChannel(cid);
+    const meta = await alice.client.getChannel(cid);
     expect(await channels(alice.ctx(meta), { action: 'close' })).toEqual({
       channel_id: cid,
       state: 'closed',
@@ -179,7 +179,7 @@ describe('context', () => {
     ] as const) {
       sent.push(await who.client.send(channel.channelId, text));
     }
-    const meta = await client.getChannel(channel.channelId);
+    const meta = await alice.client.getChannel(channel.channelId);
     const log = await alice.client.readWal(channel.channelId);
     const when = (id: string | undefined): string | undefined => log.find((e) => e.envelope_id === id)?.created_at;
     expect(await context(alice.ctx(meta), { action: 'search', query: 'FRAMEWORK' })).toEqual([
@@ -219,7 +219,7 @@ describe('say', () => {
     const alice = await toolAgent(client, 'alice');
     const bob = await toolAgent(client, 'bob');
     const channel = await alice.client.open({ type: 'conversation', target: 'bob' });
-    const meta = await client.getChannel(channel.channelId);
+    const meta = await alice.client.getChannel(channel.channelId);
     const result = await say(alice.ctx(meta), { content: 'psst', audience: ['bob'] });
     const posted = (await alice.client.readWal(channel.channelId)).find((e) => e.event_type === EV_TEXT);
     expect(result).toBe(`posted envelope ${posted?.envelope_id}`);
@@ -232,7 +232,7 @@ describe('say', () => {
     const alice = await toolAgent(client, 'alice');
     await toolAgent(client, 'bob');
     const channel = await alice.client.open({ type: 'consulting', target: 'bob' });
-    const meta = await client.getChannel(channel.channelId);
+    const meta = await alice.client.getChannel(channel.channelId);
     expect(await say(alice.ctx(), { content: 'x' })).toBe('Error: no current channel and no channel_id provided');
     expect(await say(alice.ctx(), { content: 'x', channel_id: 'nope' })).toBe(
       "Error: channel 'nope' not found: channel not found: nope",

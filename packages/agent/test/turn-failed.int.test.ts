@@ -101,7 +101,7 @@ async function askFailingExpert(behaviour: Behaviour) {
     timeout: 15_000,
   });
   const closed = await until(async () => {
-    const m = await client.getChannel(channel.channelId);
+    const m = await me.getChannel(channel.channelId);
     return m.state === 'closed' ? m : false;
   }, 'the channel to close');
   return { notice, closed, lines, expert, asked, calls: endpoint?.calls ?? -1 };

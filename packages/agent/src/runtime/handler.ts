@@ -94,7 +94,7 @@ interface TurnDeps {
 async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps): Promise<void> {
   const self = client.agentId;
   const channelId = envelope.channel_id;
-  const metadata = await client.hub.getChannel(channelId);
+  const metadata = await client.getChannel(channelId);
   if (metadata.state !== ChannelState.Active) return;
   if ((await client.findEnvelopeByCausation(channelId, self, envelope.envelope_id)) !== null) return;
   if (!(await client.canSend(channelId))) return;
@@ -128,7 +128,7 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
     signal: deps.signal,
   };
   const logger = deps.options.logger ?? client.hub.logger;
-  const state = await client.hub.adapterState(channelId);
+  const state = await client.adapterState(channelId);
   const bound = adapterTools(toolSpecs(adapter, metadata, state, self, logger), ctx, deps.options.bindTool);
   if (bound.unbound.length > 0) logger.warn({ channelId, tools: bound.unbound }, 'adapter tools without a binding');
   const network = deps.options.networkTools ?? true;
@@ -143,7 +143,7 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
   );
 
   // Tools may have moved the channel on during the turn (a `say`, a context update): build from the state now.
-  const after = await client.hub.adapterState(channelId);
+  const after = await client.adapterState(channelId);
   if (after === null) throw new Error(`channel ${channelId} has no adapter state`);
   const out = adapter.buildRoundEnvelope({
     metadata,

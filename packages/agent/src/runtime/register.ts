@@ -17,6 +17,11 @@ export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'netwo
   readonly exclusiveTurns?: boolean;
   /** Lock time of a crashed replica's turn, in ms (see `AgentClientOptions.turnLockTtlMs`). */
   readonly turnLockTtlMs?: number;
+  /**
+   * Where the identity's issued credentials are persisted (a `.creds` file, mode 0600) and, by `attachAgent`, reused
+   * (see `RegisterOptions.credsPath`). Default: not persisted.
+   */
+  readonly credsPath?: string;
 }
 
 /**
@@ -46,9 +51,11 @@ function clientOptions(
   readonly resume?: ResumeInput;
   readonly skillMd?: string | null;
   readonly rule?: RuleInput | null;
+  readonly credsPath?: string;
 } {
-  const { resume, skillMd, rule, attachPlugin, exclusiveTurns, turnLockTtlMs, ...handler } = options;
+  const { resume, skillMd, rule, attachPlugin, exclusiveTurns, turnLockTtlMs, credsPath, ...handler } = options;
   return {
+    ...(credsPath === undefined ? {} : { credsPath }),
     ...(resume === undefined ? {} : { resume }),
     ...(skillMd === undefined ? {} : { skillMd }),
     ...(rule === undefined ? {} : { rule }),

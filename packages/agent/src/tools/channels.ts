@@ -1,5 +1,5 @@
 import type { Channel } from '@ag2net/client';
-import { CloseReason, isTerminalChannelState, repr, type ChannelMetadata } from '@ag2net/protocol';
+import { AccessDeniedError, CloseReason, isTerminalChannelState, repr, type ChannelMetadata } from '@ag2net/protocol';
 import type { ToolContext } from './context.js';
 import { message } from './format.js';
 
@@ -33,7 +33,7 @@ export async function channels(
   const { client } = ctx;
   switch (args.action) {
     case 'list': {
-      const all = await client.hub.listChannels({ agent_id: client.agentId, limit: LIST_LIMIT * 4 });
+      const all = await client.listChannels({ agent_id: client.agentId, limit: LIST_LIMIT * 4 });
       const kept = args.state === 'all' ? all : all.filter((m) => !isTerminalChannelState(m.state));
       return kept.slice(0, LIST_LIMIT).map((m) => ({
         channel_id: m.channel_id,
@@ -77,8 +77,10 @@ export async function channels(
       if (!args.channel_id) return 'Error: info requires `channel_id`';
       let metadata: ChannelMetadata;
       try {
-        metadata = await client.hub.getChannel(args.channel_id);
-      } catch {
+        metadata = await client.getChannel(args.channel_id);
+      } catch (err) {
+        // The hub shows a channel only to its participants.
+        if (err instanceof AccessDeniedError) return `Error: not a participant of channel ${repr(args.channel_id)}`;
         return `Error: channel ${repr(args.channel_id)} not found`;
       }
       if (!metadata.participants.some((p) => p.agent_id === client.agentId)) {

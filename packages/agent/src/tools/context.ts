@@ -6,9 +6,9 @@ import type { ChannelWaiters } from '../runtime/waiters.js';
 /** The part of an agent's client the network tools use. */
 export type ToolClient = Pick<
   AgentClient,
-  'agentId' | 'passport' | 'open' | 'send' | 'sendEnvelope' | 'readWal' | 'closeChannel'
+  'agentId' | 'passport' | 'open' | 'send' | 'sendEnvelope' | 'readWal' | 'closeChannel' | 'getChannel' | 'listChannels'
 > & {
-  readonly hub: Pick<HubClient, 'getAgent' | 'getResume' | 'getSkill' | 'listAgents' | 'getChannel' | 'listChannels'>;
+  readonly hub: Pick<HubClient, 'getAgent' | 'getResume' | 'getSkill' | 'listAgents'>;
 };
 
 /** The hub's task records as the `tasks` tool reads them. */

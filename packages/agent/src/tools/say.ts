@@ -24,7 +24,7 @@ export async function say(ctx: ToolContext, args: SayArgs): Promise<string> {
       return 'Error: no current channel and no channel_id provided';
     }
     try {
-      channel = await client.hub.getChannel(args.channel_id);
+      channel = await client.getChannel(args.channel_id);
     } catch (err) {
       return `Error: channel ${repr(args.channel_id)} not found: ${message(err)}`;
     }
