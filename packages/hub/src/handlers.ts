@@ -1,4 +1,4 @@
-import { ChannelState, InvalidRequestError, type Health } from '@ag2net/protocol';
+import { ChannelState, type Health } from '@ag2net/protocol';
 import { closeChannel, canSend, findByCausation, listChannels, pendingTurnsFor, readWal } from './core/channel-ops.js';
 import {
   getAgent,
@@ -12,6 +12,7 @@ import {
   unregister,
 } from './core/agent-ops.js';
 import { postEnvelope } from './core/admission.js';
+import { attach, renewCredentials } from './auth/credential-ops.js';
 import type { HubContext } from './core/context.js';
 import { pageBudget, pageOf } from './core/paging.js';
 import { createChannel } from './core/create-channel.js';
@@ -32,13 +33,9 @@ import { turnLockTable } from './turn-locks/hub-turn-locks.js';
 export function buildHandlers(ctx: HubContext, health: () => Health): HubHandlers {
   const turnLocks = turnLockTable(ctx);
   return {
-    register: async (req) => ({ passport: await register(ctx, req), credentials: null }),
-    attach: () => {
-      throw new InvalidRequestError('this hub does not issue credentials');
-    },
-    renewCredentials: () => {
-      throw new InvalidRequestError('this hub does not issue credentials');
-    },
+    register: (req) => register(ctx, req),
+    attach: (req) => attach(ctx, req),
+    renewCredentials: async (_req, caller) => ({ credentials: await renewCredentials(ctx, caller) }),
     acquireTurnLock: async (req, caller) => ({ acquired: await turnLocks.acquire(caller, req) }),
     renewTurnLock: async (req, caller) => ({ renewed: await turnLocks.renew(caller, req) }),
     releaseTurnLock: async (req, caller) => {

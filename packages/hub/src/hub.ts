@@ -2,6 +2,8 @@ import { UnavailableError, createIdFactory, hubNames, type Health, type HubNames
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { AuditLog } from './audit/audit-log.js';
+import { noAdmission } from './auth/authenticator.js';
+import { createCredentialsIssuer } from './auth/issuer.js';
 import { ChannelTable } from './core/channel-table.js';
 import type { HubContext } from './core/context.js';
 import { Deliverer } from './core/delivery.js';
@@ -55,6 +57,9 @@ export interface Hub {
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const opts = withDefaults(options);
   const expectations = createExpectationRegistry(opts.evaluators, opts.violationHandlers);
+  const names = hubNames(opts.prefix);
+  // Checked before connecting: a malformed signing key fails the start, not the first registration.
+  const issuer = opts.credentials === null ? null : createCredentialsIssuer(opts.credentials, names);
   const nc =
     opts.connection ??
     (await connect({
@@ -63,7 +68,6 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       noAsyncTraces: true,
       name: `hub-${opts.hubId}`,
     }));
-  const names = hubNames(opts.prefix);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
   const resources = await provision(nc, jsm, names, {
@@ -102,6 +106,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     lease: new Lease(resources.leases, jsm, names, opts.hubId),
     limits: opts.limits,
     counters: { quarantined: 0, deadLetters: 0, foreignWrites: 0 },
+    issuer,
+    // A hub that issues credentials admits nobody unless its operator says who may register.
+    authenticator: opts.authenticator ?? (issuer === null ? null : noAdmission()),
   };
   const hub = new HubInstance(ctx, opts, opts.connection === null);
   hub.startElection();

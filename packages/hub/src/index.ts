@@ -19,6 +19,9 @@
 export { startHub } from './hub.js';
 export type { Hub } from './hub.js';
 export type { HubOptions } from './options.js';
+export { API_KEY_SCHEME, NO_AUTH_SCHEME, apiKeyAuthenticator, openRegistration } from './auth/authenticator.js';
+export type { AdmissionRequest, ApiKeyAuthenticatorOptions, Authenticator } from './auth/authenticator.js';
+export type { CredentialsIssuerOptions } from './auth/issuer.js';
 export type { HubSnapshot, ChannelSnapshot } from './snapshot.js';
 export { createManualClock } from './manual-clock.js';
 export type { ManualClock } from './manual-clock.js';

@@ -1,6 +1,8 @@
 import { createDefaultAdapterRegistry, type AdapterRegistry } from '@ag2net/adapters';
 import { DEFAULT_PREFIX, newId } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { Authenticator } from './auth/authenticator.js';
+import type { CredentialsIssuerOptions } from './auth/issuer.js';
 import { systemClock, type Clock } from './clock.js';
 import { guardArbiter, ruleBasedArbiter, type HubArbiter } from './governance/arbiter.js';
 import type { ExpectationEvaluator } from './governance/evaluators.js';
@@ -54,11 +56,28 @@ export interface HubOptions {
    * defaults as `DEFAULT_OPERATOR_LIMITS` says (finite ceilings, no byte quotas).
    */
   readonly limits?: OperatorLimits;
+  /**
+   * Issue per-identity NATS credentials (a secured hub): `register` then requires the identity's `public_key` and
+   * answers a user JWT for it with that identity's permissions, `attach` and `renewCredentials` answer fresh ones.
+   * Absent (the default): the hub issues none, answers `credentials: null` and needs no key (a hub on a NATS without
+   * auth).
+   */
+  readonly credentials?: CredentialsIssuerOptions;
+  /**
+   * Who may register and attach (`openRegistration()`, `apiKeyAuthenticator({ keys })` or your own). Default: on a
+   * hub with `credentials`, nobody (every registration is refused with a message naming the options); on a hub
+   * without, AG2's default (scheme `none` only, `remote_agent` passports unchecked).
+   */
+  readonly authenticator?: Authenticator;
 }
 
-export type ResolvedHubOptions = Required<Omit<HubOptions, 'connection' | 'limits'>> & {
+export type ResolvedHubOptions = Required<
+  Omit<HubOptions, 'connection' | 'limits' | 'credentials' | 'authenticator'>
+> & {
   readonly connection: NatsConnection | null;
   readonly limits: ResolvedOperatorLimits;
+  readonly credentials: CredentialsIssuerOptions | null;
+  readonly authenticator: Authenticator | null;
 };
 
 export function withDefaults(options: HubOptions): ResolvedHubOptions {
@@ -81,5 +100,7 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     evaluators: options.evaluators ?? [],
     violationHandlers: options.violationHandlers ?? [],
     limits: operatorLimitsWithDefaults(options.limits),
+    credentials: options.credentials ?? null,
+    authenticator: options.authenticator ?? null,
   };
 }

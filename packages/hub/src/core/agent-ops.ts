@@ -9,6 +9,7 @@ import {
   effectiveKind,
   isTerminalTaskState,
   repr,
+  type IssuedCredentials,
   type Passport,
   type Resume,
   type Rule,
@@ -18,32 +19,58 @@ import { AuditKind, ResumeSource } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import { withinCeilings } from '../governance/operator-limits.js';
 import { ensureInboxConsumer, removeInbox } from '../nats/provision.js';
+import { storedAuth } from '../auth/authenticator.js';
 import type { HubContext } from './context.js';
+import { nameTakenError, type AgentRecord } from './registry.js';
 
-const REGISTRY_KEY = '\u0000registry';
+/** Serializes everything that adds, removes or issues for an identity: one registry-wide key. */
+export const REGISTRY_KEY = '\u0000registry';
+
+/** What `register` answers: the stored passport and, on a hub that issues them, the identity's credentials. */
+export interface Registered {
+  readonly passport: Passport;
+  readonly credentials: IssuedCredentials | null;
+}
 
 /**
- * Registers an identity (AG2's `register_identity`): checks the auth scheme, refuses a taken name, stamps the id
- * and registration time, stores passport, resume, rule and skill, and creates the agent's durable inbox. A
- * passport that carries the `agent_id` the name is already registered under is a retry and gets the same passport.
+ * Registers an identity (AG2's `register_identity`): admits it (the hub's authenticator checks the passport's auth
+ * block), refuses a taken name, stamps the id and registration time, stores passport, resume, rule, skill and public
+ * key, and creates the agent's durable inbox. The claim is never stored: the passport keeps the scheme and the
+ * token's fingerprint (`storedAuth`). On a hub that issues credentials, `public_key` is required and the answer
+ * carries a JWT for it.
+ *
+ * A retry is answered with the same identity (and, on a secured hub, a fresh JWT): a passport that names the
+ * `agent_id` its name is registered under, or on a secured hub the same name with the registered public key. The
+ * same name with another key is `name_taken`, whatever the passport says.
  */
-export async function register(ctx: HubContext, req: HubRequestParsed<'register'>): Promise<Passport> {
+export async function register(ctx: HubContext, req: HubRequestParsed<'register'>): Promise<Registered> {
   const { passport } = req;
-  if (effectiveKind(passport) !== 'remote_agent' && passport.auth.scheme !== 'none') {
-    throw new AuthError(`unknown auth scheme: ${repr(passport.auth.scheme)}`);
+  const publicKey = ctx.issuer === null ? null : req.public_key;
+  if (ctx.issuer !== null && publicKey === null) {
+    throw new InvalidRequestError(
+      "this hub issues credentials: register needs public_key, the nkey user public key of the identity's key pair",
+    );
   }
+  await admit(ctx, passport.name, passport);
+  const auth = storedAuth(passport.auth);
   return ctx.serial.run(REGISTRY_KEY, async () => {
     const existingId = ctx.registry.idForName(passport.name);
-    if (existingId !== null && existingId === passport.agent_id) {
-      const known = ctx.registry.require(existingId).passport;
-      await auditRegistered(ctx, known);
-      return known;
+    if (existingId !== null) {
+      const known = ctx.registry.require(existingId);
+      if (!isRetry(known, passport.agent_id, publicKey)) throw nameTakenError(passport.name, existingId);
+      await auditRegistered(ctx, known.passport);
+      return { passport: known.passport, credentials: await issueFor(ctx, known) };
     }
-    if (passport.agent_id !== null && existingId === null && ctx.registry.get(passport.agent_id) !== undefined) {
+    if (passport.agent_id !== null && ctx.registry.get(passport.agent_id) !== undefined) {
       throw new ProtocolError(`agent_id ${repr(passport.agent_id)} is already registered under another name`);
     }
     const nowMs = ctx.clock.now();
-    const stamped: Passport = { ...passport, agent_id: passport.agent_id ?? ctx.ids(nowMs), created_at: isoAt(nowMs) };
+    const stamped: Passport = {
+      ...passport,
+      auth,
+      agent_id: passport.agent_id ?? ctx.ids(nowMs),
+      created_at: isoAt(nowMs),
+    };
     const record = await ctx.registry.add({
       passport: stamped,
       // `observed` is the hub's to write, from what it sees the agent do.
@@ -51,12 +78,52 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
       // The operator's ceilings hold: an agent's own rule can only be stricter.
       rule: withinCeilings(req.rule ?? defaultRule(), ctx.limits),
       skill: req.skill_md,
+      publicKey,
     });
     await ensureInboxConsumer(ctx.jsm, ctx.names, stamped.agent_id ?? '', ctx.inboxAckWaitMs);
     ctx.logger.info({ agentId: stamped.agent_id, name: stamped.name }, 'agent registered');
     await auditRegistered(ctx, record.passport);
-    return record.passport;
+    return { passport: record.passport, credentials: await issueFor(ctx, record) };
   });
+}
+
+/**
+ * Whether a registration of a taken name is a retry by its holder. Unsecured: the passport names the registered id.
+ * Secured: the public key is the registered one (only its holder can use what the hub issues for it), and an id, if
+ * the passport names one, is the registered id.
+ */
+function isRetry(known: AgentRecord, agentId: string | null, publicKey: string | null): boolean {
+  const id = known.passport.agent_id;
+  if (publicKey === null) return agentId !== null && agentId === id;
+  return known.publicKey === publicKey && (agentId === null || agentId === id);
+}
+
+/**
+ * Lets the hub's authenticator decide whether `name` may have an identity. Without one (a hub that issues no
+ * credentials and was given none), AG2's default: scheme `none` only, and `remote_agent` passports unchecked.
+ */
+export async function admit(ctx: HubContext, name: string, passport: Pick<Passport, 'auth' | 'kind'>): Promise<void> {
+  if (ctx.authenticator !== null) {
+    await ctx.authenticator.admit({ name, auth: passport.auth });
+    return;
+  }
+  if (effectiveKind(passport) !== 'remote_agent' && passport.auth.scheme !== 'none') {
+    throw new AuthError(`unknown auth scheme: ${repr(passport.auth.scheme)}`);
+  }
+}
+
+/** Fresh credentials for a registered identity's key; `null` on a hub that issues none. */
+export async function issueFor(ctx: HubContext, record: AgentRecord): Promise<IssuedCredentials | null> {
+  if (ctx.issuer === null) return null;
+  const id = record.passport.agent_id ?? '';
+  if (record.publicKey === null) {
+    throw new AccessDeniedError(
+      `agent ${repr(record.passport.name)} was registered without a public key and cannot get credentials: unregister it and register again`,
+    );
+  }
+  const credentials = await ctx.issuer.issue(id, record.publicKey);
+  ctx.logger.info({ agentId: id, expiresAt: credentials.expires_at }, 'credentials issued');
+  return credentials;
 }
 
 /** The record of a registration; a retried register publishes it again under the same id, stored once. */

@@ -3,6 +3,8 @@ import type { HubNames, IdFactory } from '@ag2net/protocol';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { CredentialsIssuer } from '../auth/issuer.js';
 import type { Clock } from '../clock.js';
 import type { HubArbiter } from '../governance/arbiter.js';
 import type { ExpectationRegistry } from '../governance/expectation-registry.js';
@@ -61,6 +63,10 @@ export interface HubContext {
   readonly limits: ResolvedOperatorLimits;
   /** Counts of what the hub refused to fold or deliver, since it started; reported by `health`. */
   readonly counters: HubCounters;
+  /** Issues identities their NATS credentials; `null` on a hub that issues none (NATS without auth). */
+  readonly issuer: CredentialsIssuer | null;
+  /** Who may register and attach; `null`: AG2's default (scheme `none`, `remote_agent` unchecked), unsecured only. */
+  readonly authenticator: Authenticator | null;
 }
 
 /** Counters the hub reports in `health` (and, later, as metrics). */

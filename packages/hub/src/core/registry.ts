@@ -4,6 +4,7 @@ import {
   ErrorReason,
   ProtocolError,
   ResumeSchema,
+  UserPublicKeySchema,
   defaultRule,
   effectiveKind,
   repr,
@@ -14,7 +15,7 @@ import {
 } from '@ag2net/protocol';
 import { StoredRuleSchema } from '@ag2net/protocol/internal';
 import type { KV, KvEntry } from '@nats-io/kv';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { parseJson } from './parse-json.js';
 import type { Quarantine } from './quarantined-record.js';
 
@@ -24,6 +25,11 @@ export interface AgentRecord {
   resume: Resume;
   rule: Rule;
   skill: string | null;
+  /**
+   * The nkey user public key the identity registered with, which its credentials are issued for; `null` for an
+   * identity registered on a hub that issued no credentials.
+   */
+  publicKey: string | null;
 }
 
 /** Filters of `list`. */
@@ -35,7 +41,10 @@ export interface ListAgentsFilter {
   readonly limit: number;
 }
 
-const PARTS = ['passport', 'resume', 'rule', 'skill'] as const;
+const PARTS = ['passport', 'resume', 'rule', 'skill', 'nkey'] as const;
+
+/** The stored `<agent_id>.nkey` part: the public key the identity's credentials are issued for. */
+const StoredKeySchema = z.strictObject({ public_key: UserPublicKeySchema });
 /** How many agents `load` reads at once. */
 const LOAD_WINDOW = 32;
 
@@ -54,7 +63,7 @@ export class AgentRegistry {
   }
 
   /**
-   * Rebuilds the index from KV. An agent whose passport, resume or rule does not parse, or whose passport names
+   * Rebuilds the index from KV (keys `<agent_id>.passport`, `.resume`, `.rule`, `.skill`, `.nkey`). An agent whose passport, resume or rule does not parse, or whose passport names
    * another id than its key, is quarantined and left out whole: serving it with a default rule could widen what it
    * may do. Agents are read a window at a time, each with its four gets in flight together (one round trip each in
    * turn would make a cold start grow by four round trips per agent).
@@ -77,7 +86,7 @@ export class AgentRegistry {
 
   /** One agent's record from KV, or `null` when it has no valid passport or a part is quarantined. */
   async #loadOne(id: string, quarantine: Quarantine): Promise<AgentRecord | null> {
-    const [passportEntry, resumeEntry, ruleEntry, skillEntry] = await Promise.all(
+    const [passportEntry, resumeEntry, ruleEntry, skillEntry, keyEntry] = await Promise.all(
       PARTS.map((part) => this.kv.get(`${id}.${part}`)),
     );
     const passport = parsePart(passportEntry, PassportSchema, quarantine);
@@ -93,13 +102,16 @@ export class AgentRegistry {
     }
     const resume = parsePart(resumeEntry, ResumeSchema, quarantine);
     const rule = parsePart(ruleEntry, StoredRuleSchema, quarantine);
-    if (resume === 'invalid' || rule === 'invalid') return null;
+    // A malformed key leaves the agent out too: issuing for a key nobody registered would hand out its identity.
+    const key = parsePart(keyEntry, StoredKeySchema, quarantine);
+    if (resume === 'invalid' || rule === 'invalid' || key === 'invalid') return null;
     return {
       passport: passport.value,
       resume: resume?.value ?? ResumeSchema.parse({}),
       rule: rule?.value ?? defaultRule(),
       skill:
         skillEntry !== null && skillEntry !== undefined && skillEntry.operation === 'PUT' ? skillEntry.string() : null,
+      publicKey: key?.value.public_key ?? null,
     };
   }
 
@@ -115,12 +127,9 @@ export class AgentRegistry {
     const id = record.passport.agent_id;
     if (id === null) throw new TypeError('passport must be stamped before it is added');
     const existing = this.#byName.get(record.passport.name);
-    if (existing !== undefined && existing !== id) {
-      throw new ProtocolError(
-        `name ${repr(record.passport.name)} already registered (agent_id=${existing}); unregister it before re-registering.`,
-        { details: { reason: ErrorReason.NameTaken, agent_id: existing } },
-      );
-    }
+    if (existing !== undefined && existing !== id) throw nameTakenError(record.passport.name, existing);
+    // The key goes first: a crash before the passport leaves a key nobody loads, never a passport without its key.
+    if (record.publicKey !== null) await this.kv.put(`${id}.nkey`, JSON.stringify({ public_key: record.publicKey }));
     await this.kv.put(`${id}.passport`, JSON.stringify(record.passport));
     await this.kv.put(`${id}.resume`, JSON.stringify(record.resume));
     await this.kv.put(`${id}.rule`, JSON.stringify(record.rule));
@@ -203,6 +212,14 @@ export class AgentRegistry {
   all(): AgentRecord[] {
     return [...this.#byId.values()].sort((a, b) => compareIds(a.passport.agent_id, b.passport.agent_id));
   }
+}
+
+/** `register` of a name another identity holds: `protocol_error`, reason `name_taken` (AG2's message). */
+export function nameTakenError(name: string, holderId: string): ProtocolError {
+  return new ProtocolError(
+    `name ${repr(name)} already registered (agent_id=${holderId}); unregister it before re-registering.`,
+    { details: { reason: ErrorReason.NameTaken, agent_id: holderId } },
+  );
 }
 
 /** Claimed and observed capabilities of a resume. */

@@ -1,0 +1,120 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AuthError, repr, type AuthBlock } from '@ag2net/protocol';
+
+/** The auth scheme of AG2's `ApiKeyAuth`: the passport's `auth.claim.token` is the identity's API key. */
+export const API_KEY_SCHEME = 'api_key';
+/** The auth scheme of AG2's `NoAuth`. */
+export const NO_AUTH_SCHEME = 'none';
+
+/** What an authenticator is asked to admit: the name the party registers (or attaches) under and its auth block. */
+export interface AdmissionRequest {
+  readonly name: string;
+  readonly auth: AuthBlock;
+}
+
+/**
+ * Decides who may register (and attach) on a hub: AG2's `AuthAdapter`, as one object for the hub. `admit` resolves
+ * when the party may have an identity under `name`, and rejects with `AuthError` (`auth_failed`) otherwise; any other
+ * rejection is the authenticator's own failure and is answered `internal`. The hub never stores nor returns the
+ * claim it checked.
+ */
+export interface Authenticator {
+  /** The auth schemes this authenticator accepts, for messages and logs. */
+  readonly schemes: readonly string[];
+  admit(request: AdmissionRequest): Promise<void>;
+}
+
+/**
+ * Anyone may register: accepts the `none` scheme (the default auth block), refuses any other scheme as AG2's default
+ * registry does ("unknown auth scheme: 'x'"). Configure it only where every process that can reach the hub may have
+ * an identity.
+ */
+export function openRegistration(): Authenticator {
+  return {
+    schemes: [NO_AUTH_SCHEME],
+    admit: ({ auth }) => {
+      if (auth.scheme !== NO_AUTH_SCHEME) throw new AuthError(`unknown auth scheme: ${repr(auth.scheme)}`);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Options of `apiKeyAuthenticator`. */
+export interface ApiKeyAuthenticatorOptions {
+  /** API keys by identity name. */
+  readonly keys?: Readonly<Record<string, string>>;
+  /**
+   * Looks up the key of a name that `keys` lacks (a secrets store, say); `null` when the name has none. Consulted
+   * only when `keys` has no entry for the name.
+   */
+  readonly resolver?: (name: string) => Promise<string | null>;
+}
+
+/**
+ * AG2's `ApiKeyAuth`: the passport's auth block must be `{ scheme: 'api_key', claim: { token } }` with the key
+ * registered for its name (`keys[name]`, else `resolver(name)`). Errors, all `auth_failed` with AG2's messages:
+ * "api_key claim missing required string field 'token'", "no api_key registered for 'x'", "api_key mismatch for 'x'".
+ * Keys are compared in constant time (SHA-256 of each, then `timingSafeEqual`), so neither the length nor a prefix of
+ * the expected key leaks through the answer time. Another scheme is refused naming the one this hub accepts.
+ */
+export function apiKeyAuthenticator(options: ApiKeyAuthenticatorOptions = {}): Authenticator {
+  const keys = new Map(Object.entries(options.keys ?? {}));
+  const resolver = options.resolver;
+  return {
+    schemes: [API_KEY_SCHEME],
+    admit: async ({ name, auth }) => {
+      if (auth.scheme !== API_KEY_SCHEME) {
+        throw new AuthError(
+          `auth scheme ${repr(auth.scheme)} is not accepted by this hub: register with scheme 'api_key' and claim { token }`,
+        );
+      }
+      const token = tokenOf(auth);
+      if (token === null || token === '') {
+        throw new AuthError("api_key claim missing required string field 'token'");
+      }
+      const expected = keys.get(name) ?? (resolver === undefined ? null : await resolver(name));
+      if (expected === null || expected === undefined) throw new AuthError(`no api_key registered for ${repr(name)}`);
+      if (!timingSafeEqual(sha256(token), sha256(expected))) throw new AuthError(`api_key mismatch for ${repr(name)}`);
+    },
+  };
+}
+
+/**
+ * What a secured hub with no authenticator configured does: refuses every registration, naming the two ways to
+ * configure one. Issuing credentials to anyone who asks must be a decision, never a default.
+ */
+export function noAdmission(): Authenticator {
+  return {
+    schemes: [],
+    admit: () =>
+      Promise.reject(
+        new AuthError(
+          'this hub admits no registrations: its operator configures API keys (hub-service --api-keys) or open registration (--open-registration)',
+        ),
+      ),
+  };
+}
+
+/** The claim's `token` when it is a string, else `null`. */
+export function tokenOf(auth: AuthBlock): string | null {
+  const token = auth.claim['token'];
+  return typeof token === 'string' ? token : null;
+}
+
+/**
+ * The auth block the hub keeps and shows for a presented one: the scheme, issuer and audience as given, no claim,
+ * and `key_fingerprint` = the first 16 hex characters of the SHA-256 of the claim's token (`null` without a token),
+ * which tells two keys apart without revealing either.
+ */
+export function storedAuth(auth: AuthBlock): AuthBlock {
+  const token = tokenOf(auth);
+  return {
+    ...auth,
+    claim: {},
+    key_fingerprint: token === null ? null : sha256(token).toString('hex').slice(0, 16),
+  };
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
