@@ -288,10 +288,10 @@ describe('attacks refused by NATS leave the WAL, the inboxes and KV unchanged', 
     expect(await storeState(admin, names)).toEqual(settled);
   });
 
-  it('the registrant calling anything but register and health', async () => {
+  it('the registrant calling anything but register, attach and health', async () => {
     const as: Identity = { id: 'registrant', nc: registrant, violations: registrantViolations };
     for (const op of HUB_OP_NAMES) {
-      if (op === 'register' || op === 'health') continue;
+      if (op === 'register' || op === 'attach' || op === 'health') continue;
       await refusedRequest(as, names.rpc(op), {});
       await refusedRequest(as, names.rpc(op, bob.id), { channel_id: channelId });
     }

@@ -72,9 +72,9 @@ describe('hubServicePermissions', () => {
 });
 
 describe('registrant and operator', () => {
-  it('the registrant may only register and ask for health', () => {
+  it('the registrant may only register, attach and ask for health', () => {
     expect(registrantPermissions(names)).toEqual({
-      pub: { allow: ['acme.hub.v1.register', 'acme.hub.v1.health'], deny: [] },
+      pub: { allow: ['acme.hub.v1.register', 'acme.hub.v1.attach', 'acme.hub.v1.health'], deny: [] },
       sub: { allow: ['_REGISTRANT_INBOX_acme.>'], deny: [] },
     });
   });

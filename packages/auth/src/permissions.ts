@@ -77,10 +77,13 @@ export function identityPermissions(names: HubNames, agentId: string): UserPermi
   };
 }
 
-/** The registrant: may call `register` and `health` and read the replies, nothing else. */
+/**
+ * The registrant: may call `register`, `attach` (fresh credentials for an identity whose JWT lapsed, which cannot
+ * connect to renew) and `health`, and read the replies, nothing else.
+ */
 export function registrantPermissions(names: HubNames): UserPermissions {
   return {
-    pub: { allow: [names.rpc('register'), names.rpc('health')], deny: [] },
+    pub: { allow: [names.rpc('register'), names.rpc('attach'), names.rpc('health')], deny: [] },
     sub: { allow: [`${registrantInboxPrefix(names)}.>`], deny: [] },
   };
 }
