@@ -99,6 +99,7 @@ function hubStreams(names: HubNames): { streams: string[]; buckets: string[] } {
     names.tasksBucket,
     names.cursorsBucket,
     names.leasesBucket,
+    names.snapshotsBucket,
     names.turnLocksBucket,
   ];
   return { streams: [names.walStream, names.inboxStream, names.auditStream], buckets };

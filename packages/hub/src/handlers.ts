@@ -14,6 +14,7 @@ import {
 import { postEnvelope } from './core/admission.js';
 import { attach, renewCredentials } from './auth/credential-ops.js';
 import type { HubContext } from './core/context.js';
+import { attached } from './snapshots/attach.js';
 import { pageBudget, pageOf } from './core/paging.js';
 import { createChannel } from './core/create-channel.js';
 import type { HubHandlers } from './rpc-server.js';
@@ -81,7 +82,7 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     findEnvelopeByCausation: async (req, caller) => ({ envelope: await findByCausation(ctx, caller, req) }),
     canSend: (req, caller) => ({ allowed: canSend(ctx, caller, req) }),
     pendingTurnsFor: (_req, caller) => ({ turns: pendingTurnsFor(ctx, caller) }),
-    adapterState: (req) => ({ state: ctx.channels.require(req.channel_id).state }),
+    adapterState: async (req) => ({ state: (await attached(ctx, ctx.channels.require(req.channel_id))).state }),
     health: () => health(),
     observeTask: async (req, caller) => ({ task: await observeTask(ctx, caller, req.task) }),
     updateTask: async (req, caller) => ({ task: await updateTask(ctx, caller, req) }),

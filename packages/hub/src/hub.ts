@@ -22,6 +22,7 @@ import { withDefaults, type HubOptions, type ResolvedHubOptions } from './option
 import { RpcServer } from './rpc-server.js';
 import { KeyedSerial } from '@ag2net/protocol/internal';
 import { snapshotOf, type HubSnapshot } from './snapshot.js';
+import { SNAPSHOT_IDLE_MS, SnapshotStore } from './snapshots/store.js';
 import { sweep } from './sweep.js';
 import { TaskTable } from './tasks/task-table.js';
 
@@ -77,6 +78,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   const logger = opts.logger.child({ hubId: opts.hubId });
   const ids = createIdFactory();
+  const serial = new KeyedSerial();
+  const channels = new ChannelTable(resources.channels);
+  const lease = new Lease(resources.leases, jsm, names, opts.hubId);
   const ctx: HubContext = {
     nc,
     js,
@@ -84,14 +88,14 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     names,
     resources,
     registry: new AgentRegistry(resources.agents),
-    channels: new ChannelTable(resources.channels),
+    channels,
     adapters: opts.adapters,
     clock: opts.clock,
     logger,
     ids,
     writer: new WalWriter(js, jsm, names),
     reader: new WalReader(js, jsm, names),
-    serial: new KeyedSerial(),
+    serial,
     waiters: new ChannelWaiters(),
     inviteAckTimeoutMs: opts.inviteAckTimeoutMs,
     inboxAckWaitMs: opts.inboxAckWaitMs,
@@ -103,9 +107,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     rateLimiter: new RateLimiter(),
     audit: new AuditLog(js, jsm, names, opts.clock, ids, logger),
     tasks: new TaskTable(resources.tasks),
-    lease: new Lease(resources.leases, jsm, names, opts.hubId),
+    lease,
     limits: opts.limits,
     counters: { quarantined: 0, deadLetters: 0, foreignWrites: 0 },
+    snapshots: new SnapshotStore(resources.snapshots, { serial, channels, mayWrite: () => lease.holds(), logger }),
     issuer,
     // A hub that issues credentials admits nobody unless its operator says who may register.
     authenticator: opts.authenticator ?? (issuer === null ? null : noAdmission()),
@@ -251,6 +256,7 @@ class HubInstance implements Hub {
       await this.ctx.nc.flush();
       phase = 'serving';
       this.#startSweeper();
+      this.#timers.push(setInterval(() => this.ctx.snapshots.flushIdle(), SNAPSHOT_IDLE_MS / 2));
       this.#role = 'active';
       this.ctx.logger.info({ epoch, term }, 'active');
       for (const resolve of this.#activeWaiters.splice(0)) resolve();
@@ -348,6 +354,8 @@ class HubInstance implements Hub {
       }
     };
     await step('rpc', () => this.#rpc.stop());
+    // While the lease still holds, every channel's snapshot catches up, so that the successor's hydrate is short.
+    if (this.ctx.lease.holds()) this.ctx.snapshots.flushIdle(0);
     await step('serial', () => this.ctx.serial.idle());
     await step('delivery', () => this.#deliverer.stop());
     this.ctx.waiters.abort(new UnavailableError('the hub stepped down; retry'));

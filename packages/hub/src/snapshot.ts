@@ -1,5 +1,6 @@
 import type { AdapterState } from '@ag2net/adapters';
-import type { ChannelMetadata } from '@ag2net/protocol';
+import { isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
+import type { ChannelRuntime } from './core/channel-runtime.js';
 import type { HubContext } from './core/context.js';
 import { factsSnapshot } from './governance/facts.js';
 
@@ -11,18 +12,39 @@ import { factsSnapshot } from './governance/facts.js';
 export function snapshotOf(ctx: HubContext): HubSnapshot {
   return {
     agents: ctx.registry.all().map((r) => ({ passport: r.passport, resume: r.resume, rule: r.rule, skill: r.skill })),
-    channels: ctx.channels.all().map((rt) => ({
-      metadata: rt.metadata,
-      state: rt.state,
-      last_stream_seq: rt.lastStreamSeq,
-      stream_seqs: [...rt.streamSeqs],
-      envelope_ids: [...rt.envelopeIds.entries()].map(([id, ref]) => [id, ref.sequence, ref.createdAt] as const),
-      causation: [...rt.causation.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-      closing_at: rt.closingAt,
-      facts: factsSnapshot(rt.facts),
-    })),
+    channels: ctx.channels.all().map((rt) => (isTerminalChannelState(rt.metadata.state) ? endedOf(rt) : channelOf(rt))),
     inbox_pending: ctx.inboxes.snapshot(),
     tasks: ctx.tasks.all(),
+  };
+}
+
+function channelOf(rt: ChannelRuntime): ChannelSnapshot {
+  return {
+    metadata: rt.metadata,
+    state: rt.state,
+    last_stream_seq: rt.lastStreamSeq,
+    stream_seqs: [...rt.streamSeqs],
+    envelope_ids: [...rt.envelopeIds.entries()].map(([id, ref]) => [id, ref.sequence, ref.createdAt] as const),
+    causation: [...rt.causation.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    closing_at: rt.closingAt,
+    facts: factsSnapshot(rt.facts),
+  };
+}
+
+/**
+ * An ended channel as the hub keeps it: its metadata only, whether it is still in memory or detached (its state is
+ * in its final snapshot, see `attached`), so that a hub that hydrated and the live one compare equal.
+ */
+function endedOf(rt: ChannelRuntime): ChannelSnapshot {
+  return {
+    metadata: rt.metadata,
+    state: null,
+    last_stream_seq: 0,
+    stream_seqs: [],
+    envelope_ids: [],
+    causation: [],
+    closing_at: null,
+    facts: {},
   };
 }
 

@@ -23,6 +23,7 @@ import {
 import { deniedError, type Party } from '../governance/arbiter.js';
 import { countsTowardInbox, recipientsOfSubstantive } from '../governance/inbox-counters.js';
 import { inboxPending } from '../governance/inbox-depth.js';
+import { attached } from '../snapshots/attach.js';
 import { afterTaskEvent, checkTaskEvent } from '../tasks/task-events.js';
 import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
@@ -58,8 +59,10 @@ export async function postEnvelope(ctx: HubContext, callerId: string, envelope: 
 }
 
 async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope): Promise<PostAck> {
-  const previous = envelope.envelope_id === '' ? undefined : rt.envelopeIds.get(envelope.envelope_id);
-  if (previous !== undefined) return retriedAck(ctx, rt, envelope, previous);
+  // An ended channel's ids are in its final snapshot: a retry of its last posts still gets the original ack.
+  const known = await attached(ctx, rt);
+  const previous = envelope.envelope_id === '' ? undefined : known.envelopeIds.get(envelope.envelope_id);
+  if (previous !== undefined) return retriedAck(ctx, known, envelope, previous);
   const { adapter, metadata } = rt;
   checkChannelAccepts(rt, envelope);
   if (adapter === null || rt.state === null) {

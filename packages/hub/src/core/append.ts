@@ -1,5 +1,7 @@
 import {
   ConflictError,
+  EV_CHANNEL_CLOSED,
+  EV_CHANNEL_EXPIRED,
   ProtocolError,
   UnavailableError,
   isTerminalChannelState,
@@ -158,16 +160,23 @@ export function recordAppended(
   streamSeq: number,
 ): InboxPressure[] {
   applyAppended(rt, envelope, streamSeq);
-  return ctx.inboxes.count(envelope, rt.metadata, (id) => {
+  const pressure = ctx.inboxes.count(envelope, rt, (id) => {
     const inbox = ctx.registry.get(id)?.rule.limits.inbox;
     return inbox === undefined ? null : { maxPending: inbox.max_pending, highWater: inbox.high_water };
   });
+  // An ended channel no longer counts in anyone's inbox (see `InboxCounters`): the same live and on hydrate.
+  if (envelope.event_type === EV_CHANNEL_CLOSED || envelope.event_type === EV_CHANNEL_EXPIRED) {
+    ctx.inboxes.release(rt.inboxAdmitted);
+    rt.inboxAdmitted.clear();
+  }
+  return pressure;
 }
 
 function record(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
   for (const { agentId, pending } of recordAppended(ctx, rt, envelope, streamSeq)) {
     ctx.logger.warn({ agentId, pending }, 'inbox pressure');
   }
+  ctx.snapshots.afterAppend(rt);
 }
 
 /**

@@ -17,6 +17,7 @@ import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { causationKey } from './channel-runtime.js';
 import type { HubContext } from './context.js';
+import { attached } from '../snapshots/attach.js';
 import { beginCloseLocked } from './lifecycle.js';
 import { jsonBytes, pageBudget, pageOf, type Page } from './paging.js';
 
@@ -73,7 +74,7 @@ export async function readWal(
   callerId: string,
   req: HubRequestParsed<'readWal'>,
 ): Promise<HubResponse<'readWal'>> {
-  const rt = ctx.channels.require(req.channel_id);
+  const rt = await attached(ctx, ctx.channels.require(req.channel_id));
   requireParticipant(rt, callerId);
   const last = rt.streamSeqs.length;
   const until = Math.min(req.until ?? last, last);

@@ -1,6 +1,7 @@
 import type { AdapterState, ChannelAdapter } from '@ag2net/adapters';
 import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import { foldFacts, newFacts, type ChannelFacts } from '../governance/facts.js';
+import { isLifecycleEvent } from '../snapshots/lifecycle-events.js';
 import { RecentWindow } from './recent-window.js';
 
 /** What the hub keeps in memory for one channel; all of it is derivable from KV metadata and the channel's WAL. */
@@ -26,6 +27,18 @@ export interface ChannelRuntime {
   lastCreatedAt: string;
   /** What expectation evaluators read, kept up to date here so that sweeps never read the log. */
   readonly facts: ChannelFacts;
+  /**
+   * The channel's handshake and lifecycle envelopes in log order (at most one per participant and event): folding
+   * them again corrects metadata that lags the log, which is how a snapshot restores it.
+   */
+  readonly lifecycle: Envelope[];
+  /** Per agent: how many envelopes of this channel count in its inbox's pending count (released when it ends). */
+  readonly inboxAdmitted: Map<string, number>;
+  /**
+   * True for an ended channel whose adapter state and indexes are not in memory but in its final snapshot (see
+   * `attached`): only its metadata is here. Ended channels are never folded again, on hydrate or live.
+   */
+  readonly detached: boolean;
 }
 
 /** Where an admitted envelope is. */
@@ -64,7 +77,15 @@ export function newRuntime(
     closingAt: null,
     lastCreatedAt: '',
     facts: newFacts(),
+    lifecycle: [],
+    inboxAdmitted: new Map(),
+    detached: false,
   };
+}
+
+/** The runtime of an ended channel whose state lives in its final snapshot: metadata only. */
+export function detachedRuntime(metadata: ChannelMetadata, adapter: ChannelAdapter | null): ChannelRuntime {
+  return { ...newRuntime(metadata, adapter, null), detached: true };
 }
 
 /**
@@ -84,4 +105,5 @@ export function applyAppended(rt: ChannelRuntime, envelope: Envelope, streamSeq:
     rt.causation.set(causationKey(envelope.sender_id, envelope.causation_id), envelope.envelope_id);
   if (rt.adapter !== null && rt.state !== null) rt.state = rt.adapter.fold(envelope, rt.state);
   foldFacts(rt, envelope);
+  if (isLifecycleEvent(envelope.event_type)) rt.lifecycle.push(envelope);
 }

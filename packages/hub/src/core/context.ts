@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import type { HubResources } from '../nats/provision.js';
 import type { WalReader, WalWriter } from '../nats/wal.js';
 import type { Lease } from '../lease.js';
+import type { SnapshotStore } from '../snapshots/store.js';
 import type { KeyedSerial } from '@ag2net/protocol/internal';
 import type { TaskTable } from '../tasks/task-table.js';
 import type { ChannelTable } from './channel-table.js';
@@ -63,6 +64,8 @@ export interface HubContext {
   readonly limits: ResolvedOperatorLimits;
   /** Counts of what the hub refused to fold or deliver, since it started; reported by `health`. */
   readonly counters: HubCounters;
+  /** Per-channel snapshots of folded state, from which hydrate starts and ended channels are served. */
+  readonly snapshots: SnapshotStore;
   /** Issues identities their NATS credentials; `null` on a hub that issues none (NATS without auth). */
   readonly issuer: CredentialsIssuer | null;
   /** Who may register and attach; `null`: AG2's default (scheme `none`, `remote_agent` unchecked), unsecured only. */

@@ -12,6 +12,7 @@ import {
   type EnvelopeInput,
   CloseReason,
 } from '@ag2net/protocol';
+import { detachEnded } from '../snapshots/attach.js';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
 import { appendUnlessDone } from './append.js';
 import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
@@ -95,4 +96,5 @@ export async function finishCloseLocked(ctx: HubContext, rt: ChannelRuntime): Pr
   ctx.waiters.ended(rt.metadata);
   ctx.logger.info({ channelId: rt.metadata.channel_id, reason, state: rt.metadata.state }, 'channel ended');
   await expireTasksOfChannel(ctx, rt.metadata.channel_id);
+  await detachEnded(ctx, rt);
 }

@@ -1,5 +1,11 @@
 import { EnvelopeSchema, WalHeader, formatIssues, type Envelope, type HubNames } from '@ag2net/protocol';
-import { DeliverPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type StoredMsg,
+} from '@nats-io/jetstream';
 import { reasonOf } from './quarantine.js';
 
 /** A WAL message as stored, before anything is trusted about it. */
@@ -49,6 +55,56 @@ export async function* scanWal(
     messages.stop();
     await consumer.delete().catch(() => undefined);
   }
+}
+
+/**
+ * The last WAL message on `subject` (one channel's), read from the stream leader, or `null` when the channel has none.
+ */
+export async function lastWalMessage(
+  jsm: JetStreamManager,
+  names: HubNames,
+  subject: string,
+): Promise<RawWalMessage | null> {
+  const m = await jsm.streams.getMessage(names.walStream, { last_by_subj: subject });
+  return m === null ? null : storedRawOf(m);
+}
+
+/** The WAL message at a stream sequence (whatever its subject), or `null`. */
+export async function walMessageAt(
+  jsm: JetStreamManager,
+  names: HubNames,
+  streamSeq: number,
+): Promise<RawWalMessage | null> {
+  const m = await jsm.streams.getMessage(names.walStream, { seq: streamSeq });
+  return m === null ? null : storedRawOf(m);
+}
+
+/**
+ * `scanWal` for a short range of one subject: one leader read per message (`next_by_subj`), no consumer to create,
+ * which is cheaper for the few envelopes after a channel's snapshot.
+ */
+export async function* getWalRange(
+  jsm: JetStreamManager,
+  names: HubNames,
+  options: ScanOptions,
+): AsyncGenerator<RawWalMessage> {
+  for (let seq = options.fromStreamSeq; seq <= options.toStreamSeq;) {
+    const query: { seq: number; next_by_subj: string } = { seq, next_by_subj: options.subject };
+    const m = await jsm.streams.getMessage(names.walStream, query);
+    if (m === null || m.seq > options.toStreamSeq) return;
+    yield storedRawOf(m);
+    seq = m.seq + 1;
+  }
+}
+
+function storedRawOf(m: StoredMsg): RawWalMessage {
+  return {
+    subject: m.subject,
+    streamSeq: m.seq,
+    data: m.string(),
+    epoch: m.header.get(WalHeader.Epoch) || null,
+    sequence: m.header.get(WalHeader.Sequence) || null,
+  };
 }
 
 function rawOf(m: JsMsg): RawWalMessage {

@@ -15,6 +15,12 @@ export interface InboxPressure {
   readonly pending: number;
 }
 
+/** The channel an envelope was admitted to: its participants, and its own per-agent tally (see `release`). */
+export interface CountedChannel {
+  readonly metadata: ChannelMetadata;
+  readonly inboxAdmitted: Map<string, number>;
+}
+
 /** Reads an agent's inbox limits: `max_pending` and `high_water`, or `null` for an agent that is not registered. */
 export type InboxLimitsOf = (agentId: string) => { maxPending: number; highWater: number | null } | null;
 
@@ -35,10 +41,19 @@ export type ReadInboxDepth = (agentId: string) => Promise<number>;
  *
  * The estimate is `admitted − consumed`. It only errs high between refreshes (acks since the last one are unseen),
  * so a check that finds it at or past the high-water mark asks the consumer before refusing anything.
+ *
+ * Only open channels count: when a channel ends, what it admitted to each agent is released (`release`), so the
+ * counts do not grow with history and a hub that hydrates only open channels folds the same counts. What an ended
+ * channel left unread in an inbox is then unseen, so a released agent is *unverified*: its next check asks its
+ * consumer whatever the estimate says. A hub that hydrates marks every agent unverified (`distrustAll`).
  */
 export class InboxCounters {
   readonly #admitted = new Map<string, number>();
   readonly #consumed = new Map<string, number>();
+  /** Agents whose estimate may be low since a channel of theirs ended (see the class comment). */
+  readonly #unverified = new Set<string>();
+  /** After `distrustAll`: every agent is unverified until it is asked; these were asked since. */
+  #askedSinceDistrust: Set<string> | null = null;
 
   /** The agent's estimated pending count. */
   get(agentId: string): number {
@@ -51,7 +66,7 @@ export class InboxCounters {
    */
   async pending(agentId: string, refreshAt: number, readDepth: ReadInboxDepth): Promise<number> {
     const estimate = this.get(agentId);
-    if (estimate < refreshAt) return estimate;
+    if (estimate < refreshAt && !this.#isUnverified(agentId)) return estimate;
     const admittedBefore = this.#admitted.get(agentId) ?? 0;
     let depth: number;
     try {
@@ -61,6 +76,7 @@ export class InboxCounters {
     }
     // Envelopes admitted while the request was out are not in `depth` yet, or are: either way they stay counted.
     this.#consumed.set(agentId, Math.max(0, admittedBefore - depth));
+    this.#verified(agentId);
     return this.get(agentId);
   }
 
@@ -68,7 +84,8 @@ export class InboxCounters {
    * Counts an admitted envelope; returns the recipients whose estimate just reached their high-water mark
    * (`high_water`, else 80 % of `max_pending`; AG2's `on_inbox_pressure`).
    */
-  count(envelope: Envelope, metadata: ChannelMetadata, limitsOf: InboxLimitsOf): InboxPressure[] {
+  count(envelope: Envelope, channel: CountedChannel, limitsOf: InboxLimitsOf): InboxPressure[] {
+    const { metadata, inboxAdmitted: tally } = channel;
     if (envelope.event_type === EV_CHANNEL_INVITE_ACK || envelope.event_type === EV_CHANNEL_INVITE_REJECT) {
       // An answered invite was read: it stops counting without waiting for the next refresh.
       const sender = envelope.sender_id;
@@ -82,12 +99,46 @@ export class InboxCounters {
       if (limits === null) continue;
       const before = this.get(id);
       this.#admitted.set(id, (this.#admitted.get(id) ?? 0) + 1);
+      tally.set(id, (tally.get(id) ?? 0) + 1);
       const mark = highWaterMark(limits.maxPending, limits.highWater);
       if (limits.maxPending > 0 && mark > 0 && before < mark && mark <= before + 1) {
         pressure.push({ agentId: id, pending: before + 1 });
       }
     }
     return pressure;
+  }
+
+  /** Counts what a channel admitted before its snapshot (`tally`, per agent), as `count` would have counted it. */
+  add(tally: ReadonlyMap<string, number>): void {
+    for (const [id, n] of tally) this.#admitted.set(id, (this.#admitted.get(id) ?? 0) + n);
+  }
+
+  /**
+   * A channel ended: takes back what it admitted (`tally`, per agent, as `count` kept it) and marks those agents
+   * unverified, since what the channel left unread in their inboxes is no longer counted.
+   */
+  release(tally: ReadonlyMap<string, number>): void {
+    for (const [id, n] of tally) {
+      const left = (this.#admitted.get(id) ?? 0) - n;
+      if (left > 0) this.#admitted.set(id, left);
+      else this.#admitted.delete(id);
+      this.#unverified.add(id);
+    }
+  }
+
+  /** Every agent's next check asks its consumer: a hydrated hub did not fold ended channels. */
+  distrustAll(): void {
+    this.#unverified.clear();
+    this.#askedSinceDistrust = new Set();
+  }
+
+  #isUnverified(agentId: string): boolean {
+    return this.#unverified.has(agentId) || this.#askedSinceDistrust?.has(agentId) === false;
+  }
+
+  #verified(agentId: string): void {
+    this.#unverified.delete(agentId);
+    this.#askedSinceDistrust?.add(agentId);
   }
 
   /** Forgets an agent (unregistered). */
@@ -99,6 +150,8 @@ export class InboxCounters {
   clear(): void {
     this.#admitted.clear();
     this.#consumed.clear();
+    this.#unverified.clear();
+    this.#askedSinceDistrust = null;
   }
 
   /**

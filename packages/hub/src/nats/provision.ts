@@ -22,6 +22,8 @@ export interface HubResources {
   readonly tasks: KV;
   readonly cursors: KV;
   readonly leases: KV;
+  /** Per-channel snapshots of folded state, one key per channel; see `SnapshotStore`. */
+  readonly snapshots: KV;
   /** Turn locks, one key per (agent, channel); see `TurnLockTable`. */
   readonly turnLocks: KV;
 }
@@ -138,6 +140,7 @@ export async function provision(
     channels: await bucket(names.channelsBucket),
     tasks: await bucket(names.tasksBucket),
     cursors: await bucket(names.cursorsBucket),
+    snapshots: await bucket(names.snapshotsBucket),
     // Lease requests time out well within a renewal period, so that a renewal lost in a short NATS outage is sent
     // again while the lease is still valid instead of waiting out the default 5 s request timeout.
     leases: await bucket(

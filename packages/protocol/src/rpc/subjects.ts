@@ -38,6 +38,8 @@ export interface HubNames {
   readonly tasksBucket: string;
   readonly leasesBucket: string;
   readonly cursorsBucket: string;
+  /** Per-channel snapshots of the hub's folded state (adapter state, indexes), keyed by channel id. */
+  readonly snapshotsBucket: string;
   /** The hub's turn locks, one key per (agent, channel); only the hub writes it (`acquireTurnLock` and its kin). */
   readonly turnLocksBucket: string;
   /** The hub's durable consumer over the WAL that fans admitted envelopes out to inboxes. */
@@ -67,6 +69,7 @@ export function hubNames(prefix: string = DEFAULT_PREFIX): HubNames {
     tasksBucket: `${P}_tasks`,
     leasesBucket: `${P}_leases`,
     cursorsBucket: `${P}_cursors`,
+    snapshotsBucket: `${P}_snapshots`,
     turnLocksBucket: `${P}_turn_locks`,
     deliveryConsumer: 'hub_delivery',
   };

@@ -1,0 +1,41 @@
+import type { Envelope } from '@ag2net/protocol';
+import { applyAppended, detachedRuntime, type ChannelRuntime } from '../core/channel-runtime.js';
+import type { HubContext } from '../core/context.js';
+import { QuarantineLog } from '../core/quarantine.js';
+import { reconcileMetadata } from '../core/reconcile.js';
+import { rebuildChannel, Yielder } from './rebuild.js';
+
+/**
+ * The full runtime of a channel: the one in memory, or for an ended channel that is detached (only its metadata in
+ * memory) one rebuilt from its final snapshot, checked against the log, or from its log when there is no usable
+ * snapshot (then a snapshot is written, so the next read is cheap). What a detached channel answers (its log, its
+ * adapter state, a retried post's original ack) therefore costs a KV read and a WAL read, and memory holds nothing
+ * of ended channels but their metadata. The rebuilt runtime is not kept; it must not be written to.
+ */
+export async function attached(ctx: HubContext, rt: ChannelRuntime): Promise<ChannelRuntime> {
+  if (!rt.detached) return rt;
+  const quarantine = new QuarantineLog(ctx);
+  // Folding an ended channel again changes nothing else: no inbox counts, no lifecycle.
+  const fold = (target: ChannelRuntime, envelope: Envelope, streamSeq: number): void => {
+    applyAppended(target, envelope, streamSeq);
+    reconcileMetadata(target, envelope);
+  };
+  const rebuilt = await rebuildChannel(ctx, rt.metadata, { quarantine: quarantine.note, fold, yielder: new Yielder() });
+  await quarantine.flush();
+  if (!rebuilt.restored && rebuilt.rt.streamSeqs.length > 0) {
+    // Not in the channel's serial slot (the caller may hold it): an ended channel takes no appends to race with.
+    await ctx.snapshots.write(rebuilt.rt);
+    ctx.snapshots.forget(rt.metadata.channel_id);
+  }
+  return rebuilt.rt;
+}
+
+/**
+ * A channel just ended: writes its final snapshot and, once it is stored, keeps only its metadata in memory (see
+ * `attached`). If the snapshot cannot be written the channel stays in memory as it is. Locked.
+ */
+export async function detachEnded(ctx: HubContext, rt: ChannelRuntime): Promise<void> {
+  if (rt.detached || !(await ctx.snapshots.write(rt))) return;
+  ctx.snapshots.forget(rt.metadata.channel_id);
+  ctx.channels.set(detachedRuntime(rt.metadata, rt.adapter));
+}

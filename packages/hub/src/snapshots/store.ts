@@ -1,0 +1,129 @@
+import type { KeyedSerial } from '@ag2net/protocol/internal';
+import type { KV } from '@nats-io/kv';
+import type { ChannelRuntime } from '../core/channel-runtime.js';
+import type { ChannelTable } from '../core/channel-table.js';
+import { parseJson } from '../core/parse-json.js';
+import type { Logger } from '../logger.js';
+import { ChannelSnapshotRecordSchema, inconsistency, recordOf, type ChannelSnapshotRecord } from './record.js';
+
+/**
+ * A channel's snapshot is written once its log has grown by this many envelopes since the last one. Hydrate then
+ * folds at most this many envelopes of a busy channel after its snapshot; a record costs about 60 bytes per id in
+ * the channel's recent-id window (at most 1,024), so this keeps the writes to a fraction of what is appended.
+ */
+export const SNAPSHOT_EVERY = 128;
+
+/** A channel whose snapshot lags its log and that took no envelope for this long gets its snapshot written, ms. */
+export const SNAPSHOT_IDLE_MS = 2_000;
+
+/** A stored snapshot as hydrate finds it: a self-consistent record, or why it cannot be used. */
+export type LoadedSnapshot =
+  | { readonly ok: true; readonly record: ChannelSnapshotRecord; readonly revision: number }
+  | { readonly ok: false; readonly reason: string; readonly revision: number };
+
+/** What the store needs of the hub. */
+export interface SnapshotStoreDeps {
+  /** The channels' serial slots: a snapshot is written in its channel's slot, after what the slot's holder did. */
+  readonly serial: KeyedSerial;
+  readonly channels: ChannelTable;
+  /** Whether this hub may write now (it holds the lease): a deposed hub writes no snapshot. */
+  readonly mayWrite: () => boolean;
+  readonly logger: Logger;
+}
+
+/**
+ * Per-channel snapshots in the KV bucket `<PREFIX>_snapshots` (key = channel id): what folding the channel's log
+ * through a point built, so that hydrate folds only what follows (see `record.ts` and hydrate).
+ *
+ * When one is written: every `SNAPSHOT_EVERY` envelopes of a channel, when a channel took no envelope for
+ * `SNAPSHOT_IDLE_MS` (`flushIdle`), when it ends (its final snapshot, from which an ended channel is served), and for
+ * every open channel when the hub steps down gracefully. Each write runs in the channel's serial slot, so it covers
+ * an envelope only after the hub acted on it (a close it started is in KV first); writes of one channel never
+ * overtake each other. A snapshot always describes a prefix of the log, whoever wrote it, so a stale one only means
+ * a longer tail; hydrate checks each against the log before it trusts it.
+ */
+export class SnapshotStore {
+  /** Channel → the sequence its stored snapshot covers (written or restored by this hub). */
+  readonly #covered = new Map<string, number>();
+  /** Channel → when it last took an envelope (monotonic ms), while its snapshot lags. */
+  readonly #lagging = new Map<string, number>();
+
+  constructor(
+    private readonly kv: KV,
+    private readonly deps: SnapshotStoreDeps,
+  ) {}
+
+  /** Called after every envelope a channel records live: schedules a snapshot when the log grew enough. */
+  afterAppend(rt: ChannelRuntime): void {
+    const channelId = rt.metadata.channel_id;
+    this.#lagging.set(channelId, performance.now());
+    if (rt.streamSeqs.length - (this.#covered.get(channelId) ?? 0) >= SNAPSHOT_EVERY) this.schedule(channelId);
+  }
+
+  /** Writes the channel's snapshot in its serial slot, after what is queued there; failures are logged. */
+  schedule(channelId: string): void {
+    void this.deps.serial.run(channelId, async () => {
+      const rt = this.deps.channels.get(channelId);
+      if (rt !== undefined && !rt.detached) await this.write(rt);
+    });
+  }
+
+  /** Schedules the snapshot of every channel that lags its log and took no envelope for `idleMs`. */
+  flushIdle(idleMs: number = SNAPSHOT_IDLE_MS): void {
+    const now = performance.now();
+    for (const [channelId, at] of this.#lagging) {
+      if (now - at < idleMs) continue;
+      this.#lagging.delete(channelId);
+      this.schedule(channelId);
+    }
+  }
+
+  /**
+   * Writes the runtime's snapshot now, unless the stored one covers as much. The caller holds the channel's slot.
+   * Never throws: false when nothing could be written (no lease, or NATS refused; logged).
+   */
+  async write(rt: ChannelRuntime): Promise<boolean> {
+    const record = recordOf(rt);
+    if (record === null) return true;
+    const channelId = record.channel_id;
+    if ((this.#covered.get(channelId) ?? 0) >= record.sequence) return true;
+    if (!this.deps.mayWrite()) return false;
+    try {
+      await this.kv.put(channelId, JSON.stringify(record));
+      this.#covered.set(channelId, record.sequence);
+      return true;
+    } catch (err) {
+      this.deps.logger.warn({ err, channelId, sequence: record.sequence }, 'snapshot write failed');
+      return false;
+    }
+  }
+
+  /** Hydrate restored the channel from a snapshot covering `sequence`; `folded` envelopes followed it. */
+  restored(channelId: string, sequence: number, folded: number): void {
+    if (sequence > 0) this.#covered.set(channelId, sequence);
+    if (folded > 0) this.#lagging.set(channelId, performance.now());
+  }
+
+  /** The channel ended and is detached: nothing more is written for it. */
+  forget(channelId: string): void {
+    this.#covered.delete(channelId);
+    this.#lagging.delete(channelId);
+  }
+
+  /** A new term starts from what NATS holds. */
+  clear(): void {
+    this.#covered.clear();
+    this.#lagging.clear();
+  }
+
+  /** The stored snapshot of a channel: `null` when there is none, else the record or why it cannot be trusted. */
+  async load(channelId: string): Promise<LoadedSnapshot | null> {
+    const entry = await this.kv.get(channelId);
+    if (entry === null || entry.operation !== 'PUT') return null;
+    const parsed = parseJson(entry.string(), ChannelSnapshotRecordSchema);
+    if (!parsed.ok) return { ok: false, reason: parsed.reason, revision: entry.revision };
+    const reason = inconsistency(parsed.value, channelId);
+    if (reason !== null) return { ok: false, reason, revision: entry.revision };
+    return { ok: true, record: parsed.value, revision: entry.revision };
+  }
+}
