@@ -56,8 +56,11 @@ async function main(): Promise<number> {
   const prefix = setting('prefix', 'AG2NET_PREFIX') ?? config.prefix ?? 'ag2';
   const lockTtl = setting('turn-lock-ttl-ms', 'AG2NET_TURN_LOCK_TTL_MS');
   const turnLockTtlMs = lockTtl === undefined ? undefined : Number(lockTtl);
-  if (turnLockTtlMs !== undefined && (!Number.isInteger(turnLockTtlMs) || turnLockTtlMs < 1000)) {
-    process.stderr.write(`--turn-lock-ttl-ms must be a whole number of ms, at least 1000; got ${lockTtl}\n`);
+  if (
+    turnLockTtlMs !== undefined &&
+    (!Number.isInteger(turnLockTtlMs) || turnLockTtlMs < 1000 || turnLockTtlMs > 120_000)
+  ) {
+    process.stderr.write(`--turn-lock-ttl-ms must be a whole number of ms from 1000 to 120000; got ${lockTtl}\n`);
     return 2;
   }
   // A crash closes the hub client (its agents' connections and turn locks) within a time bound and exits non-zero.
