@@ -1,5 +1,13 @@
 import { ChannelState, type Health } from '@ag2net/protocol';
-import { closeChannel, canSend, findByCausation, listChannels, pendingTurnsFor, readWal } from './core/channel-ops.js';
+import {
+  adapterStateFor,
+  closeChannel,
+  canSend,
+  findByCausation,
+  listChannels,
+  pendingTurnsFor,
+  readWal,
+} from './core/channel-ops.js';
 import {
   getAgent,
   getResume,
@@ -14,7 +22,6 @@ import {
 import { postEnvelope } from './core/admission.js';
 import { attach, renewCredentials } from './auth/credential-ops.js';
 import type { HubContext } from './core/context.js';
-import { attached } from './snapshots/attach.js';
 import { pageBudget, pageOf } from './core/paging.js';
 import { createChannel } from './core/create-channel.js';
 import type { HubHandlers } from './rpc-server.js';
@@ -30,7 +37,10 @@ import {
 import { reportTurnFailure } from './audit/turn-failures.js';
 import { turnLockTable } from './turn-locks/hub-turn-locks.js';
 
-/** Maps each RPC operation onto the hub's core. */
+/**
+ * Maps each RPC operation onto the hub's core. The RPC server runs a handler only for a caller the op's access class
+ * allows (see `authorize`), so handlers check no access class themselves.
+ */
 export function buildHandlers(ctx: HubContext, health: () => Health): HubHandlers {
   const turnLocks = turnLockTable(ctx);
   return {
@@ -71,18 +81,19 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     setRule: async (req, caller) => ({ rule: await setRule(ctx, caller, req.rule) }),
     recordObservation: async (req, caller) => ({ resume: await recordObservation(ctx, caller, req) }),
     createChannel: async (req, caller) => ({ channel: await createChannel(ctx, caller, req) }),
+    // A participant's or the operator's (the RPC server let nobody else through).
     getChannel: (req) => ({ channel: ctx.channels.require(req.channel_id).metadata }),
-    listChannels: (req) => {
-      const page = listChannels(ctx, req);
+    listChannels: (req, caller) => {
+      const page = listChannels(ctx, caller, req);
       return { channels: page.items, next_cursor: page.next_cursor };
     },
-    closeChannel: async (req, caller) => ({ channel: await closeChannel(ctx, caller, req.channel_id, req.reason) }),
+    closeChannel: async (req) => ({ channel: await closeChannel(ctx, req.channel_id, req.reason) }),
     post: (req, caller) => postEnvelope(ctx, caller, req),
     readWal: (req, caller) => readWal(ctx, caller, req),
     findEnvelopeByCausation: async (req, caller) => ({ envelope: await findByCausation(ctx, caller, req) }),
     canSend: (req, caller) => ({ allowed: canSend(ctx, caller, req) }),
     pendingTurnsFor: (_req, caller) => ({ turns: pendingTurnsFor(ctx, caller) }),
-    adapterState: async (req) => ({ state: (await attached(ctx, ctx.channels.require(req.channel_id))).state }),
+    adapterState: async (req, caller) => ({ state: await adapterStateFor(ctx, caller, req.channel_id) }),
     health: () => health(),
     observeTask: async (req, caller) => ({ task: await observeTask(ctx, caller, req.task) }),
     updateTask: async (req, caller) => ({ task: await updateTask(ctx, caller, req) }),
@@ -104,6 +115,7 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
       await reportTurnFailure(ctx, caller, req);
       return {};
     },
+    // The operator's only (access class `operator`).
     readAudit: (req) => ctx.audit.read(req, pageBudget(ctx.nc)),
   };
 }

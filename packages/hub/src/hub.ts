@@ -13,6 +13,7 @@ import { ChannelWaiters } from './core/waiters.js';
 import { createExpectationRegistry } from './governance/expectation-registry.js';
 import { InboxCounters } from './governance/inbox-counters.js';
 import { RateLimiter } from './governance/rate-limiter.js';
+import { accessDirectory } from './access.js';
 import { buildHandlers, openChannelCount } from './handlers.js';
 import { Lease } from './lease.js';
 import { backoffMs, keepLease, pause, type RenewableLease } from './lease-keeper.js';
@@ -251,7 +252,7 @@ class HubInstance implements Hub {
       phase = 'starting delivery';
       await this.#deliverer.start();
       phase = 'starting rpc';
-      this.#rpc.start(buildHandlers(this.ctx, () => this.health()));
+      this.#rpc.start(buildHandlers(this.ctx, () => this.health()), accessDirectory(this.ctx));
       // The server knows the RPC subscriptions once a flush returns: "active" means requests find a responder.
       await this.ctx.nc.flush();
       phase = 'serving';

@@ -1,12 +1,10 @@
 import {
   HUB_OPS,
   HUB_OP_NAMES,
-  IdSchema,
   InternalError,
   InvalidRequestError,
   MAX_REQUEST_DEPTH,
   formatIssues,
-  repr,
   type HubNames,
   type HubOp,
   type HubResponse,
@@ -14,11 +12,19 @@ import {
 } from '@ag2net/protocol';
 import { clip, jsonDepthExceeds, toNetworkError, type HubRequestParsed } from '@ag2net/protocol/internal';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { authorize, callerOf, type AccessDirectory, type CheckedCaller } from './access.js';
 import type { Logger } from './logger.js';
 
-/** One handler per operation; `caller` is the agent id from the subject (`''` for operations without one). */
+/**
+ * One handler per operation. `caller` is the caller `authorize` let through: `''` for public operations, else a
+ * registered identity (for participant operations, a participant of the request's channel) or `OPERATOR_CALLER` on
+ * operations whose `operatorReads` is true.
+ */
 export type HubHandlers = {
-  readonly [Op in HubOp]: (request: HubRequestParsed<Op>, caller: string) => Promise<HubResponse<Op>> | HubResponse<Op>;
+  readonly [Op in HubOp]: (
+    request: HubRequestParsed<Op>,
+    caller: CheckedCaller,
+  ) => Promise<HubResponse<Op>> | HubResponse<Op>;
 };
 
 /** The longest error message a reply carries; longer ones are cut (they quote user input at most bounded). */
@@ -34,9 +40,10 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
  * The boundary cannot throw: every request is answered or, when answering itself fails, dropped with a log line,
  * inside a guard. Before parsing, a request larger than its op's `maxRequestBytes` or nesting deeper than
  * `MAX_REQUEST_DEPTH` is refused with `invalid_request`; then it is parsed with its zod schema, and validation
- * errors are one bounded line. Every failure becomes `{ ok: false, error: { code, message, details? } }` with a
- * message of at most `MAX_ERROR_MESSAGE_CHARS`; a reply that would not fit the connection's `max_payload` is
- * replaced by a short error saying so.
+ * errors are one bounded line. Then `authorize` applies the op's access class (`HUB_OPS[op].access`, `operatorReads`)
+ * to the caller of the subject, so no handler runs for a caller the class refuses. Every failure becomes
+ * `{ ok: false, error: { code, message, details? } }` with a message of at most `MAX_ERROR_MESSAGE_CHARS`; a reply
+ * that would not fit the connection's `max_payload` is replaced by a short error saying so.
  */
 export class RpcServer {
   #subs: Subscription[] = [];
@@ -47,7 +54,8 @@ export class RpcServer {
     private readonly logger: Logger,
   ) {}
 
-  start(handlers: HubHandlers): void {
+  /** Serves `handlers`, each behind the access rules, which look callers and channels up in `directory`. */
+  start(handlers: HubHandlers, directory: AccessDirectory): void {
     for (const op of HUB_OP_NAMES) {
       const withCaller = HUB_OPS[op].caller;
       const sub = this.nc.subscribe(this.names.rpcListen(op, withCaller), {
@@ -58,7 +66,7 @@ export class RpcServer {
             return;
           }
           // Fire and forget: `#handle` never rejects; the catch is the last line of defence.
-          this.#handle(op, msg, handlers).catch((thrown: unknown) =>
+          this.#handle(op, msg, { handlers, directory }).catch((thrown: unknown) =>
             this.logger.error({ err: thrown, op }, 'rpc request dropped'),
           );
         },
@@ -82,12 +90,13 @@ export class RpcServer {
     await Promise.all(subs.map((s) => s.drain().catch(() => undefined)));
   }
 
-  async #handle<Op extends HubOp>(op: Op, msg: Msg, handlers: HubHandlers): Promise<void> {
+  async #handle<Op extends HubOp>(op: Op, msg: Msg, service: Served): Promise<void> {
     let reply: string;
     try {
-      const caller = HUB_OPS[op].caller ? callerOf(msg.subject) : '';
+      const claimed = HUB_OPS[op].caller ? callerOf(msg.subject) : '';
       const request = parseRequest(op, msg);
-      const handler: (request: HubRequestParsed<Op>, caller: string) => unknown = handlers[op];
+      const caller = authorize({ op, caller: claimed, request }, service.directory);
+      const handler: (request: HubRequestParsed<Op>, caller: CheckedCaller) => unknown = service.handlers[op];
       const result = await handler(request, caller);
       reply = JSON.stringify({ ok: true, result });
     } catch (thrown) {
@@ -120,6 +129,12 @@ export class RpcServer {
   }
 }
 
+/** What `start` serves. */
+interface Served {
+  readonly handlers: HubHandlers;
+  readonly directory: AccessDirectory;
+}
+
 /** The wire error with its message cut to `MAX_ERROR_MESSAGE_CHARS` and oversized `details` left out. */
 function boundedWire(wire: WireError): WireError {
   const message = clip(wire.message, MAX_ERROR_MESSAGE_CHARS);
@@ -133,13 +148,6 @@ function boundedWire(wire: WireError): WireError {
   return detailsBytes <= MAX_ERROR_DETAILS_BYTES
     ? { code: wire.code, message, details: wire.details }
     : { code: wire.code, message };
-}
-
-function callerOf(subject: string): string {
-  const token = subject.slice(subject.lastIndexOf('.') + 1);
-  const parsed = IdSchema.safeParse(token);
-  if (!parsed.success) throw new InvalidRequestError(`caller id in subject is invalid: ${repr(token)}`);
-  return parsed.data;
 }
 
 /** The request, checked for size and depth before parsing and then validated by the op's schema. */

@@ -1,7 +1,7 @@
 import { sequence } from '@ag2net/adapters';
 import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
-import { failure, openNet, register, say } from './support.js';
+import { asOperator, failure, openNet, register, say } from './support.js';
 
 const nats = natsPerFile();
 
@@ -30,7 +30,7 @@ describe('names in channel creation', () => {
       max_turns: 2,
     });
     await say(net, me, channel.channel_id, 'Find the sources.');
-    const { state } = await net.rpc.call('adapterState', { channel_id: channel.channel_id });
+    const { state } = await net.rpc.call('adapterState', { channel_id: channel.channel_id }, asOperator);
     expect(state).toMatchObject({ expected_next_speaker: researcher.id });
   });
 

@@ -10,6 +10,7 @@ import {
 import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
 import {
+  asOperator,
   INVITE_ACK_TIMEOUT_MS,
   T0,
   at,
@@ -38,7 +39,7 @@ async function trio(net: TestNet) {
 }
 
 async function expectNoChannels(net: TestNet): Promise<void> {
-  expect((await net.rpc.call('listChannels', {})).channels).toEqual([]);
+  expect((await net.rpc.call('listChannels', {}, asOperator)).channels).toEqual([]);
 }
 
 describe('createChannel refuses', () => {
@@ -49,7 +50,7 @@ describe('createChannel refuses', () => {
     const refused = failure(
       net.rpc.call('createChannel', { type: 'conversation', participants: [bob.id] }, { caller: ghost }),
     );
-    expect(await refused).toEqual({ code: 'not_found', message: `creator not registered: ${ghost}` });
+    expect(await refused).toEqual({ code: 'access_denied', message: `unknown caller '${ghost}'` });
     await expectNoChannels(net);
   });
 
@@ -223,7 +224,7 @@ describe('handshake', () => {
       const closed = await agent.mailbox.waitFor((e) => e.event_type === EV_CHANNEL_CLOSED, 'closed');
       expect(closed.event_data).toEqual({ reason: 'invite_rejected', channel_id: cid });
     }
-    expect((await net.rpc.call('listChannels', { state: 'active' })).channels).toEqual([]);
+    expect((await net.rpc.call('listChannels', { state: 'active' }, asOperator)).channels).toEqual([]);
   });
 
   it('closes a pending channel with invite_timeout once the clock passes the ack timeout and the sweeper runs', async () => {
@@ -262,12 +263,18 @@ describe('handshake', () => {
     const invite = await bob.mailbox.waitFor((e) => e.event_type === EV_CHANNEL_INVITE, 'the invite');
     const cid = invite.channel_id;
 
-    // Mallory claims to be bob in the body while the subject says mallory.
+    // Mallory claims to be bob in the body while the subject says mallory: she is no participant of the channel.
     const impersonation = await failure(net.rpc.call('post', inviteAck(invite, bob.id), { caller: mallory.id }));
-    expect(impersonation.code).toBe('auth_failed');
+    expect(impersonation).toEqual({
+      code: 'access_denied',
+      message: `'${mallory.id}' is not a participant of channel '${cid}'`,
+    });
     // Mallory acks bob's invite in her own name.
     const foreign = await failure(net.rpc.call('post', inviteAck(invite, mallory.id), { caller: mallory.id }));
     expect(['protocol_error', 'access_denied']).toContain(foreign.code);
+    // A participant that names bob as the sender while the subject says alice is refused for the mismatch.
+    const claimed = await failure(net.rpc.call('post', inviteAck(invite, bob.id), { caller: alice.id }));
+    expect(claimed.code).toBe('auth_failed');
     // The creator cannot ack on bob's behalf either.
     const byCreator = await failure(net.rpc.call('post', inviteAck(invite, alice.id), { caller: alice.id }));
     expect(['protocol_error', 'access_denied']).toContain(byCreator.code);
@@ -340,7 +347,7 @@ describe('getChannel and listChannels', () => {
     const { alice, bob } = await trio(net);
     const channel = await openChannel(net, alice, 'conversation', [bob]);
     expect(await getChannel(net, channel.channel_id)).toEqual(channel);
-    expect(await failure(net.rpc.call('getChannel', { channel_id: 'x' }))).toEqual({
+    expect(await failure(net.rpc.call('getChannel', { channel_id: 'x' }, asOperator))).toEqual({
       code: 'not_found',
       message: 'channel not found: x',
     });
@@ -354,7 +361,7 @@ describe('getChannel and listChannels', () => {
     await net.rpc.call('closeChannel', { channel_id: pair.channel_id }, { caller: alice.id });
 
     const ids = async (request: HubRequest<'listChannels'>) =>
-      (await net.rpc.call('listChannels', request)).channels.map((c) => c.channel_id).sort();
+      (await net.rpc.call('listChannels', request, asOperator)).channels.map((c) => c.channel_id).sort();
 
     expect(await ids({})).toEqual([pair.channel_id, group.channel_id].sort());
     expect(await ids({ agent_id: carol.id })).toEqual([group.channel_id]);

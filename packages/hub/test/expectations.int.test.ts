@@ -14,6 +14,7 @@ import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
 import type { ViolationHandler } from '../src/governance/violation-handlers.js';
 import {
+  asOperator,
   audit,
   drained,
   failure,
@@ -146,7 +147,7 @@ describe('built-in expectations on the built-in channel types', () => {
 
     await tickAfter(net, 480_000);
     await alice.mailbox.waitFor((e) => e.event_data['on_violation'] === 'hide', 'the hide notice');
-    expect((await net.rpc.call('adapterState', { channel_id: cid })).state).toMatchObject({
+    expect((await net.rpc.call('adapterState', { channel_id: cid }, asOperator)).state).toMatchObject({
       expected_next_speaker: bob.id,
       hidden: [alice.id],
     });
@@ -157,11 +158,11 @@ describe('built-in expectations on the built-in channel types', () => {
 
     await say(net, bob, cid, 'I will go');
     await say(net, carol, cid, 'me next');
-    expect((await net.rpc.call('adapterState', { channel_id: cid })).state).toMatchObject({
+    expect((await net.rpc.call('adapterState', { channel_id: cid }, asOperator)).state).toMatchObject({
       expected_next_speaker: bob.id,
     });
     await say(net, alice, cid, 'sorry, back');
-    expect((await net.rpc.call('adapterState', { channel_id: cid })).state).toEqual({
+    expect((await net.rpc.call('adapterState', { channel_id: cid }, asOperator)).state).toEqual({
       participant_order: [alice.id, bob.id, carol.id],
       expected_next_speaker: bob.id,
       last_speaker_id: alice.id,
@@ -352,7 +353,7 @@ describe('violations across a restart', () => {
       ['warn', [alice.id]],
       ['hide', [alice.id]],
     ]);
-    expect((await net.rpc.call('adapterState', { channel_id: cid })).state).toMatchObject({
+    expect((await net.rpc.call('adapterState', { channel_id: cid }, asOperator)).state).toMatchObject({
       expected_next_speaker: carol.id,
       hidden: [alice.id],
     });

@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Lease } from '../src/lease.js';
 import { walMsgId } from '../src/nats/wal.js';
 import {
+  asOperator,
   failure,
   openChannel,
   openNet,
@@ -333,7 +334,9 @@ describe('fencing', () => {
       code: 'protocol_error',
       message: `channel '${conv}' only accepts envelopes from participants, got '${dave.id}'`,
     });
-    expect((await net.rpc.call('adapterState', { channel_id: disc })).state?.expected_next_speaker).toBe(alice.id);
+    expect((await net.rpc.call('adapterState', { channel_id: disc }, asOperator)).state?.expected_next_speaker).toBe(
+      alice.id,
+    );
     expect(await failure(say(net, dave, disc, 'my turn?'))).toEqual({
       code: 'protocol_error',
       message: `discussion channel '${disc}' expects '${alice.id}' to speak, got '${dave.id}'`,

@@ -3,6 +3,7 @@ import { EV_CHANNEL_CLOSED, EV_CHANNEL_INVITE, EV_PACKET, newId } from '@ag2net/
 import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
 import {
+  asOperator,
   INVITE_ACK_TIMEOUT_MS,
   failure,
   getChannel,
@@ -126,7 +127,7 @@ describe('hydrate', () => {
     const next = await say(net, bob, s.talk, 'bob speaks again');
     expect(next.sequence).toBe((last?.sequence ?? 0) + 1);
     await carol.mailbox.waitFor((e) => e.envelope_id === next.envelope_id, 'the next turn');
-    expect((await net.rpc.call('adapterState', { channel_id: s.talk })).state).toMatchObject({
+    expect((await net.rpc.call('adapterState', { channel_id: s.talk }, asOperator)).state).toMatchObject({
       expected_next_speaker: carol.id,
       turn_count: 5,
     });

@@ -1,7 +1,17 @@
 import { EV_CHANNEL_INVITE, visibleTo } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
-import { failure, openChannel, openNet, readWal, register, say, type TestAgent, type TestNet } from './support.js';
+import {
+  asOperator,
+  failure,
+  openChannel,
+  openNet,
+  readWal,
+  register,
+  say,
+  type TestAgent,
+  type TestNet,
+} from './support.js';
 
 const nats = natsPerFile();
 
@@ -105,6 +115,6 @@ describe('audience privacy', () => {
       code: 'access_denied',
       message: `'${mallory.id}' is not a participant of channel '${cid}'`,
     });
-    expect((await net.rpc.call('getChannel', { channel_id: cid })).channel.state).toBe('active');
+    expect((await net.rpc.call('getChannel', { channel_id: cid }, asOperator)).channel.state).toBe('active');
   });
 });

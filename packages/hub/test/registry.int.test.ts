@@ -250,7 +250,7 @@ describe('mutations', () => {
     expect((await net.rpc.call('getRule', { agent_id: alice.id })).rule).toEqual(rule);
   });
 
-  it('unregister removes the agent: lookups fail and its posts are refused as from an unknown sender', async () => {
+  it('unregister removes the agent: lookups fail and its posts are refused as from an unknown caller', async () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice');
     const bob = await register(net, 'bob');
@@ -265,8 +265,8 @@ describe('mutations', () => {
     });
     expect((await net.rpc.call('findAgentId', { name: 'alice' })).agent_id).toBeNull();
     expect(await failure(say(net, alice, channel.channel_id, 'after'))).toEqual({
-      code: 'not_found',
-      message: `sender not registered: ${alice.id}`,
+      code: 'access_denied',
+      message: `unknown caller '${alice.id}'`,
     });
     const { agents } = await net.rpc.call('listAgents', {});
     expect(agents.map((p) => p.name)).toEqual(['bob']);

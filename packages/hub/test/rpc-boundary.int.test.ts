@@ -13,7 +13,17 @@ import { natsPerFile, uniqueName } from '@ag2net/test-support';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { RpcServer, type HubHandlers } from '../src/rpc-server.js';
-import { auditCount, failure, openChannel, openNet, register, say, waitForState, type TestNet } from './support.js';
+import {
+  asOperator,
+  auditCount,
+  failure,
+  openChannel,
+  openNet,
+  register,
+  say,
+  waitForState,
+  type TestNet,
+} from './support.js';
 
 const nats = natsPerFile();
 // A server whose max_payload (64 KiB) is smaller than a page of `listAgents` (512 KiB): replies can outgrow it.
@@ -173,7 +183,10 @@ describe('on a server whose max_payload is 64 KiB', () => {
     const nc = await connect({ servers: small.url });
     const server = new RpcServer(nc, names, silentLogger);
     const huge = { hub_id: 'x'.repeat(100_000) };
-    server.start(new Proxy({} as HubHandlers, { get: () => () => huge }));
+    server.start(new Proxy({} as HubHandlers, { get: () => () => huge }), {
+      isRegistered: () => false,
+      channel: () => undefined,
+    });
     // The server knows the subscriptions once the serving connection's flush returns.
     await nc.flush();
     try {
@@ -219,9 +232,13 @@ describe('paging', () => {
     const bob = await register(net, 'bob');
     const one = await openChannel(net, alice, 'conversation', [bob]);
     const two = await openChannel(net, alice, 'conversation', [bob]);
-    const channels = await net.rpc.call('listChannels', { agent_id: alice.id, limit: 1 });
+    const channels = await net.rpc.call('listChannels', { agent_id: alice.id, limit: 1 }, asOperator);
     expect(channels.channels.map((c) => c.channel_id)).toEqual([one.channel_id]);
-    const rest = await net.rpc.call('listChannels', { agent_id: alice.id, limit: 1, cursor: channels.next_cursor });
+    const rest = await net.rpc.call(
+      'listChannels',
+      { agent_id: alice.id, limit: 1, cursor: channels.next_cursor },
+      asOperator,
+    );
     expect(rest).toMatchObject({ next_cursor: null });
     expect(rest.channels.map((c) => c.channel_id)).toEqual([two.channel_id]);
 
@@ -255,11 +272,15 @@ describe('paging', () => {
     const seen: HubResponse<'readAudit'>['records'] = [];
     let cursor: string | null = null;
     do {
-      const page: HubResponse<'readAudit'> = await net.rpc.call('readAudit', {
-        kinds: ['agent_registered'],
-        limit: 1,
-        cursor,
-      });
+      const page: HubResponse<'readAudit'> = await net.rpc.call(
+        'readAudit',
+        {
+          kinds: ['agent_registered'],
+          limit: 1,
+          cursor,
+        },
+        asOperator,
+      );
       expect(page.records.length).toBeLessThanOrEqual(1);
       seen.push(...page.records);
       cursor = page.next_cursor;
@@ -280,7 +301,7 @@ describe('paging', () => {
     const registered = records.filter((r) => r.kind === 'agent_registered');
     expect(registered).toHaveLength(1);
     // Stream sequence 2 onwards holds no agent_registered record: a consumer from there would wait forever.
-    expect(await net.rpc.call('readAudit', { kinds: ['agent_registered'], cursor: '2' })).toEqual({
+    expect(await net.rpc.call('readAudit', { kinds: ['agent_registered'], cursor: '2' }, asOperator)).toEqual({
       records: [],
       next_cursor: null,
     });

@@ -3,6 +3,7 @@ import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
 import { allowAllArbiter, deny, ruleBasedArbiter, type HubArbiter } from '../src/index.js';
 import {
+  asOperator,
   failure,
   openChannel,
   openNet,
@@ -21,11 +22,11 @@ async function closeChannel(net: TestNet, by: TestAgent, cid: string): Promise<v
 }
 
 async function listedChannels(net: TestNet): Promise<number> {
-  return (await net.rpc.call('listChannels', {})).channels.length;
+  return (await net.rpc.call('listChannels', {}, asOperator)).channels.length;
 }
 
 describe('access rules', () => {
-  it('outbound_to lets a sender reach matching names only, checked before the channel is looked up', async () => {
+  it('outbound_to lets a sender reach matching names only; an unknown channel is not_found first', async () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice', { rule: { access: { outbound_to: ['bot-*'] } } });
     const bob = await register(net, 'bot-bob');
@@ -36,9 +37,11 @@ describe('access rules', () => {
       code: 'access_denied',
       message: "sender 'alice' not permitted to send to 'user-eve'",
     });
-    expect(await failure(say(net, alice, newId(), 'hi', { audience: [eve.id] }))).toEqual({
-      code: 'access_denied',
-      message: "sender 'alice' not permitted to send to 'user-eve'",
+    // The access class of `post` is checked before the rule: an unknown channel is not_found for everyone alike.
+    const unknown = newId();
+    expect(await failure(say(net, alice, unknown, 'hi', { audience: [eve.id] }))).toEqual({
+      code: 'not_found',
+      message: `channel not found: ${unknown}`,
     });
     // A broadcast names nobody, and the hub's own notices are not the sender's sends.
     await say(net, alice, cid, 'to everyone');

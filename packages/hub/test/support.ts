@@ -12,6 +12,7 @@ import {
   EV_TEXT,
   EnvelopeSchema,
   NetworkError,
+  OPERATOR_CALLER,
   RpcReplySchema,
   hubNames,
   visibleTo,
@@ -29,6 +30,9 @@ import {
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+
+/** Call options of the operator, who reads every channel, every task and the audit trail. */
+export const asOperator = { caller: OPERATOR_CALLER } as const;
 
 /** The manual clock starts here. */
 export const T0 = '2026-01-01T00:00:00.000Z';
@@ -306,9 +310,9 @@ export async function readWal(net: TestNet, reader: TestAgent, channelId: string
   return envelopes;
 }
 
-/** The channel's metadata. */
+/** The channel's metadata, as the operator reads it. */
 export async function getChannel(net: TestNet, channelId: string): Promise<ChannelMetadata> {
-  return (await net.rpc.call('getChannel', { channel_id: channelId })).channel;
+  return (await net.rpc.call('getChannel', { channel_id: channelId }, asOperator)).channel;
 }
 
 /** Waits until the channel is in `state` (the hub drains `closing` before `closed`) and returns it. */
@@ -387,12 +391,12 @@ export async function tickAfter(net: TestNet, ms: number): Promise<void> {
   await net.hub.tick();
 }
 
-/** The audit records matching `filter` (default all), oldest first. */
+/** The audit records matching `filter` (default all), oldest first, read as the operator. */
 export async function audit(
   net: TestNet,
   filter: HubRequest<'readAudit'> = {},
 ): Promise<HubResponse<'readAudit'>['records']> {
-  return (await net.rpc.call('readAudit', filter)).records;
+  return (await net.rpc.call('readAudit', filter, asOperator)).records;
 }
 
 /** Waits until the audit trail holds `count` records matching `filter`, and returns them. */

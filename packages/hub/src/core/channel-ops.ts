@@ -6,7 +6,6 @@ import {
   isParticipant,
   isTerminalChannelState,
   repr,
-  visibleTo,
   type ChannelMetadata,
   type Envelope,
   type HubResponse,
@@ -14,26 +13,24 @@ import {
   CloseReason,
 } from '@ag2net/protocol';
 import type { HubRequestParsed } from '@ag2net/protocol/internal';
+import type { AdapterState } from '@ag2net/adapters';
+import { isOperator, mayRead, type CheckedCaller } from '../access.js';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { causationKey } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { attached } from '../snapshots/attach.js';
 import { beginCloseLocked } from './lifecycle.js';
+import { checkWalMessage, scanWal } from './wal-scan.js';
 import { jsonBytes, pageBudget, pageOf, type Page } from './paging.js';
 
 /**
- * Closes a channel on a participant's request: it drains (admits nothing new, delivers what it admitted) and then
- * ends `closed` with `reason` (default `explicit_close`). Resolves with the ended channel; an ended channel is
- * returned as it is. Unknown channels are `not_found` (AG2 raised a bare KeyError).
+ * Closes a channel on a participant's request (the RPC server let only participants through): it drains (admits
+ * nothing new, delivers what it admitted) and then ends `closed` with `reason` (default `explicit_close`). Resolves
+ * with the ended channel; an ended channel is returned as it is. Unknown channels are `not_found` (AG2 raised a bare
+ * KeyError).
  */
-export async function closeChannel(
-  ctx: HubContext,
-  callerId: string,
-  channelId: string,
-  reason: string,
-): Promise<ChannelMetadata> {
+export async function closeChannel(ctx: HubContext, channelId: string, reason: string): Promise<ChannelMetadata> {
   const rt = ctx.channels.require(channelId);
-  requireParticipant(rt, callerId);
   if (isTerminalChannelState(rt.metadata.state)) return rt.metadata;
   const ended = ctx.waiters.untilEnd(channelId);
   await ctx.serial.run(channelId, () => beginCloseLocked(ctx, rt, reason || CloseReason.ExplicitClose));
@@ -44,7 +41,10 @@ export async function closeChannel(
   return ended;
 }
 
-/** Participants only: nobody reads or closes a channel they are not in. */
+/**
+ * Participants only. The RPC server applies this rule to every participant operation before its handler; this is
+ * for code paths that act on a channel named by something other than the request's `channel_id`.
+ */
 export function requireParticipant(rt: ChannelRuntime, agentId: string): void {
   if (!isParticipant(rt.metadata, agentId)) {
     throw new AccessDeniedError(`${repr(agentId)} is not a participant of channel ${repr(rt.metadata.channel_id)}`);
@@ -52,21 +52,43 @@ export function requireParticipant(rt: ChannelRuntime, agentId: string): void {
 }
 
 /**
- * AG2's `list_channels` over every known channel, terminal ones included, in creation order: one page of at most
- * `limit` channels and `pageBudget` bytes, and the cursor of the next.
+ * The channel's adapter state as the caller may see it: all of it for the operator; for a participant, the adapter's
+ * `stateFor` view, which leaves out what envelopes outside the participant's audience put there (see the adapter's
+ * `stateFor`). `null` when the channel has no adapter.
  */
-export function listChannels(ctx: HubContext, req: HubRequestParsed<'listChannels'>): Page<ChannelMetadata> {
+export async function adapterStateFor(
+  ctx: HubContext,
+  caller: CheckedCaller,
+  channelId: string,
+): Promise<AdapterState | null> {
+  const rt = await attached(ctx, ctx.channels.require(channelId));
+  if (rt.adapter === null || rt.state === null) return null;
+  return isOperator(caller) ? rt.state : rt.adapter.stateFor(rt.state, caller);
+}
+
+/**
+ * AG2's `list_channels` over the channels the caller may see (those it is a participant of; every channel for the
+ * operator), terminal ones included, in creation order: one page of at most `limit` channels and `pageBudget`
+ * bytes, and the cursor of the next. `agent_id` narrows the list to channels that agent is a participant of too.
+ */
+export function listChannels(
+  ctx: HubContext,
+  caller: CheckedCaller,
+  req: HubRequestParsed<'listChannels'>,
+): Page<ChannelMetadata> {
   const all = ctx.channels
     .all()
     .map((rt) => rt.metadata)
+    .filter((m) => isOperator(caller) || isParticipant(m, caller))
     .filter((m) => req.agent_id === null || isParticipant(m, req.agent_id))
     .filter((m) => req.state === null || m.state === req.state);
   return pageOf(all, { ...req, budgetBytes: pageBudget(ctx.nc) });
 }
 
 /**
- * The envelopes with sequences `since..until` that the caller may see. Only participants may read a channel, and
- * envelopes whose audience excludes the caller are left out. A page stops at `limit` envelopes or at
+ * The envelopes with sequences `since..until` that the caller may see: the RPC server let only participants and the
+ * operator through; envelopes whose audience excludes a participant are left out (the operator reads them all), and
+ * so is any message on the channel's subject that the hub did not admit. A page stops at `limit` envelopes or at
  * `pageBudget` bytes of them; `next_since` then says where to continue (`null` when the range is done).
  */
 export async function readWal(
@@ -75,7 +97,6 @@ export async function readWal(
   req: HubRequestParsed<'readWal'>,
 ): Promise<HubResponse<'readWal'>> {
   const rt = await attached(ctx, ctx.channels.require(req.channel_id));
-  requireParticipant(rt, callerId);
   const last = rt.streamSeqs.length;
   const until = Math.min(req.until ?? last, last);
   const envelopes: Envelope[] = [];
@@ -84,35 +105,53 @@ export async function readWal(
   const budget = pageBudget(ctx.nc);
   let bytes = 0;
   let next = req.since;
-  for await (const entry of ctx.reader.channel(req.channel_id, from, until - req.since + 1)) {
-    if (visibleTo(entry.envelope, callerId)) {
-      const size = jsonBytes(entry.envelope);
+  for await (const envelope of admittedEnvelopes(ctx, rt, { from, to: rt.streamSeqs[until - 1] ?? from })) {
+    if (mayRead(callerId, envelope)) {
+      const size = jsonBytes(envelope);
       if (envelopes.length > 0 && bytes + size > budget) break;
       bytes += size;
-      envelopes.push(entry.envelope);
+      envelopes.push(envelope);
     }
-    next = (entry.envelope.sequence ?? next) + 1;
+    next = (envelope.sequence ?? next) + 1;
     if (envelopes.length >= req.limit) break;
   }
   return { envelopes, last_sequence: last, next_since: next <= until ? next : null };
 }
 
-/** The envelope `sender` posted in answer to `causation_id`, if the caller may see it. */
+/** The envelope `sender` posted in answer to `causation_id`, if the caller may see it (the operator sees all). */
 export async function findByCausation(
   ctx: HubContext,
   callerId: string,
   req: HubRequestParsed<'findEnvelopeByCausation'>,
 ): Promise<Envelope | null> {
   const rt = ctx.channels.require(req.channel_id);
-  requireParticipant(rt, callerId);
   const id = rt.causation.get(causationKey(req.sender_id, req.causation_id));
   const ref = id === undefined ? undefined : rt.envelopeIds.get(id);
   const streamSeq = ref === undefined ? undefined : rt.streamSeqs[ref.sequence - 1];
   if (streamSeq === undefined) return null;
-  for await (const entry of ctx.reader.channel(req.channel_id, streamSeq, 1)) {
-    return visibleTo(entry.envelope, callerId) ? entry.envelope : null;
+  for await (const envelope of admittedEnvelopes(ctx, rt, { from: streamSeq, to: streamSeq })) {
+    return envelope.envelope_id === id && mayRead(callerId, envelope) ? envelope : null;
   }
   return null;
+}
+
+/**
+ * The envelopes the hub admitted to the channel at stream sequences `from..to`, in log order. Any other message on
+ * the channel's subject (one the hub did not write: no hub headers, no envelope, not at a sequence the hub admitted)
+ * is skipped, so no reader is ever shown it and none makes a read fail.
+ */
+async function* admittedEnvelopes(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  range: { readonly from: number; readonly to: number },
+): AsyncGenerator<Envelope> {
+  const subject = ctx.names.wal(rt.metadata.channel_id);
+  for await (const raw of scanWal(ctx.js, ctx.names, { subject, fromStreamSeq: range.from, toStreamSeq: range.to })) {
+    const checked = checkWalMessage(ctx.names, raw);
+    if (!checked.ok) continue;
+    const sequence = checked.envelope.sequence;
+    if (sequence !== undefined && rt.streamSeqs[sequence - 1] === raw.streamSeq) yield checked.envelope;
+  }
 }
 
 /** Whether the caller could post `event_type` (default text) now: AG2's probe through `validateSend`. */

@@ -1,6 +1,7 @@
 import {
   AccessDeniedError,
   AuthError,
+  OPERATOR_CALLER,
   ProtocolError,
   TaskState,
   isParticipant,
@@ -135,7 +136,7 @@ export async function expireDueTasks(ctx: HubContext, nowMs: number): Promise<vo
   }
 }
 
-/** A task as the caller may see it: its owner, or a participant of its channel. */
+/** A task as the caller may see it: its owner, a participant of its channel, or the operator. */
 export function getTask(ctx: HubContext, callerId: string, taskId: string): TaskMetadata {
   const task = ctx.tasks.require(taskId);
   if (!canSee(ctx, callerId, task)) throw new AccessDeniedError(`${repr(callerId)} may not see task ${repr(taskId)}`);
@@ -194,7 +195,7 @@ export async function fireTaskEvent(
 }
 
 function canSee(ctx: HubContext, callerId: string, task: TaskMetadata): boolean {
-  if (task.owner_id === callerId) return true;
+  if (task.owner_id === callerId || callerId === OPERATOR_CALLER) return true;
   if (task.channel_id === null) return false;
   const rt = ctx.channels.get(task.channel_id);
   return rt !== undefined && isParticipant(rt.metadata, callerId);
