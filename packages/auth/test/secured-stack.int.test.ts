@@ -295,7 +295,7 @@ describe('attacks by an identity are refused by NATS', () => {
   it('writing a KV bucket, the lease included', async () => {
     await refusedPublish(`$KV.${names.agentsBucket}.${bob.id}.rule`);
     await refusedPublish(`$KV.${names.leasesBucket}.active`);
-    await refusedPublish(`$KV.${names.prefix.toUpperCase()}_turnlocks.${bob.id}.c`);
+    await refusedPublish(`$KV.${names.turnLocksBucket}.${bob.id}.c`);
   });
 
   it('managing streams and consumers', async () => {
