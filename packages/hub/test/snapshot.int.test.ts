@@ -1,0 +1,161 @@
+import { EV_TEXT, WalHeader, createEnvelope, type Envelope } from '@ag2net/protocol';
+import { natsPerFile } from '@ag2net/test-support';
+import { Kvm } from '@nats-io/kv';
+import { headers } from '@nats-io/transport-node';
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '@ag2net/hub';
+import {
+  audit,
+  openChannel,
+  openNet,
+  readWal,
+  register,
+  say,
+  settle,
+  startColdHub,
+  waitForState,
+  type TestNet,
+} from './support.js';
+
+const nats = natsPerFile();
+
+/** A logger that keeps the fields of every `hydrated` line. */
+function hydratedLines(): Logger & { readonly lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const keep = (obj: object, msg?: string): void => {
+    if (msg === 'hydrated') lines.push({ ...obj });
+  };
+  const logger = { lines, debug: keep, info: keep, warn: keep, error: keep, child: () => logger };
+  return logger;
+}
+
+/** Appends an envelope straight to its channel's WAL with the hub's headers, as another writer of the hub would. */
+async function appendAsAnotherWriter(net: TestNet, envelope: Envelope): Promise<number> {
+  const h = headers();
+  h.set(WalHeader.Epoch, '1');
+  h.set(WalHeader.Sequence, String(envelope.sequence ?? 0));
+  return (await net.js.publish(net.names.wal(envelope.channel_id), JSON.stringify(envelope), { headers: h })).seq;
+}
+
+async function snapshotsBucket(net: TestNet) {
+  return new Kvm(net.nc).open(net.names.snapshotsBucket);
+}
+
+/** Two agents in a conversation of `turns` texts, settled. */
+async function conversation(net: TestNet, turns: number) {
+  const alice = await register(net, 'alice');
+  const bob = await register(net, 'bob');
+  const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+  for (let i = 0; i < turns; i += 1) {
+    net.clock.advance(1_000);
+    await say(net, i % 2 === 0 ? alice : bob, cid, `turn ${i}`);
+  }
+  await settle(net, cid);
+  return { alice, bob, cid };
+}
+
+describe('snapshots', () => {
+  it('a cold hub restores an open channel from its snapshot and folds only the entries after it', async () => {
+    const logger = hydratedLines();
+    await using net = await openNet(nats.url, { logger });
+    const { alice, bob, cid } = await conversation(net, 5);
+    const live = structuredClone(net.hub.snapshot());
+    const log = await readWal(net, alice, cid);
+    await net.hub.close();
+
+    // Stepping down wrote the channel's snapshot: it covers the whole log.
+    const stored = await (await snapshotsBucket(net)).get(cid);
+    const record: unknown = JSON.parse(stored?.string() ?? 'null');
+    expect(record).toMatchObject({ channel_id: cid, sequence: log.length, last_envelope_id: log.at(-1)?.envelope_id });
+
+    const cold = await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ channels: 1, open: 1, restored: 1, envelopes: 0, quarantined: 0 });
+    expect(cold.snapshot()).toEqual(live);
+    await cold.close();
+
+    // Two more entries after the snapshot: the next hydrate folds exactly those.
+    const next = log.length + 1;
+    const more = [alice, bob].map((who, i) =>
+      createEnvelope({
+        channel_id: cid,
+        sender_id: who.id,
+        event_type: EV_TEXT,
+        event_data: { text: `late ${i}` },
+        created_at: '2026-01-01T00:10:00.000Z',
+        sequence: next + i,
+      }),
+    );
+    for (const envelope of more) await appendAsAnotherWriter(net, envelope);
+    await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ open: 1, restored: 1, envelopes: 2, quarantined: 0 });
+    net.clock.advance(1_000);
+    expect((await say(net, alice, cid, 'after the tail')).sequence).toBe(next + 2);
+    expect((await readWal(net, bob, cid)).map((e) => e.sequence)).toEqual(
+      Array.from({ length: next + 2 }, (_, i) => i + 1),
+    );
+    expect((await net.rpc.call('adapterState', { channel_id: cid }, { caller: alice.id })).state).toMatchObject({
+      turn_count: 8,
+    });
+  });
+
+  it('a snapshot that does not parse or does not match the log is quarantined, audited and ignored', async () => {
+    const logger = hydratedLines();
+    await using net = await openNet(nats.url, { logger });
+    const { cid } = await conversation(net, 3);
+    const alice = [...net.agents.values()].find((a) => a.name === 'alice');
+    const carol = await register(net, 'carol');
+    if (alice === undefined) throw new Error('alice is registered');
+    const other = (await openChannel(net, carol, 'conversation', [alice])).channel_id;
+    await say(net, carol, other, 'hello');
+    await settle(net, other);
+    const live = structuredClone(net.hub.snapshot());
+    await net.hub.close();
+
+    const bucket = await snapshotsBucket(net);
+    const stored = await bucket.get(cid);
+    const forged = { ...(JSON.parse(stored?.string() ?? '{}') as Record<string, unknown>) };
+    forged['state'] = { turn_count: 1_000 };
+    forged['last_envelope_id'] = 'not-the-last';
+    forged['envelope_ids'] = [['not-the-last', forged['sequence'], '2026-01-01T00:00:00.000Z']];
+    await bucket.put(cid, JSON.stringify(forged));
+    await bucket.put(other, '{"oops');
+
+    const cold = await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ open: 2, restored: 0, quarantined: 2 });
+    expect(cold.snapshot()).toEqual(live);
+    const records = await audit(net, { kinds: ['quarantined'] });
+    expect(records.map((r) => [r['source'], r['key']]).sort()).toEqual(
+      [
+        ['snapshots', cid],
+        ['snapshots', other],
+      ].sort(),
+    );
+    expect(cold.health()).toMatchObject({ role: 'active', quarantined: 2 });
+  });
+
+  it('an ended channel is kept as metadata only and served from its final snapshot, on the live hub and a cold one', async () => {
+    const logger = hydratedLines();
+    await using net = await openNet(nats.url, { logger });
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'consulting', [bob])).channel_id;
+    const question = await say(net, alice, cid, 'what is 6 x 7?');
+    net.clock.advance(1_000);
+    const answer = await say(net, bob, cid, '42', { causation_id: question.envelope_id });
+    await waitForState(net, cid, 'closed');
+    const log = await readWal(net, alice, cid);
+    const state = (await net.rpc.call('adapterState', { channel_id: cid }, { caller: alice.id })).state;
+    expect(state).toEqual({ initiator_sent: true, respondent_replied: true, last_envelope_id: answer.envelope_id });
+
+    const retry = () =>
+      say(net, bob, cid, '42', { causation_id: question.envelope_id, envelope_id: answer.envelope_id });
+    expect(await retry()).toEqual(answer);
+    await net.hub.close();
+
+    await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ channels: 1, open: 0, restored: 0, envelopes: 0 });
+    expect(await readWal(net, bob, cid)).toEqual(log);
+    expect((await net.rpc.call('adapterState', { channel_id: cid }, { caller: bob.id })).state).toEqual(state);
+    expect(await retry()).toEqual(answer);
+  });
+});
