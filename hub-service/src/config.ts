@@ -27,6 +27,8 @@ export const HubServiceConfigSchema = z.strictObject({
   sweepIntervalMs: int(0).default(1000),
   replicas: int(1, 5).default(1),
   logLevel: z.enum(LOG_LEVELS).default('info'),
+  /** Port of `/healthz`, `/readyz` and `/metrics`; unset: no HTTP port. */
+  httpPort: int(0, 65535).optional(),
   // The operator's limits (docs/governance.md); unset ones take the hub's defaults.
   postsPerMinute: int(1).optional(),
   postBurst: int(1).optional(),
@@ -56,6 +58,7 @@ const SOURCES = {
   sweepIntervalMs: ['sweep-interval-ms', 'AG2NET_SWEEP_INTERVAL_MS'],
   replicas: ['replicas', 'AG2NET_REPLICAS'],
   logLevel: ['log-level', 'LOG_LEVEL'],
+  httpPort: ['http-port', 'AG2NET_HTTP_PORT'],
   postsPerMinute: ['posts-per-minute', 'AG2NET_POSTS_PER_MINUTE'],
   postBurst: ['post-burst', 'AG2NET_POST_BURST'],
   maxConcurrentChannels: ['max-concurrent-channels', 'AG2NET_MAX_CONCURRENT_CHANNELS'],

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { ConfigError, USAGE, loadConfig, operatorLimits, type HubServiceConfig } from './config.js';
 import { installCrashPolicy } from './crash-policy.js';
+import { startOps } from './ops.js';
 
 async function main(): Promise<number> {
   let config: HubServiceConfig | 'help';
@@ -25,15 +26,19 @@ async function main(): Promise<number> {
   // Installed before anything can fail: a crash closes the hub (releasing the lease) and exits non-zero, instead of
   // dying while it holds the lease and making the standbys wait for it to expire.
   const held: { hub?: Hub; nc?: NatsConnection } = {};
+  // Tracing, metrics and the HTTP port come first: `/healthz` answers and `/readyz` says why not yet while starting.
+  const ops = await startOps({ config, log, held });
   installCrashPolicy({
     log,
     close: async () => {
       await held.hub?.close();
       await held.nc?.close();
+      await ops.close();
     },
   });
   const nc = await connect(await connectionOptions(config));
   held.nc = nc;
+  ops.connected(nc);
   log.info({ server: nc.getServer(), prefix: config.prefix }, 'connected to NATS');
   const hub = await startHub({
     connection: nc,
@@ -47,6 +52,7 @@ async function main(): Promise<number> {
     replicas: config.replicas,
     limits: operatorLimits(config),
     awaitActive: false,
+    observer: ops.observer,
   });
   held.hub = hub;
   log.info({ hubId: hub.hubId }, 'started; competing for the lease');
@@ -61,10 +67,12 @@ async function main(): Promise<number> {
         return;
       }
       stopping = true;
+      ops.stopping();
       log.info({ signal }, 'stopping: no new admissions, draining, releasing the lease');
       void hub
         .close()
         .then(() => nc.drain())
+        .then(() => ops.close())
         .then(() => {
           log.info({}, 'stopped');
           resolve(0);
@@ -81,8 +89,9 @@ async function main(): Promise<number> {
     void hub.closed().then((result) => {
       if (stopping || !(result instanceof Error)) return;
       stopping = true;
+      ops.stopping();
       log.error({ err: result }, 'hub stopped by itself; exiting');
-      resolve(1);
+      void ops.close().finally(() => resolve(1));
     });
   });
 }

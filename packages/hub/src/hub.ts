@@ -15,6 +15,8 @@ import { InboxCounters } from './governance/inbox-counters.js';
 import { RateLimiter } from './governance/rate-limiter.js';
 import { accessDirectory } from './access.js';
 import { buildHandlers, openChannelCount } from './handlers.js';
+import { bindObserver } from './observe/channel-counts.js';
+import { traceHandlers } from './observe/traced-handlers.js';
 import { Lease } from './lease.js';
 import { backoffMs, keepLease, pause, type RenewableLease } from './lease-keeper.js';
 import { provision } from './nats/provision.js';
@@ -111,11 +113,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     lease,
     limits: opts.limits,
     counters: { quarantined: 0, deadLetters: 0, foreignWrites: 0 },
+    observer: opts.observer,
     snapshots: new SnapshotStore(resources.snapshots, { serial, channels, mayWrite: () => lease.holds(), logger }),
     issuer,
     // A hub that issues credentials admits nobody unless its operator says who may register.
     authenticator: opts.authenticator ?? (issuer === null ? null : noAdmission()),
   };
+  bindObserver(ctx);
   const hub = new HubInstance(ctx, opts, opts.connection === null);
   hub.startElection();
   if (opts.awaitActive) await hub.whenActive();
@@ -154,6 +158,7 @@ class HubInstance implements Hub {
     this.hubId = opts.hubId;
     this.names = ctx.names;
     this.#rpc = new RpcServer(ctx.nc, ctx.names, ctx.logger);
+    this.#rpc.observe(ctx.observer);
     this.#deliverer = new Deliverer(ctx);
     this.#startedAt = Date.now();
     this.#closedResult = new Promise((resolve) => (this.#settleClosed = resolve));
@@ -252,7 +257,7 @@ class HubInstance implements Hub {
       phase = 'starting delivery';
       await this.#deliverer.start();
       phase = 'starting rpc';
-      this.#rpc.start(buildHandlers(this.ctx, () => this.health()), accessDirectory(this.ctx));
+      this.#rpc.start(traceHandlers(buildHandlers(this.ctx, () => this.health())), accessDirectory(this.ctx));
       // The server knows the RPC subscriptions once a flush returns: "active" means requests find a responder.
       await this.ctx.nc.flush();
       phase = 'serving';

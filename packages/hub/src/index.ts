@@ -19,6 +19,7 @@
 export { startHub } from './hub.js';
 export type { Hub } from './hub.js';
 export type { HubOptions } from './options.js';
+export type { HubObserver, HubView, ChannelCount, RequestOutcome, DeliveryOutcome } from './observe/observer.js';
 export { API_KEY_SCHEME, NO_AUTH_SCHEME, apiKeyAuthenticator, openRegistration } from './auth/authenticator.js';
 export type { AdmissionRequest, ApiKeyAuthenticatorOptions, Authenticator } from './auth/authenticator.js';
 export type { CredentialsIssuerOptions } from './auth/issuer.js';

@@ -8,6 +8,7 @@ import { guardArbiter, ruleBasedArbiter, type HubArbiter } from './governance/ar
 import type { ExpectationEvaluator } from './governance/evaluators.js';
 import type { ViolationHandler } from './governance/violation-handlers.js';
 import { silentLogger, type Logger } from './logger.js';
+import { noObserver, type HubObserver } from './observe/observer.js';
 import {
   operatorLimitsWithDefaults,
   type OperatorLimits,
@@ -56,6 +57,8 @@ export interface HubOptions {
    * defaults as `DEFAULT_OPERATOR_LIMITS` says (finite ceilings, no byte quotas).
    */
   readonly limits?: OperatorLimits;
+  /** Told what the hub does, for metrics (`hub-service` feeds Prometheus with it); default none. */
+  readonly observer?: HubObserver;
   /**
    * Issue per-identity NATS credentials (a secured hub): `register` then requires the identity's `public_key` and
    * answers a user JWT for it with that identity's permissions, `attach` and `renewCredentials` answer fresh ones.
@@ -100,6 +103,7 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     evaluators: options.evaluators ?? [],
     violationHandlers: options.violationHandlers ?? [],
     limits: operatorLimitsWithDefaults(options.limits),
+    observer: options.observer ?? noObserver,
     credentials: options.credentials ?? null,
     authenticator: options.authenticator ?? null,
   };

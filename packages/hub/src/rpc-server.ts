@@ -14,6 +14,7 @@ import { clip, jsonDepthExceeds, toNetworkError, type HubRequestParsed } from '@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { authorize, callerOf, type AccessDirectory, type CheckedCaller } from './access.js';
 import type { Logger } from './logger.js';
+import { notify, type HubObserver } from './observe/observer.js';
 
 /**
  * One handler per operation. `caller` is the caller `authorize` let through: `''` for public operations, else a
@@ -47,6 +48,7 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
  */
 export class RpcServer {
   #subs: Subscription[] = [];
+  #observer: HubObserver = {};
 
   constructor(
     private readonly nc: NatsConnection,
@@ -75,6 +77,11 @@ export class RpcServer {
     }
   }
 
+  /** From now on tells `observer` the outcome of every request, refusals before any handler runs included. */
+  observe(observer: HubObserver): void {
+    this.#observer = observer;
+  }
+
   /**
    * Settles when a subscription ends without `stop()` (the connection closed, a permission was denied): the hub
    * can no longer serve requests. Resolves to the error when there was one.
@@ -92,6 +99,8 @@ export class RpcServer {
 
   async #handle<Op extends HubOp>(op: Op, msg: Msg, service: Served): Promise<void> {
     let reply: string;
+    const started = performance.now();
+    let code: string | null = null;
     try {
       const claimed = HUB_OPS[op].caller ? callerOf(msg.subject) : '';
       const request = parseRequest(op, msg);
@@ -100,7 +109,12 @@ export class RpcServer {
       const result = await handler(request, caller);
       reply = JSON.stringify({ ok: true, result });
     } catch (thrown) {
+      code = toNetworkError(thrown).code;
       reply = this.#errorReply(op, thrown);
+    }
+    const { requestFinished } = this.#observer;
+    if (requestFinished !== undefined) {
+      notify(this.logger, () => requestFinished({ op, code, durationMs: performance.now() - started }));
     }
     if (!msg.reply) return;
     const limit = this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;

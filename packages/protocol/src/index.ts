@@ -72,6 +72,8 @@ export type { Envelope, EnvelopeInput } from './envelope.js';
 export { IdSchema, createIdFactory, newId, isId, parseHubUrn } from './ids.js';
 export type { Id, IdFactory } from './ids.js';
 export { replyEnvelopeId, isReplyFormId, isReplyIdOf } from './reply-id.js';
+export { traceAnchorOf } from './trace-id.js';
+export type { TraceAnchor } from './trace-id.js';
 export {
   ErrorCode,
   ErrorReason,

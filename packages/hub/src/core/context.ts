@@ -12,6 +12,7 @@ import type { InboxCounters } from '../governance/inbox-counters.js';
 import type { ResolvedOperatorLimits } from '../governance/operator-limits.js';
 import type { RateLimiter } from '../governance/rate-limiter.js';
 import type { Logger } from '../logger.js';
+import type { HubObserver } from '../observe/observer.js';
 import type { HubResources } from '../nats/provision.js';
 import type { WalReader, WalWriter } from '../nats/wal.js';
 import type { Lease } from '../lease.js';
@@ -64,6 +65,8 @@ export interface HubContext {
   readonly limits: ResolvedOperatorLimits;
   /** Counts of what the hub refused to fold or deliver, since it started; reported by `health`. */
   readonly counters: HubCounters;
+  /** Told what the hub does, for metrics (`HubOptions.observer`). */
+  readonly observer: HubObserver;
   /** Per-channel snapshots of folded state, from which hydrate starts and ended channels are served. */
   readonly snapshots: SnapshotStore;
   /** Issues identities their NATS credentials; `null` on a hub that issues none (NATS without auth). */

@@ -6,6 +6,7 @@ import { deadLetter } from '../audit/dead-letters.js';
 import { AuditKind } from '@ag2net/protocol';
 import { auditFromWal } from '../audit/wal-records.js';
 import { parseStored } from '../nats/wal.js';
+import { observedDelivery } from '../observe/delivery.js';
 import { ConsumeWatchdog } from './consume-watchdog.js';
 import type { HubContext } from './context.js';
 import { allowedRecipients } from './fan-out.js';
@@ -217,7 +218,8 @@ export class Deliverer {
     item.envelope = envelope;
     const channelId = envelope.channel_id;
     const chain = (this.#chains.get(channelId) ?? Promise.resolve()).then(async () => {
-      this.#finish(item, (await this.#deliver(envelope, item.msg)) ? 'done' : 'stopped');
+      const done = await observedDelivery(this.ctx, envelope, () => this.#deliver(envelope, item.msg));
+      this.#finish(item, done ? 'done' : 'stopped');
     });
     this.#chains.set(channelId, chain);
     void chain.then(() => {

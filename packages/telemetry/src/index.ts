@@ -1,0 +1,20 @@
+/**
+ * What the ag2net services share to be operated: the `/healthz`, `/readyz` and `/metrics` HTTP port, a
+ * Prometheus registry, and OpenTelemetry tracing configured by the standard `OTEL_*` variables.
+ *
+ * @example
+ * ```ts
+ * import { createMetricsRegistry, startOpsServer, startTracing } from '@ag2net/telemetry';
+ *
+ * const tracing = startTracing({ serviceName: 'ag2net-hub' }); // null unless OTEL_* asks for traces
+ * const registry = createMetricsRegistry();
+ * await using ops = await startOpsServer({ port: 9464, registry, readiness: () => ({ ready: true, reason: 'serving' }) });
+ * ```
+ */
+export { startOpsServer } from './ops-server.js';
+export type { OpsLogger, OpsServer, OpsServerOptions, Readiness } from './ops-server.js';
+export { createMetricsRegistry } from './registry.js';
+export { samplerFrom, startTracing, tracingRequested } from './tracing.js';
+export type { Tracing, TracingOptions } from './tracing.js';
+export { watchConnection } from './connection-watch.js';
+export type { ConnectionWatch, WatchedConnection } from './connection-watch.js';
