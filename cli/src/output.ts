@@ -42,7 +42,8 @@ export class Output {
 
   /** `text` in the colour of `tone` when colours are on. */
   paint(tone: Tone, text: string): string {
-    return this.colour ? styleText(STYLE[tone], text) : text;
+    // The decision is this class's (the command's terminal may be a test's buffer): no second check by Node.
+    return this.colour ? styleText(STYLE[tone], text, { validateStream: false }) : text;
   }
 
   /** One line of human output (ignored under `--json`, whose output is the data alone). */
@@ -55,9 +56,9 @@ export class Output {
     this.io.out(`${options.stream === true ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
   }
 
-  /** Progress and notes for a person on standard error; silent when not on a terminal or under `--json`. */
+  /** Progress and notes for a person on standard error (also with `--json`, whose data is on standard output alone); silent when not on a terminal. */
   progress(text: string): void {
-    if (this.io.isTty && !this.json) this.io.err(`${this.paint('dim', text)}\n`);
+    if (this.io.isTty) this.io.err(`${this.paint('dim', text)}\n`);
   }
 
   /** An aligned table; `empty` is printed instead when there are no rows. */
