@@ -5,8 +5,9 @@
  * ```ts
  * import { HubClient } from '@ag2net/client';
  *
- * await using hub = await HubClient.connect({ servers: 'nats://127.0.0.1:4222' });
- * const alice = await hub.registerHuman({ name: 'alice' });
+ * // On a secured deployment: the registrant's credentials; each identity then gets its own (kept at credsPath).
+ * await using hub = await HubClient.connect({ servers: 'nats://127.0.0.1:4222', creds: '.data/auth/registrant.creds' });
+ * const alice = await hub.registerHuman({ name: 'alice' }, { credsPath: '.data/alice.creds' });
  * const bob = await hub.register({ name: 'bob' }); // accepts invites; give it a handler to answer
  * const channel = await alice.open({ type: 'conversation', target: 'bob' });
  * const reply = alice.nextEnvelope({ predicate: (e) => e.sender_id === bob.agentId, timeout: 5000 }); // waits from now
@@ -17,7 +18,10 @@
 export { HubRpc, HubUnavailableError, DEFAULT_RPC_TIMEOUT_MS } from './rpc.js';
 export type { CallOptions, HubCallOptions, HubRpcOptions } from './rpc.js';
 export { HubClient } from './hub-client.js';
-export type { HubClientOptions, RegisterOptions } from './hub-client.js';
+export type { AttachOptions, HubClientOptions, RegisterOptions } from './hub-client.js';
+export { CredentialsError, DEFAULT_INBOX_PREFIX, inboxPrefixOf } from './credentials.js';
+export { IdentityCredentialsError } from './identity.js';
+export { RENEW_AT_FRACTION } from './renewal.js';
 export { Participant, DisconnectedError } from './participant.js';
 export type { OpenOptions, NextOptions } from './participant.js';
 export type { SendOptions, DisconnectOptions, ParticipantHub } from './contracts.js';
