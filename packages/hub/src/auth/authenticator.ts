@@ -32,10 +32,10 @@ export interface Authenticator {
 export function openRegistration(): Authenticator {
   return {
     schemes: [NO_AUTH_SCHEME],
-    admit: ({ auth }) => {
-      if (auth.scheme !== NO_AUTH_SCHEME) throw new AuthError(`unknown auth scheme: ${repr(auth.scheme)}`);
-      return Promise.resolve();
-    },
+    admit: ({ auth }) =>
+      auth.scheme === NO_AUTH_SCHEME
+        ? Promise.resolve()
+        : Promise.reject(new AuthError(`unknown auth scheme: ${repr(auth.scheme)}`)),
   };
 }
 
