@@ -1,0 +1,167 @@
+import {
+  Access,
+  EV_TEXT,
+  HUB_OPS,
+  HUB_OP_NAMES,
+  OPERATOR_CALLER,
+  RpcReplySchema,
+  newId,
+  type HubOp,
+} from '@ag2net/protocol';
+import { natsPerFile } from '@ag2net/test-support';
+import { describe, expect, it } from 'vitest';
+import {
+  asOperator,
+  audit,
+  failure,
+  openChannel,
+  openNet,
+  readWal,
+  register,
+  say,
+  type TestAgent,
+  type TestNet,
+} from './support.js';
+
+const nats = natsPerFile();
+
+/** A request each op with a caller would take as it is, on `channel` (alice's, with bob) and alice's task `t1`. */
+function requestOf(op: HubOp, ids: { channel: string; alice: string; bob: string }): unknown {
+  const { channel, alice, bob } = ids;
+  const byOp: Partial<Record<HubOp, unknown>> = {
+    renewCredentials: {},
+    unregister: {},
+    setResume: { resume: { summary: 'x' } },
+    setSkill: { skill_md: '# x' },
+    setRule: { rule: {} },
+    recordObservation: { capability: 'x', outcome: 'completed' },
+    createChannel: { type: 'conversation', participants: [bob] },
+    listChannels: {},
+    pendingTurnsFor: {},
+    observeTask: { task: { task_id: 't2', owner_id: alice, created_at: '2026-01-01T00:00:00Z' } },
+    updateTask: { task_id: 't1', state: 'running' },
+    getTask: { task_id: 't1' },
+    listTasks: {},
+    checkpointTask: { task_id: 't1', state: { step: 1 } },
+    readTaskCheckpoint: { task_id: 't1' },
+    fireTaskEvent: { task_id: 't1', kind: 'mirror_failed' },
+    post: { channel_id: channel, sender_id: alice, event_type: EV_TEXT, event_data: { text: 'hi' } },
+    reportTurnFailure: { channel_id: channel, envelope_id: newId() },
+    acquireTurnLock: { channel_id: channel, holder: 'replica-1' },
+    renewTurnLock: { channel_id: channel, holder: 'replica-1' },
+    releaseTurnLock: { channel_id: channel, holder: 'replica-1' },
+    readWal: { channel_id: channel },
+    findEnvelopeByCausation: { channel_id: channel, sender_id: alice, causation_id: 'c' },
+    readAudit: {},
+  };
+  return byOp[op] ?? { channel_id: channel };
+}
+
+/** The reply error of `op` sent raw as `caller` (bypassing the client), or `'ok'` when the hub accepted it. */
+async function attempt(net: TestNet, op: HubOp, caller: string, request: unknown): Promise<string> {
+  const msg = await net.nc.request(net.names.rpc(op, caller), JSON.stringify(request), { timeout: 10_000 });
+  const reply = RpcReplySchema.parse(JSON.parse(msg.string()));
+  return reply.ok ? 'ok' : `${reply.error.code}: ${reply.error.message}`;
+}
+
+const opsOf = (...classes: Access[]) =>
+  HUB_OP_NAMES.filter((op) => HUB_OPS[op].caller && classes.includes(HUB_OPS[op].access));
+
+/** alice and bob in a conversation with one text, alice's task t1, carol registered outside it. */
+async function world(net: TestNet): Promise<{ alice: TestAgent; bob: TestAgent; carol: TestAgent; cid: string }> {
+  const alice = await register(net, 'alice');
+  const bob = await register(net, 'bob');
+  const carol = await register(net, 'carol');
+  const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+  await say(net, alice, cid, 'hello bob');
+  await net.rpc.call(
+    'observeTask',
+    { task: { task_id: 't1', owner_id: alice.id, created_at: '2026-01-01T00:00:00Z' } },
+    { caller: alice.id },
+  );
+  return { alice, bob, carol, cid };
+}
+
+describe('access classes', () => {
+  it('refuses an unregistered caller on every self and participant op, and changes nothing', async () => {
+    await using net = await openNet(nats.url);
+    const { alice, bob, cid } = await world(net);
+    const before = { wal: await readWal(net, alice, cid), health: await net.rpc.call('health', {}) };
+    const ghost = newId();
+    const ops = opsOf(Access.Self, Access.Participant);
+    expect(ops.length).toBe(27);
+    const ids = { channel: cid, alice: alice.id, bob: bob.id };
+    const answers = await Promise.all(ops.map((op) => attempt(net, op, ghost, requestOf(op, ids))));
+    expect(answers).toEqual(ops.map(() => `access_denied: unknown caller '${ghost}'`));
+    expect(await readWal(net, alice, cid)).toEqual(before.wal);
+    expect(await net.rpc.call('health', {})).toMatchObject({
+      registered_agents: before.health.registered_agents,
+      active_channels: before.health.active_channels,
+    });
+    expect((await net.rpc.call('listChannels', {}, asOperator)).channels.map((c) => c.channel_id)).toEqual([cid]);
+  });
+
+  it('refuses a registered non-member on every participant op with nothing but "not a participant"', async () => {
+    await using net = await openNet(nats.url);
+    const { alice, bob, carol, cid } = await world(net);
+    const ops = opsOf(Access.Participant);
+    const ids = { channel: cid, alice: carol.id, bob: bob.id };
+    const answers = await Promise.all(ops.map((op) => attempt(net, op, carol.id, requestOf(op, ids))));
+    expect(answers).toEqual(ops.map(() => `access_denied: '${carol.id}' is not a participant of channel '${cid}'`));
+    // An unknown channel is not_found for everyone alike: member of something, operator, anyone registered.
+    const nowhere = newId();
+    for (const caller of [alice.id, carol.id, OPERATOR_CALLER]) {
+      expect(await attempt(net, 'readWal', caller, { channel_id: nowhere })).toBe(
+        `not_found: channel not found: ${nowhere}`,
+      );
+    }
+    expect((await readWal(net, alice, cid)).map((e) => e.sender_id)).not.toContain(carol.id);
+  });
+
+  it('lets participants call participant ops and identities call self ops as themselves', async () => {
+    await using net = await openNet(nats.url);
+    const { alice, bob, cid } = await world(net);
+    const as = { caller: bob.id };
+    expect((await net.rpc.call('getChannel', { channel_id: cid }, as)).channel.channel_id).toBe(cid);
+    expect((await net.rpc.call('canSend', { channel_id: cid }, as)).allowed).toBe(true);
+    expect((await net.rpc.call('adapterState', { channel_id: cid }, as)).state).toMatchObject({ turn_count: 1 });
+    expect((await net.rpc.call('readWal', { channel_id: cid }, as)).envelopes.at(-1)?.event_data).toEqual({
+      text: 'hello bob',
+    });
+    expect((await say(net, bob, cid, 'hi alice')).sequence).toBe(5);
+    expect((await net.rpc.call('pendingTurnsFor', {}, as)).turns).toEqual([]);
+    expect((await net.rpc.call('getTask', { task_id: 't1' }, { caller: alice.id })).task.owner_id).toBe(alice.id);
+  });
+
+  it('serves readAudit to the operator only', async () => {
+    await using net = await openNet(nats.url);
+    const { alice } = await world(net);
+    for (const caller of [alice.id, newId()]) {
+      expect(await attempt(net, 'readAudit', caller, {})).toBe('access_denied: operator only');
+    }
+    expect((await audit(net, { kinds: ['agent_registered'] })).map((r) => r['agent_id'])).toContain(alice.id);
+  });
+
+  it('refuses the operator on every op that is not an operator read, and serves it every one that is', async () => {
+    await using net = await openNet(nats.url);
+    const { alice, bob, cid } = await world(net);
+    const ids = { channel: cid, alice: alice.id, bob: bob.id };
+    const writes = HUB_OP_NAMES.filter((op) => HUB_OPS[op].caller && !HUB_OPS[op].operatorReads);
+    const refused = await Promise.all(writes.map((op) => attempt(net, op, OPERATOR_CALLER, requestOf(op, ids))));
+    expect(refused).toEqual(writes.map((op) => `access_denied: ${op} is not an operator operation`));
+    const reads = HUB_OP_NAMES.filter((op) => HUB_OPS[op].operatorReads);
+    expect(reads.length).toBe(8);
+    const served = await Promise.all(reads.map((op) => attempt(net, op, OPERATOR_CALLER, requestOf(op, ids))));
+    expect(served).toEqual(reads.map(() => 'ok'));
+    expect((await net.rpc.call('listTasks', {}, asOperator)).tasks.map((t) => t.task_id)).toEqual(['t1']);
+    expect((await net.rpc.call('getTask', { task_id: 't1' }, asOperator)).task.owner_id).toBe(alice.id);
+  });
+
+  it('answers a caller token that is neither an identity id nor the operator with invalid_request', async () => {
+    await using net = await openNet(nats.url);
+    const { cid } = await world(net);
+    expect(await attempt(net, 'getChannel', '$admin', { channel_id: cid })).toBe(
+      "invalid_request: caller in subject is invalid: '$admin'",
+    );
+  });
+});
