@@ -13,7 +13,6 @@ import { describe, expect, it } from 'vitest';
 import {
   asOperator,
   audit,
-  failure,
   openChannel,
   openNet,
   readWal,
