@@ -1,5 +1,5 @@
 import { ModelConfigSchema, ScriptStepSchema } from '@ag2net/agent';
-import { PrefixSchema, ResumeSchema, RuleSchema, formatIssues } from '@ag2net/protocol';
+import { AuthBlockSchema, PrefixSchema, ResumeSchema, RuleSchema, formatIssues } from '@ag2net/protocol';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -38,6 +38,11 @@ export const AgentConfigSchema = z.strictObject({
   timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
   /** Retries of a model call that failed for a transient reason (5xx, 429, unreachable). */
   max_retries: z.number().int().min(0).max(10).optional(),
+  /**
+   * The passport's admission credential (AG2's `AuthBlock`, e.g. `{ scheme: api_key, claim: { token: … } }`),
+   * checked by the hub at registration and attach; default the runner's `--api-key`.
+   */
+  auth: AuthBlockSchema.optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 

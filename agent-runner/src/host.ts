@@ -1,7 +1,9 @@
 import { Agent, attachAgent, createModel, modelConfigFromEnv, type ModelConfigInput } from '@ag2net/agent';
 import type { AgentClient, HubClient } from '@ag2net/client';
+import type { AuthBlock } from '@ag2net/protocol';
 import type { ToolSet } from 'ai';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolveFrom, RunnerConfigError, type AgentConfig } from './config.js';
 
@@ -37,15 +39,38 @@ async function loadTools(config: AgentConfig, baseDir: string): Promise<ToolSet>
   return tools as ToolSet;
 }
 
+/** Options of `hostAgent`. */
+export interface HostOptions {
+  /** The config file's folder: relative paths in it resolve against it. */
+  readonly baseDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The runner's `--turn-lock-ttl-ms`. */
+  readonly turnLockTtlMs?: number;
+  /** The runner's `--creds-dir`: the agent's credentials are kept there as `<name>.creds`. */
+  readonly credsDir?: string;
+  /** The runner's `--api-key`: the admission credential of an agent whose config has no `auth` block. */
+  readonly apiKey?: string;
+}
+
+/** Where an agent's credentials are kept in `credsDir`: its name, made safe as a file name. */
+export function credsPathFor(credsDir: string, name: string): string {
+  return join(credsDir, `${encodeURIComponent(name)}.creds`);
+}
+
+/** The admission credential of an agent: its config's `auth` block, else the runner's API key, else none. */
+export function authOf(config: AgentConfig, apiKey: string | undefined): AuthBlock | undefined {
+  if (config.auth !== undefined) return config.auth;
+  if (apiKey === undefined) return undefined;
+  return { scheme: 'api_key', issuer: null, audience: null, key_fingerprint: null, claim: { token: apiKey } };
+}
+
 /** Builds the agent of a configuration entry and puts it on the network (registering it, or attaching a replica). */
 export async function hostAgent(
   hub: HubClient,
   config: AgentConfig,
-  baseDir: string,
-  env: NodeJS.ProcessEnv,
-  turnLockTtlMs?: number,
+  options: HostOptions,
 ): Promise<{ client: AgentClient; modelSource: string }> {
-  const { model, source } = modelConfigOf(config, env);
+  const { model, source } = modelConfigOf(config, options.env);
   const agent = new Agent({
     name: config.name,
     instructions: config.instructions,
@@ -53,15 +78,19 @@ export async function hostAgent(
       ...(config.timeout_ms === undefined ? {} : { timeoutMs: config.timeout_ms }),
       ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }),
     }),
-    tools: await loadTools(config, baseDir),
+    tools: await loadTools(config, options.baseDir),
     ...(config.max_steps === undefined ? {} : { maxSteps: config.max_steps }),
   });
-  const skillMd = config.skill === undefined ? undefined : await readSkill(config, resolveFrom(baseDir, config.skill));
+  const skillMd =
+    config.skill === undefined ? undefined : await readSkill(config, resolveFrom(options.baseDir, config.skill));
+  const auth = authOf(config, options.apiKey);
   const client = await attachAgent(hub, agent, {
+    ...(auth === undefined ? {} : { passport: { auth } }),
     ...(config.resume === undefined ? {} : { resume: config.resume }),
     ...(skillMd === undefined ? {} : { skillMd }),
     ...(config.rule === undefined ? {} : { rule: config.rule }),
-    ...(turnLockTtlMs === undefined ? {} : { turnLockTtlMs }),
+    ...(options.turnLockTtlMs === undefined ? {} : { turnLockTtlMs: options.turnLockTtlMs }),
+    ...(options.credsDir === undefined ? {} : { credsPath: credsPathFor(options.credsDir, config.name) }),
   });
   return { client, modelSource: source };
 }

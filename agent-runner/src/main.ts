@@ -1,19 +1,30 @@
 #!/usr/bin/env node
 import { HubClient, type AgentClient } from '@ag2net/client';
+import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadRunnerConfig, RunnerConfigError } from './config.js';
 import { installCrashPolicy } from './crash-policy.js';
 import { hostAgent } from './host.js';
 
-const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P] [--log-level L] [--turn-lock-ttl-ms MS]
+const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P] [--creds FILE] [--creds-dir DIR]
+                     [--api-key KEY] [--log-level L] [--turn-lock-ttl-ms MS]
 
 Hosts the agents declared in the config file on the hub. Start several runners with the same file to share the
 work: each delivery is handled by one of them, and turns of one channel never run at once.
   --nats-url   NATS server URL(s), comma-separated (env NATS_URL; default nats://127.0.0.1:4222)
   --prefix     the hub's prefix (env AG2NET_PREFIX; else the file's prefix; default ag2)
+  --creds      the runner's own NATS credentials, a .creds file: the registrant's, or an identity's
+               (env AG2NET_CREDS; default none: a NATS server without auth)
+  --creds-dir  where each hosted agent's issued credentials are kept as <name>.creds (mode 0600) and found again
+               on restart; replicas of one agent share it (env AG2NET_CREDS_DIR; default none: a secured hub then
+               cannot attach an agent registered by an earlier run)
+  --api-key    the admission credential sent as the passport's auth block (scheme api_key) of every hosted agent
+               whose config has no auth block of its own (env AG2NET_API_KEY)
   --log-level  pino level (env LOG_LEVEL; default info)
   --turn-lock-ttl-ms  how long a crashed replica's turn stays locked (env AG2NET_TURN_LOCK_TTL_MS; default 6000)`;
+
+type Flag = 'nats-url' | 'prefix' | 'log-level' | 'turn-lock-ttl-ms' | 'creds' | 'creds-dir' | 'api-key';
 
 async function main(): Promise<number> {
   let args;
@@ -26,6 +37,9 @@ async function main(): Promise<number> {
         prefix: { type: 'string' },
         'log-level': { type: 'string' },
         'turn-lock-ttl-ms': { type: 'string' },
+        creds: { type: 'string' },
+        'creds-dir': { type: 'string' },
+        'api-key': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -49,7 +63,7 @@ async function main(): Promise<number> {
     throw err;
   }
   const { config, baseDir } = loaded;
-  const setting = (flag: 'nats-url' | 'prefix' | 'log-level' | 'turn-lock-ttl-ms', env: string): string | undefined =>
+  const setting = (flag: Flag, env: string): string | undefined =>
     [args.values[flag], process.env[env]].find((v): v is string => typeof v === 'string' && v !== '');
   const log = pino({ name: 'agent-runner', level: setting('log-level', 'LOG_LEVEL') ?? 'info' });
   const servers = (setting('nats-url', 'NATS_URL') ?? 'nats://127.0.0.1:4222').split(',');
@@ -63,15 +77,25 @@ async function main(): Promise<number> {
     process.stderr.write(`--turn-lock-ttl-ms must be a whole number of ms from 1000 to 120000; got ${lockTtl}\n`);
     return 2;
   }
+  const creds = setting('creds', 'AG2NET_CREDS');
+  const credsDir = setting('creds-dir', 'AG2NET_CREDS_DIR');
+  const apiKey = setting('api-key', 'AG2NET_API_KEY');
+  if (credsDir !== undefined) await mkdir(credsDir, { recursive: true, mode: 0o700 });
   // A crash closes the hub client (its agents' connections and turn locks) within a time bound and exits non-zero.
   const held: { hub?: HubClient } = {};
   installCrashPolicy({ log, close: async () => held.hub?.close() });
-  const hub = await HubClient.connect({ servers, prefix, logger: log });
+  const hub = await HubClient.connect({ servers, prefix, logger: log, ...(creds === undefined ? {} : { creds }) });
   held.hub = hub;
   const clients: AgentClient[] = [];
   try {
     for (const agentConfig of config.agents) {
-      const { client, modelSource } = await hostAgent(hub, agentConfig, baseDir, process.env, turnLockTtlMs);
+      const { client, modelSource } = await hostAgent(hub, agentConfig, {
+        baseDir,
+        env: process.env,
+        ...(turnLockTtlMs === undefined ? {} : { turnLockTtlMs }),
+        ...(credsDir === undefined ? {} : { credsDir }),
+        ...(apiKey === undefined ? {} : { apiKey }),
+      });
       clients.push(client);
       log.info({ agent: agentConfig.name, agentId: client.agentId, model: modelSource }, 'hosting agent');
       const resumed = await client.resumePendingTurns();

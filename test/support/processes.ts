@@ -96,6 +96,8 @@ export function startRunner(options: {
   readonly name: string;
   /** The runner's `--turn-lock-ttl-ms`; default 3000; `null` leaves the runner's own default. */
   readonly turnLockTtlMs?: number | null;
+  /** More flags (`--creds`, `--creds-dir`, `--api-key`, …). */
+  readonly extraArgs?: readonly string[];
 }): ServiceProcess {
   const lockTtl = options.turnLockTtlMs === null ? [] : ['--turn-lock-ttl-ms', String(options.turnLockTtlMs ?? 3000)];
   return startService(options.name, 'agent-runner/src/main.ts', [
@@ -105,5 +107,6 @@ export function startRunner(options: {
     '--prefix',
     options.prefix,
     ...lockTtl,
+    ...(options.extraArgs ?? []),
   ]);
 }
