@@ -15,13 +15,13 @@ import {
 } from '@ag2net/auth';
 import { HubClient, HubRpc, type HumanClient } from '@ag2net/client';
 import { EV_TEXT, NetworkError, type IssuedCredentials } from '@ag2net/protocol';
-import { connectWithCreds, waitFor } from '@ag2net/test-support';
+import { connectWithCreds } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
-import { storeState, type StoreState } from './support/store-state.js';
+import { settledStore, storeState, type StoreState } from './support/store-state.js';
 import { ViolationRecorder } from './support/violations.js';
 
 const KEYS = { alice: 'k-alice', bob: 'k-bob', mallory: 'k-mallory', relay: 'k-relay', trudy: 'k-trudy' };
@@ -100,18 +100,7 @@ beforeAll(async () => {
   channelId = channel.channelId;
   textId = await channel.send('for bob only');
   await bob.waitForChannelEvent(channelId, { timeout: 10_000, predicate: (e) => e.envelope_id === textId });
-  settled = await waitFor(
-    async () => {
-      const state = await storeState(admin, stack.names);
-      const delivery = state.consumers[`${stack.names.walStream}/${stack.names.deliveryConsumer}`];
-      const wal = state.streams[stack.names.walStream];
-      const acked = Object.entries(state.consumers).every(
-        ([name, c]) => !name.startsWith(`${stack.names.inboxStream}/`) || c.num_ack_pending === 0,
-      );
-      return delivery?.ack_floor === wal?.last_seq && delivery?.num_ack_pending === 0 && acked && state;
-    },
-    { what: 'the hub to deliver the setup and the clients to ack it', timeoutMs: 10_000 },
-  );
+  settled = await settledStore(admin, stack.names, { channels: 1, inboxesDrained: true });
 }, 60_000);
 
 afterAll(async () => {

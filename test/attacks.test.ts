@@ -27,7 +27,7 @@ import {
   hubNames,
   type HubNames,
 } from '@ag2net/protocol';
-import { connectWithCreds, startSecuredNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
+import { connectWithCreds, startSecuredNatsServer, uniqueName, type NatsServer } from '@ag2net/test-support';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -35,7 +35,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { storeState, type StoreState } from './support/store-state.js';
+import { settledStore, storeState, type StoreState } from './support/store-state.js';
 import { ViolationRecorder } from './support/violations.js';
 
 /** A registered identity on its own connection. */
@@ -141,16 +141,8 @@ beforeAll(async () => {
     event_type: EV_TEXT,
     event_data: { text: 'for bob only' },
   });
-  // Settled: the hub delivered every WAL entry (it acks an entry once its inbox publishes are done).
-  settled = await waitFor(
-    async () => {
-      const state = await storeState(admin, names);
-      const delivery = state.consumers[`${names.walStream}/${names.deliveryConsumer}`];
-      const wal = state.streams[names.walStream];
-      return delivery !== undefined && delivery.ack_floor === wal?.last_seq && delivery.num_ack_pending === 0 && state;
-    },
-    { what: 'the hub to deliver the setup', timeoutMs: 10_000 },
-  );
+  // Settled: the hub delivered every WAL entry and wrote the channel's idle snapshot; bob reads nothing more.
+  settled = await settledStore(admin, names, { channels: 1 });
 });
 
 afterAll(async () => {
@@ -253,13 +245,16 @@ describe('attacks refused by NATS leave the WAL, the inboxes and KV unchanged', 
     expect(await storeState(admin, names)).toEqual(settled);
   });
 
-  it("writing KV: another identity's passport and rule, a channel's metadata, the lease", async () => {
+  it("writing KV: another identity's passport and rule, a channel's metadata, tasks, turn locks, the lease", async () => {
     await refusedPublish(alice, `$KV.${names.agentsBucket}.${bob.id}.passport`, JSON.stringify({ name: 'bob' }));
     await refusedPublish(alice, `$KV.${names.agentsBucket}.${bob.id}.rule`, '{}');
     await refusedPublish(alice, `$KV.${names.agentsBucket}.${alice.id}.rule`, '{}');
     await refusedPublish(alice, `$KV.${names.channelsBucket}.${channelId}`, '{}');
     await refusedPublish(alice, `$KV.${names.tasksBucket}.meta.t1`, '{}');
     await refusedPublish(alice, `$KV.${names.leasesBucket}.active`, 'attacker');
+    await refusedPublish(alice, `$KV.${names.turnLocksBucket}.${bob.id}.${channelId}`, alice.id);
+    await refusedPublish(alice, `$KV.${names.snapshotsBucket}.${channelId}`, '{}');
+    await refusedPublish(alice, `$KV.${names.cursorsBucket}.${names.deliveryConsumer}`, '0');
     expect(await storeState(admin, names)).toEqual(settled);
     expect(hub.role).toBe('active');
   });

@@ -5,6 +5,7 @@
  * through someone else's consumer moves that consumer's delivered or ack floor.
  */
 import type { HubNames } from '@ag2net/protocol';
+import { waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 
@@ -55,4 +56,38 @@ export async function storeState(admin: NatsConnection, names: HubNames): Promis
     }
   }
   return { streams, consumers };
+}
+
+/** Options of `settledStore`. */
+export interface SettleOptions {
+  /** How many channels the hub holds: each gets a snapshot once it is idle (`SNAPSHOT_IDLE_MS`). */
+  readonly channels: number;
+  /** Wait until every inbox consumer has nothing pending or unacked (clients that consume); default false. */
+  readonly inboxesDrained?: boolean;
+  /** Give up after this many ms; default 15 000. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The store once the hub's own work settled: every WAL entry delivered and acked by the delivery consumer, every
+ * channel's idle snapshot written, and (when asked) every inbox drained. From then on nothing moves by itself (with
+ * sweeps off and a lease longer than the test), so a changed state is someone else's write.
+ */
+export function settledStore(admin: NatsConnection, names: HubNames, options: SettleOptions): Promise<StoreState> {
+  return waitFor(
+    async () => {
+      const state = await storeState(admin, names);
+      const delivery = state.consumers[`${names.walStream}/${names.deliveryConsumer}`];
+      const delivered =
+        delivery?.ack_floor === state.streams[names.walStream]?.last_seq && delivery?.num_ack_pending === 0;
+      const snapshots = state.streams[`KV_${names.snapshotsBucket}`]?.messages === options.channels;
+      const drained =
+        options.inboxesDrained !== true ||
+        Object.entries(state.consumers).every(
+          ([name, c]) => !name.startsWith(`${names.inboxStream}/`) || (c.num_pending === 0 && c.num_ack_pending === 0),
+        );
+      return delivered && snapshots && drained && state;
+    },
+    { what: 'the hub to settle (deliveries acked, snapshots written)', timeoutMs: options.timeoutMs ?? 15_000 },
+  );
 }
