@@ -4,25 +4,19 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { usageError } from './exit.js';
 
-/** What the command needs from a `.creds` file: the JWT and seed, whose identity it is, and its reply-inbox prefix. */
+/** What the command needs from a `.creds` file: its text and whose identity it is. */
 export interface LoadedCreds {
   readonly path: string;
   readonly text: string;
   /** The JWT's `name` when it is an agent id (identity credentials are named after their identity); else null. */
   readonly agentId: string | null;
-  /** The reply-inbox prefix the JWT lets this user subscribe to; `undefined` for the default `_INBOX`. */
-  readonly inboxPrefix: string | undefined;
 }
 
-/** The claims of a user JWT the command reads; the server verifies the JWT, the command only routes by it. */
-const UserClaimsSchema = z.looseObject({
-  name: z.string().optional(),
-  nats: z
-    .looseObject({
-      sub: z.looseObject({ allow: z.array(z.string()).optional() }).optional(),
-    })
-    .optional(),
-});
+/**
+ * The claim of a user JWT the command reads, unverified: the server verifies the JWT when the connection
+ * authenticates, so a wrong name here can only make this command's own requests fail.
+ */
+const UserClaimsSchema = z.looseObject({ name: z.string().optional() });
 
 /** Reads and decodes a `.creds` file; a missing or malformed file is a usage error naming the path. */
 export async function loadCreds(path: string): Promise<LoadedCreds> {
@@ -47,7 +41,6 @@ export async function loadCreds(path: string): Promise<LoadedCreds> {
     path,
     text,
     agentId: name.success ? name.data : null,
-    inboxPrefix: inboxPrefixOf(claims.nats?.sub?.allow ?? []),
   };
 }
 
@@ -59,18 +52,4 @@ function decodeClaims(jwt: string): z.infer<typeof UserClaimsSchema> {
   } catch {
     return {};
   }
-}
-
-/**
- * The reply prefix a user may subscribe to: with `>` or `_INBOX.>` the default, otherwise the one allowed
- * `<prefix>.>` whose prefix names an inbox (`_INBOX_<id>` for identities). A wrong guess costs nothing: the server
- * refuses the subscription and the command reports access denied.
- */
-function inboxPrefixOf(allow: readonly string[]): string | undefined {
-  if (allow.includes('>') || allow.includes('_INBOX.>')) return undefined;
-  for (const subject of allow) {
-    const m = /^([^.*>]*INBOX[^.*>]*)\.>$/.exec(subject);
-    if (m?.[1] !== undefined) return m[1];
-  }
-  return undefined;
 }

@@ -1,6 +1,6 @@
 import { HubClient } from '@ag2net/client';
 import { DEFAULT_PREFIX, OPERATOR_CALLER, PrefixSchema, hubNames, type HubNames } from '@ag2net/protocol';
-import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { loadCreds, type LoadedCreds } from './creds.js';
 import { CliError, ExitCode, usageError } from './exit.js';
 import type { CliIo } from './io.js';
@@ -69,22 +69,19 @@ export class Session implements AsyncDisposable {
     readonly hub: HubClient,
   ) {}
 
-  /** Connects to NATS with the target's credentials and reply prefix; fails fast when NATS is unreachable. */
+  /**
+   * Connects to NATS with the target's credentials (the client takes the reply prefix from the JWT) and, with
+   * `--operator`, the operator as default caller. An unreachable server fails at once.
+   */
   static async open(target: Target): Promise<Session> {
-    const nc = await connect({
+    const hub = await HubClient.connect({
       servers: target.servers,
-      name: 'ag2net-cli',
-      timeout: target.timeoutMs,
-      maxReconnectAttempts: -1,
-      ...(target.creds === null
-        ? {}
-        : {
-            authenticator: credsAuthenticator(new TextEncoder().encode(target.creds.text)),
-            ...(target.creds.inboxPrefix === undefined ? {} : { inboxPrefix: target.creds.inboxPrefix }),
-          }),
+      prefix: target.prefix,
+      retryForMs: target.timeoutMs,
+      operator: target.operator,
+      ...(target.creds === null ? {} : { creds: target.creds.text }),
     });
-    const hub = await HubClient.connect({ connection: nc, prefix: target.prefix, retryForMs: target.timeoutMs });
-    return new Session(target, nc, hub);
+    return new Session(target, hub.nc, hub);
   }
 
   get names(): HubNames {
@@ -132,8 +129,7 @@ export class Session implements AsyncDisposable {
   }
 
   async close(): Promise<void> {
-    await this.hub.close({ graceMs: 0 }).catch(() => undefined);
-    if (!this.nc.isClosed()) await this.nc.close();
+    await this.hub.close({ graceMs: 0 });
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -204,6 +204,52 @@ describe('ag2net wal and tail', () => {
   });
 });
 
+describe('ag2net audit', () => {
+  const Records = z.array(z.looseObject({ id: z.string(), kind: z.string(), at: z.string() }));
+
+  it('reads the audit trail as the operator, filtered by kind and agent', async () => {
+    const all = await run([...at(), '--operator', 'audit', '--json']);
+    const kinds = new Set(Records.parse(JSON.parse(all.out)).map((r) => r.kind));
+    expect([all.code, kinds.has('agent_registered'), kinds.has('channel_created')]).toEqual([0, true, true]);
+
+    const registered = await run([
+      ...at(),
+      '--operator',
+      'audit',
+      '--kind',
+      'agent_registered',
+      '--agent',
+      'bob',
+      '--json',
+    ]);
+    const records = Records.parse(JSON.parse(registered.out));
+    expect(records.map((r) => [r.kind, r['agent_id']])).toEqual([['agent_registered', bob.agentId]]);
+
+    const future = await run([...at(), '--operator', 'audit', '--since', '2999-01-01T00:00:00Z', '--json']);
+    expect(JSON.parse(future.out)).toEqual([]);
+  });
+
+  it('follows the audit trail: a record written after it started is printed once', async () => {
+    const follow = start([...at(), '--operator', 'audit', '--kind', 'agent_registered', '--follow', '--json'], {
+      tty: true,
+    });
+    await waitFor(() => follow.err().includes('following the audit trail'), { what: 'audit follows' });
+    const erin = await client.registerHuman({ name: 'erin' });
+    await waitFor(() => follow.out().includes(erin.agentId), { what: "erin's registration followed" });
+    const r = await follow.stop();
+    const ids = jsonLines(r.out).map((l) => Records.element.parse(l)['agent_id']);
+    expect(r.code).toBe(0);
+    expect(ids.filter((id) => id === erin.agentId)).toEqual([erin.agentId]);
+    expect(ids).toContain(bob.agentId);
+  });
+
+  it('refuses the audit trail without operator rights (exit 4)', async () => {
+    const r = await run([...at(), '--as', 'alice', 'audit']);
+    expect([r.code, r.out]).toEqual([4, '']);
+    expect(r.err).toContain('audit is for operators');
+  });
+});
+
 describe('ag2net tasks', () => {
   it('lists and shows the tasks the caller may see', async () => {
     const taskId = newId();

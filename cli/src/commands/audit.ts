@@ -69,7 +69,7 @@ export function auditCommand(program: Command, io: CliIo): void {
           cursor = page.next_cursor;
         } while (cursor !== null && records.length < opts.limit);
         if (env.out.json && !opts.follow) return env.out.data(records);
-        for (const r of records) printRecord(env.out, r);
+        for (const r of records) printRecord(env.out, r, { stream: true });
         if (opts.follow) await followAudit(env, session, { filter, from: followFrom, seen: records });
       }),
     );
