@@ -36,7 +36,7 @@ export async function fanout(ctx: ScenarioContext): Promise<FanoutResult> {
   const [creator, ...invitees] = agents;
   if (creator === undefined) throw new Error('no agents');
   const channel = await openChannel(rpc, { type: DISCUSSION_TYPE, creator, invitees });
-  const { state } = await rpc.call('adapterState', { channel_id: channel });
+  const { state } = await rpc.call('adapterState', { channel_id: channel }, { caller: creator });
   const order = DiscussionStateSchema.parse(state).participant_order;
   const rawRecipients = agents.map((_, i) => `p${i}`);
   const rawBoxes = await openRawMailboxes(ctx, raw, rawRecipients);
