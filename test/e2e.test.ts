@@ -1,5 +1,12 @@
 import { HubClient } from '@ag2net/client';
-import { EV_CHANNEL_CLOSED, EV_PACKET, EV_TEXT, EV_TURN_FAILED, type Envelope } from '@ag2net/protocol';
+import {
+  EV_CHANNEL_CLOSED,
+  EV_PACKET,
+  EV_TEXT,
+  EV_TURN_FAILED,
+  OPERATOR_CALLER,
+  type Envelope,
+} from '@ag2net/protocol';
 import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -58,7 +65,7 @@ describe('end to end across processes', () => {
     expect(text).toContain('· channel closed: resolved');
     expect(text.match(/· channel closed: demo_done/g)).toHaveLength(2);
 
-    const channels = await hub.listChannels({ limit: 100 });
+    const channels = await hub.listChannels({ limit: 100 }, { caller: OPERATOR_CALLER });
     expect(channels.map((c) => [c.manifest.type, c.state, c.close_reason])).toEqual([
       ['consulting', 'closed', 'consulting_complete'],
       ['conversation', 'closed', 'demo_done'],
@@ -132,10 +139,13 @@ describe('end to end across processes', () => {
     await channel.send('What does a write-ahead log guarantee?');
     await first.close();
 
-    await waitFor(async () => (await hub.getChannel(channel.channelId)).state === 'closed', {
-      timeoutMs: 30_000,
-      what: 'the answer while the human is away',
-    });
+    await waitFor(
+      async () => (await hub.getChannel(channel.channelId, { caller: OPERATOR_CALLER })).state === 'closed',
+      {
+        timeoutMs: 30_000,
+        what: 'the answer while the human is away',
+      },
+    );
     const again = await HubClient.connect({ servers: nats.url, prefix });
     const back = await again.attachHuman('me');
     const deliveries = back.subscribe(); // before any other await: sees every delivery of the attach

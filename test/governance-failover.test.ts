@@ -7,6 +7,7 @@ import {
   EnvelopeSchema,
   hubNames,
   type Envelope,
+  OPERATOR_CALLER,
 } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -117,14 +118,14 @@ describe('governance across a hub failover', () => {
 
     // Same instant as the last sweep of the first hub: nothing is due that has not fired already.
     expect(await clockAt(prefix, 'second', TTL_MS - 1, true)).toBe('active');
-    expect((await rpc.call('getChannel', { channel_id: cid })).channel.state).toBe('active');
+    expect((await rpc.call('getChannel', { channel_id: cid }, { caller: alice })).channel.state).toBe('active');
     expect(await fired()).toHaveLength(3);
 
     // At the TTL, to the millisecond, the channel expires.
     await clockAt(prefix, 'second', TTL_MS, true);
     const ended = await waitFor(
       async () => {
-        const { channel } = await rpc.call('getChannel', { channel_id: cid });
+        const { channel } = await rpc.call('getChannel', { channel_id: cid }, { caller: alice });
         return channel.state === 'expired' ? channel : undefined;
       },
       { timeoutMs: 10_000, what: 'the channel to expire' },
@@ -147,7 +148,7 @@ describe('governance across a hub failover', () => {
       },
       { timeoutMs: 30_000, what: 'the standby to fan out and audit everything admitted' },
     );
-    const { records } = await rpc.call('readAudit', { channel_id: cid });
+    const { records } = await rpc.call('readAudit', { channel_id: cid }, { caller: OPERATOR_CALLER });
     expect(records.map((r) => [r.kind, r['on_violation'] ?? r['reason'] ?? null, r['violators'] ?? null])).toEqual([
       ['channel_created', null, null],
       ['expectation_violated', 'warn', [alice]],
