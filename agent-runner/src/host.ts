@@ -50,6 +50,8 @@ export interface HostOptions {
   readonly credsDir?: string;
   /** The runner's `--api-key`: the admission credential of an agent whose config has no `auth` block. */
   readonly apiKey?: string;
+  /** The runner's `--api-keys` file: API keys by agent name, used before `apiKey`. */
+  readonly apiKeys?: Readonly<Record<string, string>>;
 }
 
 /** Where an agent's credentials are kept in `credsDir`: its name, made safe as a file name. */
@@ -83,7 +85,7 @@ export async function hostAgent(
   });
   const skillMd =
     config.skill === undefined ? undefined : await readSkill(config, resolveFrom(options.baseDir, config.skill));
-  const auth = authOf(config, options.apiKey);
+  const auth = authOf(config, options.apiKeys?.[config.name] ?? options.apiKey);
   const client = await attachAgent(hub, agent, {
     ...(auth === undefined ? {} : { passport: { auth } }),
     ...(config.resume === undefined ? {} : { resume: config.resume }),

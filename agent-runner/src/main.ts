@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 import { HubClient, type AgentClient } from '@ag2net/client';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import { z } from 'zod';
 import { loadRunnerConfig, RunnerConfigError } from './config.js';
 import { installCrashPolicy } from './crash-policy.js';
 import { hostAgent } from './host.js';
 
 const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P] [--creds FILE] [--creds-dir DIR]
-                     [--api-key KEY] [--log-level L] [--turn-lock-ttl-ms MS]
+                     [--api-key KEY] [--api-keys FILE] [--log-level L] [--turn-lock-ttl-ms MS]
 
 Hosts the agents declared in the config file on the hub. Start several runners with the same file to share the
 work: each delivery is handled by one of them, and turns of one channel never run at once.
@@ -21,10 +22,15 @@ work: each delivery is handled by one of them, and turns of one channel never ru
                cannot attach an agent registered by an earlier run)
   --api-key    the admission credential sent as the passport's auth block (scheme api_key) of every hosted agent
                whose config has no auth block of its own (env AG2NET_API_KEY)
+  --api-keys   a JSON file of API keys by agent name ({ "expert": "…" }), hub-service's --api-keys file: an agent
+               without an auth block of its own sends the key of its name, before --api-key (env AG2NET_API_KEYS)
   --log-level  pino level (env LOG_LEVEL; default info)
   --turn-lock-ttl-ms  how long a crashed replica's turn stays locked (env AG2NET_TURN_LOCK_TTL_MS; default 6000)`;
 
-type Flag = 'nats-url' | 'prefix' | 'log-level' | 'turn-lock-ttl-ms' | 'creds' | 'creds-dir' | 'api-key';
+/** `--api-keys`: API keys by agent name, as hub-service's `--api-keys` file holds them. */
+const ApiKeysFileSchema = z.record(z.string(), z.string().min(1));
+
+type Flag = 'nats-url' | 'prefix' | 'log-level' | 'turn-lock-ttl-ms' | 'creds' | 'creds-dir' | 'api-key' | 'api-keys';
 
 async function main(): Promise<number> {
   let args;
@@ -40,6 +46,7 @@ async function main(): Promise<number> {
         creds: { type: 'string' },
         'creds-dir': { type: 'string' },
         'api-key': { type: 'string' },
+        'api-keys': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -80,6 +87,9 @@ async function main(): Promise<number> {
   const creds = setting('creds', 'AG2NET_CREDS');
   const credsDir = setting('creds-dir', 'AG2NET_CREDS_DIR');
   const apiKey = setting('api-key', 'AG2NET_API_KEY');
+  const apiKeysFile = setting('api-keys', 'AG2NET_API_KEYS');
+  const apiKeys =
+    apiKeysFile === undefined ? undefined : ApiKeysFileSchema.parse(JSON.parse(await readFile(apiKeysFile, 'utf8')));
   if (credsDir !== undefined) await mkdir(credsDir, { recursive: true, mode: 0o700 });
   // A crash closes the hub client (its agents' connections and turn locks) within a time bound and exits non-zero.
   const held: { hub?: HubClient } = {};
@@ -95,6 +105,7 @@ async function main(): Promise<number> {
         ...(turnLockTtlMs === undefined ? {} : { turnLockTtlMs }),
         ...(credsDir === undefined ? {} : { credsDir }),
         ...(apiKey === undefined ? {} : { apiKey }),
+        ...(apiKeys === undefined ? {} : { apiKeys }),
       });
       clients.push(client);
       log.info({ agent: agentConfig.name, agentId: client.agentId, model: modelSource }, 'hosting agent');
