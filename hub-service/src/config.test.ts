@@ -39,6 +39,7 @@ const SETTINGS = [
   { key: 'sweepIntervalMs', flag: 'sweep-interval-ms', env: 'AG2NET_SWEEP_INTERVAL_MS', raw: '250', value: 250 },
   { key: 'replicas', flag: 'replicas', env: 'AG2NET_REPLICAS', raw: '3', value: 3 },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', raw: 'debug', value: 'debug' },
+  { key: 'httpPort', flag: 'http-port', env: 'AG2NET_HTTP_PORT', raw: '9464', value: 9464 },
   { key: 'postsPerMinute', flag: 'posts-per-minute', env: 'AG2NET_POSTS_PER_MINUTE', raw: '120', value: 120 },
   { key: 'postBurst', flag: 'post-burst', env: 'AG2NET_POST_BURST', raw: '20', value: 20 },
   {
@@ -69,6 +70,20 @@ const SETTINGS = [
   },
 ] as const;
 
+/** The settings of a hub that issues credentials; `--auth-dir` excludes `--creds`, so they are tested apart. */
+const AUTH_SETTINGS = [
+  { key: 'authDir', flag: 'auth-dir', env: 'AG2NET_AUTH_DIR', raw: '/etc/ag2net/auth', value: '/etc/ag2net/auth' },
+  {
+    key: 'apiKeys',
+    flag: 'api-keys',
+    env: 'AG2NET_API_KEYS',
+    raw: '/etc/ag2net/keys.json',
+    value: '/etc/ag2net/keys.json',
+  },
+  { key: 'credentialsTtl', flag: 'credentials-ttl', env: 'AG2NET_CREDENTIALS_TTL', raw: '600', value: 600 },
+  { key: 'openRegistration', flag: 'open-registration', env: 'AG2NET_OPEN_REGISTRATION', raw: '1', value: true },
+] as const;
+
 /** The ConfigError that `loadConfig` throws; fails the test when it returns instead. */
 function configError(argv: readonly string[], env: NodeJS.ProcessEnv = {}): ConfigError {
   try {
@@ -86,7 +101,9 @@ describe('loadConfig', () => {
   });
 
   it('covers every key of HubServiceConfigSchema in the settings table', () => {
-    expect(SETTINGS.map((s) => s.key).sort()).toEqual(Object.keys(HubServiceConfigSchema.shape).sort());
+    expect([...SETTINGS, ...AUTH_SETTINGS].map((s) => s.key).sort()).toEqual(
+      Object.keys(HubServiceConfigSchema.shape).sort(),
+    );
   });
 
   it('reads every setting from its environment variable', () => {
@@ -188,9 +205,60 @@ describe('loadConfig', () => {
   });
 });
 
+describe('the settings of a hub that issues credentials', () => {
+  it('reads the auth directory, API keys and lifetime from flags and the environment', () => {
+    const argv = ['--auth-dir', '/a', '--api-keys', '/k.json', '--credentials-ttl', '600'];
+    expect(loadConfig(argv, {})).toEqual({ ...DEFAULTS, authDir: '/a', apiKeys: '/k.json', credentialsTtl: 600 });
+    const env = { AG2NET_AUTH_DIR: '/a', AG2NET_API_KEYS: '/k.json', AG2NET_CREDENTIALS_TTL: '60' };
+    expect(loadConfig([], env)).toEqual({ ...DEFAULTS, authDir: '/a', apiKeys: '/k.json', credentialsTtl: 60 });
+  });
+
+  it('takes --open-registration as a switch, and true, false, 1 or 0 from the environment', () => {
+    expect(loadConfig(['--auth-dir', '/a', '--open-registration'], {})).toMatchObject({ openRegistration: true });
+    for (const [raw, value] of [
+      ['true', true],
+      ['1', true],
+      ['false', false],
+      ['0', false],
+    ] as const) {
+      expect(loadConfig(['--auth-dir', '/a'], { AG2NET_OPEN_REGISTRATION: raw })).toMatchObject({
+        openRegistration: value,
+      });
+    }
+    expect(configError(['--auth-dir', '/a'], { AG2NET_OPEN_REGISTRATION: 'yes' }).message).toBe(
+      'invalid configuration:\n  --open-registration (AG2NET_OPEN_REGISTRATION): expected true, false, 1 or 0',
+    );
+  });
+
+  it('refuses admission and lifetime settings without --auth-dir', () => {
+    expect(configError(['--api-keys', '/k.json', '--open-registration', '--credentials-ttl', '60']).message).toBe(
+      'invalid configuration:\n' +
+        '  --api-keys (AG2NET_API_KEYS) needs --auth-dir (AG2NET_AUTH_DIR)\n' +
+        '  --open-registration (AG2NET_OPEN_REGISTRATION) needs --auth-dir (AG2NET_AUTH_DIR)\n' +
+        '  --credentials-ttl (AG2NET_CREDENTIALS_TTL) needs --auth-dir (AG2NET_AUTH_DIR)\n' +
+        '  --api-keys and --open-registration exclude each other: choose one',
+    );
+  });
+
+  it('refuses other NATS credentials beside --auth-dir, and a lifetime outside 1..86400 seconds', () => {
+    expect(configError(['--auth-dir', '/a', '--creds', '/c'], { NATS_TOKEN: 't' }).message).toBe(
+      'invalid configuration:\n' +
+        '  --creds (NATS_CREDS) cannot go with --auth-dir, which connects with its hub-service.creds\n' +
+        '  --token (NATS_TOKEN) cannot go with --auth-dir, which connects with its hub-service.creds',
+    );
+    expect(configError(['--auth-dir', '/a', '--credentials-ttl', '86401']).message).toBe(
+      'invalid configuration:\n  --credentials-ttl (AG2NET_CREDENTIALS_TTL): Too big: expected number to be <=86400',
+    );
+    expect(configError(['--auth-dir', '/a', '--credentials-ttl', '0']).message).toBe(
+      'invalid configuration:\n  --credentials-ttl (AG2NET_CREDENTIALS_TTL): Too small: expected number to be >=1',
+    );
+  });
+});
+
 describe('USAGE', () => {
   it('names every flag with its environment variable, and --help', () => {
-    for (const { flag, env } of SETTINGS) expect(USAGE).toMatch(new RegExp(`^  --${flag} +\\(env ${env}\\)$`, 'm'));
+    for (const { flag, env } of [...SETTINGS, ...AUTH_SETTINGS])
+      expect(USAGE).toMatch(new RegExp(`^  --${flag} +\\(env ${env}\\)$`, 'm'));
     expect(USAGE).toMatch(/^ {2}--help$/m);
   });
 });

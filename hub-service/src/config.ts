@@ -21,6 +21,20 @@ export const HubServiceConfigSchema = z.strictObject({
   user: z.string().min(1).optional(),
   password: z.string().min(1).optional(),
   token: z.string().min(1).optional(),
+  /**
+   * An `auth init` directory: connect with its `hub-service.creds` (reply prefix `hubServiceInboxPrefix`) and issue
+   * identity credentials with its hub account signing key. Unset: the hub issues no credentials.
+   */
+  authDir: z.string().min(1).optional(),
+  /** A JSON file `{ "<identity name>": "<api key>", … }`: who may register and attach (AG2's `api_key` scheme). */
+  apiKeys: z.string().min(1).optional(),
+  /** Anyone may register (scheme `none`); instead of `apiKeys`. */
+  openRegistration: z
+    .enum(['true', 'false', '1', '0'], { error: 'expected true, false, 1 or 0' })
+    .transform((v) => v === 'true' || v === '1')
+    .optional(),
+  /** Lifetime of issued identity credentials, in seconds (default 3 600, at most 86 400). */
+  credentialsTtl: int(1, 86_400).optional(),
   leaseTtlMs: int(300).default(6000),
   inviteAckTimeoutMs: int(1).default(30_000),
   inboxAckWaitMs: int(1000).default(60_000),
@@ -52,6 +66,10 @@ const SOURCES = {
   user: ['user', 'NATS_USER'],
   password: ['password', 'NATS_PASSWORD'],
   token: ['token', 'NATS_TOKEN'],
+  authDir: ['auth-dir', 'AG2NET_AUTH_DIR'],
+  apiKeys: ['api-keys', 'AG2NET_API_KEYS'],
+  openRegistration: ['open-registration', 'AG2NET_OPEN_REGISTRATION'],
+  credentialsTtl: ['credentials-ttl', 'AG2NET_CREDENTIALS_TTL'],
   leaseTtlMs: ['lease-ttl-ms', 'AG2NET_LEASE_TTL_MS'],
   inviteAckTimeoutMs: ['invite-ack-timeout-ms', 'AG2NET_INVITE_ACK_TIMEOUT_MS'],
   inboxAckWaitMs: ['inbox-ack-wait-ms', 'AG2NET_INBOX_ACK_WAIT_MS'],
@@ -70,6 +88,9 @@ const SOURCES = {
   streamMaxBytes: ['stream-max-bytes', 'AG2NET_STREAM_MAX_BYTES'],
   bucketMaxBytes: ['bucket-max-bytes', 'AG2NET_BUCKET_MAX_BYTES'],
 } as const satisfies Record<keyof HubServiceConfig, readonly [string, string]>;
+
+/** Settings given as a flag without a value (`--open-registration`); their environment variables say true or false. */
+const SWITCHES: ReadonlySet<string> = new Set<keyof HubServiceConfig>(['openRegistration']);
 
 /** The operator's limits for `startHub({ limits })`: only those the configuration sets. */
 export function operatorLimits(config: HubServiceConfig): OperatorLimits {
@@ -115,8 +136,8 @@ function describeSource(path: readonly PropertyKey[]): string {
 /** Reads the configuration: a flag wins over its environment variable; unset values take their defaults. */
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): HubServiceConfig | 'help' {
   const options = Object.fromEntries(
-    Object.values(SOURCES).map(([flag]) => [flag, { type: 'string' as const }]),
-  ) as Record<string, { type: 'string' }>;
+    Object.entries(SOURCES).map(([key, [flag]]) => [flag, { type: SWITCHES.has(key) ? 'boolean' : 'string' }]),
+  ) as Record<string, { type: 'string' | 'boolean' }>;
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({ args: [...argv], options: { ...options, help: { type: 'boolean' } }, strict: true }).values;
@@ -126,7 +147,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Hub
   if (values['help'] === true) return 'help';
   const raw: Record<string, string> = {};
   for (const [key, [flag, name]] of Object.entries(SOURCES)) {
-    const value = [values[flag], env[name]].find((v): v is string => typeof v === 'string' && v !== '');
+    const given = values[flag];
+    // A switch on the command line is `true`; off, it leaves the environment variable to decide.
+    const fromFlag = given === true ? 'true' : given;
+    const value = [fromFlag, env[name]].find((v): v is string => typeof v === 'string' && v !== '');
     if (value !== undefined) raw[key] = value;
   }
   const parsed = HubServiceConfigSchema.safeParse(raw);
@@ -135,5 +159,31 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Hub
       formatIssues('invalid configuration', parsed.error.issues, { layout: 'list', describePath: describeSource }),
     );
   }
+  checkAuth(parsed.data);
   return parsed.data;
+}
+
+/**
+ * Admission and lifetimes belong to a hub that issues credentials, which needs the auth directory; the directory also
+ * supplies the connection's credentials, so no other NATS credentials go with it; and API keys and open registration
+ * exclude each other.
+ */
+function checkAuth(config: HubServiceConfig): void {
+  const problems: string[] = [];
+  if (config.authDir === undefined) {
+    for (const key of ['apiKeys', 'openRegistration', 'credentialsTtl'] as const) {
+      if (config[key] !== undefined) problems.push(`${describeSource([key])} needs --auth-dir (AG2NET_AUTH_DIR)`);
+    }
+  } else {
+    for (const key of ['creds', 'user', 'password', 'token'] as const) {
+      if (config[key] !== undefined) {
+        problems.push(`${describeSource([key])} cannot go with --auth-dir, which connects with its hub-service.creds`);
+      }
+    }
+  }
+  if (config.apiKeys !== undefined && config.openRegistration === true) {
+    problems.push('--api-keys and --open-registration exclude each other: choose one');
+  }
+  if (problems.length > 0)
+    throw new ConfigError(['invalid configuration:', ...problems.map((p) => `  ${p}`)].join('\n'));
 }

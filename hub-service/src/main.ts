@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { ConfigError, USAGE, loadConfig, operatorLimits, type HubServiceConfig } from './config.js';
 import { installCrashPolicy } from './crash-policy.js';
+import { loadHubAuth, type HubAuth } from './hub-auth.js';
 import { startOps } from './ops.js';
 
 async function main(): Promise<number> {
@@ -22,6 +23,16 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  let auth: HubAuth | null;
+  try {
+    auth = await loadHubAuth(config);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
   const log = pino({ name: 'hub-service', level: config.logLevel });
   // Installed before anything can fail: a crash closes the hub (releasing the lease) and exits non-zero, instead of
   // dying while it holds the lease and making the standbys wait for it to expire.
@@ -36,10 +47,15 @@ async function main(): Promise<number> {
       await ops.close();
     },
   });
-  const nc = await connect(await connectionOptions(config));
+  const nc = await connect({ ...(await connectionOptions(config)), ...auth?.connection });
   held.nc = nc;
   ops.connected(nc);
   log.info({ server: nc.getServer(), prefix: config.prefix }, 'connected to NATS');
+  if (auth === null)
+    log.warn({}, 'no --auth-dir: the hub issues no credentials (NATS must secure the subjects itself)');
+  else if (auth.admission === 'none') {
+    log.warn({}, 'issuing credentials, but no --api-keys nor --open-registration: every registration is refused');
+  } else log.info({ admission: auth.admission }, 'issuing identity credentials');
   const hub = await startHub({
     connection: nc,
     prefix: config.prefix,
@@ -53,6 +69,7 @@ async function main(): Promise<number> {
     limits: operatorLimits(config),
     awaitActive: false,
     observer: ops.observer,
+    ...auth?.hub,
   });
   held.hub = hub;
   log.info({ hubId: hub.hubId }, 'started; competing for the lease');

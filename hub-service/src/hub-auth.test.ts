@@ -1,0 +1,99 @@
+import { AuthFile, authInit, type AuthLayout } from '@ag2net/auth';
+import { AuthBlockSchema } from '@ag2net/protocol';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type HubServiceConfig } from './config.js';
+import { loadHubAuth } from './hub-auth.js';
+
+let root: string;
+let auth: AuthLayout;
+
+// authInit signs a dozen keys with pure-JS ed25519: seconds on a loaded machine.
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ag2net-hub-auth-'));
+  auth = await authInit({ dir: join(root, 'auth'), prefix: 'acme' });
+}, 30_000);
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function config(argv: readonly string[]): HubServiceConfig {
+  const loaded = loadConfig(['--prefix', 'acme', ...argv], {});
+  if (loaded === 'help') throw new Error('unexpected help');
+  return loaded;
+}
+
+/** The ConfigError message `loadHubAuth` rejects with. */
+async function refusal(argv: readonly string[]): Promise<string> {
+  try {
+    await loadHubAuth(config(argv));
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadHubAuth', () => {
+  it('is null without --auth-dir: the hub issues no credentials', async () => {
+    expect(await loadHubAuth(config([]))).toBeNull();
+  });
+
+  it('connects as the hub-service user and issues with the hub account’s signing key', async () => {
+    const loaded = await loadHubAuth(config(['--auth-dir', auth.dir, '--credentials-ttl', '900']));
+    expect(loaded?.connection.inboxPrefix).toBe('_HUB_INBOX_acme');
+    expect(loaded?.connection.authenticator).toBeTypeOf('function');
+    expect(loaded?.hub.credentials).toEqual({
+      accountPublicKey: auth.manifest.hub_account.public_key,
+      signingSeed: (await readFile(auth.path(AuthFile.hubAccountSigningSeed), 'utf8')).trim(),
+      ttlSeconds: 900,
+    });
+    // No admission configured: the hub's default, which refuses every registration.
+    expect(loaded?.admission).toBe('none');
+    expect(loaded?.hub.authenticator).toBeUndefined();
+  });
+
+  it('admits with the API keys file, or anyone with --open-registration', async () => {
+    const keysFile = join(root, 'keys.json');
+    await writeFile(keysFile, JSON.stringify({ alice: 'k-alice' }));
+    const withKeys = await loadHubAuth(config(['--auth-dir', auth.dir, '--api-keys', keysFile]));
+    expect(withKeys?.admission).toBe('api-keys');
+    const token = (t: string) => AuthBlockSchema.parse({ scheme: 'api_key', claim: { token: t } });
+    await expect(
+      withKeys?.hub.authenticator?.admit({ name: 'alice', auth: token('k-alice') }),
+    ).resolves.toBeUndefined();
+    await expect(withKeys?.hub.authenticator?.admit({ name: 'alice', auth: token('k-bob') })).rejects.toThrow(
+      "api_key mismatch for 'alice'",
+    );
+    const open = await loadHubAuth(config(['--auth-dir', auth.dir, '--open-registration']));
+    expect(open?.admission).toBe('open');
+    await expect(
+      open?.hub.authenticator?.admit({ name: 'x', auth: AuthBlockSchema.parse({}) }),
+    ).resolves.toBeUndefined();
+  });
+
+  it('refuses a directory of another prefix, a missing layout and a malformed API keys file', async () => {
+    const loaded = loadConfig(['--prefix', 'other', '--auth-dir', auth.dir], {});
+    if (loaded === 'help') throw new Error('unexpected help');
+    await expect(loadHubAuth(loaded)).rejects.toThrow(
+      `--auth-dir ${auth.dir} was laid out for prefix acme, not other: rerun ag2net-auth init --dir ${auth.dir} --prefix other`,
+    );
+    const empty = join(root, 'empty');
+    expect(await refusal(['--auth-dir', empty])).toBe(
+      `--auth-dir ${empty} holds no manifest.json: lay it out with ag2net-auth init --dir ${empty}`,
+    );
+    const bad = join(root, 'bad.json');
+    await writeFile(bad, JSON.stringify({ alice: 7 }));
+    expect(await refusal(['--auth-dir', auth.dir, '--api-keys', bad])).toMatch(
+      new RegExp(`^--api-keys ${bad} must map identity names to keys`),
+    );
+    await writeFile(bad, '{ not json');
+    expect(await refusal(['--auth-dir', auth.dir, '--api-keys', bad])).toBe(`--api-keys ${bad} is not JSON`);
+    expect(await refusal(['--auth-dir', auth.dir, '--api-keys', join(root, 'none.json')])).toMatch(
+      new RegExp(`^--api-keys ${join(root, 'none.json')} cannot be read: ENOENT`),
+    );
+  });
+});
