@@ -31,10 +31,17 @@ export interface AskOptions {
   readonly signal?: AbortSignal;
 }
 
-/** What one turn produced: the final text and the tool calls and results on the way. */
+/** Tokens a turn's model calls used, summed over its steps (0 where the provider reports none). */
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** What one turn produced: the final text, the tool calls and results on the way, and the tokens used. */
 export interface AskResult {
   readonly text: string;
   readonly events: readonly TurnEvent[];
+  readonly usage: TokenUsage;
 }
 
 /**
@@ -73,6 +80,10 @@ export class Agent {
       stopWhen: stepCountIs(this.maxSteps),
       ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
     });
-    return { text: result.text, events: turnEventsOf(result.steps) };
+    const usage = {
+      inputTokens: result.totalUsage.inputTokens ?? 0,
+      outputTokens: result.totalUsage.outputTokens ?? 0,
+    };
+    return { text: result.text, events: turnEventsOf(result.steps), usage };
   }
 }

@@ -14,7 +14,7 @@
  * ```
  */
 export { Agent, DEFAULT_MAX_STEPS } from './agent.js';
-export type { AgentOptions, AskOptions, AskResult } from './agent.js';
+export type { AgentOptions, AskOptions, AskResult, TokenUsage } from './agent.js';
 export { turnEventsOf } from './turn-events.js';
 export type { StepContent } from './turn-events.js';
 export {
@@ -53,6 +53,8 @@ export type { ToolContext, ToolClient, TaskDirectory } from './tools/context.js'
 export { DEFAULT_DELEGATE_TIMEOUT_S } from './tools/delegate.js';
 export { createDefaultHandler } from './runtime/handler.js';
 export type { DefaultHandlerOptions } from './runtime/handler.js';
+export { channelLabel } from './runtime/turn-observer.js';
+export type { TurnObserver, TurnOutcome, TurnResult } from './runtime/turn-observer.js';
 export { registerAgent, attachAgent } from './runtime/register.js';
 export type { RegisterAgentOptions } from './runtime/register.js';
 export { ChannelWaiters } from './runtime/waiters.js';

@@ -163,6 +163,7 @@ describe('a failed model call is an envelope the people in the channel see', () 
     expect(JSON.parse(failed[0] ?? '{}')).toMatchObject({
       level: 'error',
       agent: 'expert',
+      channel: 'consulting',
       channelId: closed.channel_id,
       code: 'model_auth',
       reason: 'the model rejected the API key',

@@ -50,4 +50,5 @@ export { Channel } from './channel.js';
 export { replyEnvelopeId } from './names.js';
 export { ackInvite, isInviteFor } from './invites.js';
 export { silentLogger } from './logger.js';
+export { contextForTrace, traceIdFor } from './tracing.js';
 export type { Logger } from './logger.js';

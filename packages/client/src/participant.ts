@@ -16,6 +16,7 @@ import type { ChannelOwner, DisconnectOptions, ParticipantHub, SendOptions } fro
 import { DEFAULT_DISCONNECT_GRACE_MS, Inbox, type DeliveryContext, type DeliveryOutcome } from './inbox.js';
 import { freshEnvelopeId } from './names.js';
 import type { CallOptions } from './rpc.js';
+import { tracedSend } from './tracing.js';
 import {
   RECENT_DELIVERIES,
   Subscriptions,
@@ -255,7 +256,7 @@ export abstract class Participant implements ChannelOwner {
     envelope: Omit<EnvelopeInput, 'sender_id'> & { readonly sender_id?: string },
     options?: CallOptions,
   ): Promise<HubResponse<'post'>> {
-    return this.#call('post', { ...envelope, sender_id: this.agentId }, options);
+    return tracedSend(envelope, (stamped) => this.#call('post', { ...stamped, sender_id: this.agentId }, options));
   }
 
   closeChannel(channelId: string, reason = '', options?: CallOptions): Promise<ChannelMetadata> {

@@ -23,9 +23,17 @@ import type { ViewPolicy } from '../views/types.js';
 import { loadDirectory } from './directory.js';
 import { readLogUntil } from './log.js';
 import { hubTaskDirectory } from './tasks.js';
-import { reportTurnFailure } from './turn-failure.js';
+import { describeTurnFailure, reportTurnFailure } from './turn-failure.js';
 import { renderCurrentInput } from './turn-input.js';
 import { withTurn } from './turn-context.js';
+import {
+  channelLabel,
+  observedTurn,
+  withBindings,
+  type TurnObserver,
+  type TurnRecord,
+  type TurnResult,
+} from './turn-observer.js';
 import { ChannelWaiters } from './waiters.js';
 
 /** Options of `createDefaultHandler`. */
@@ -42,6 +50,8 @@ export interface DefaultHandlerOptions {
   readonly tasks?: TaskDirectory | null;
   /** pino-compatible logger; default the hub client's. */
   readonly logger?: Logger;
+  /** Told how every turn ended, how long it took and the model's tokens (for metrics); default none. */
+  readonly observer?: TurnObserver;
 }
 
 /**
@@ -70,16 +80,25 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
     if (isProtocolEvent(envelope.event_type) || envelope.event_type === EV_TURN_FAILED) return;
     // Aborts when the turn must stop (its lock lost, the client disconnecting): the model call and tools stop too.
     const { signal } = turn;
-    try {
-      await runTurn(envelope, client, { agent, adapters, waiters, options, signal });
-    } catch (err) {
-      // A cancelled turn was stopped on purpose: nobody is waiting for a failure notice.
-      if (signal.aborted) {
-        logger.info({ agent: client.passport.name, channelId: envelope.channel_id }, 'turn cancelled');
-        return;
-      }
-      await reportTurnFailure(client, envelope, err, logger);
-    }
+    await observedTurn(envelope, client, {
+      observer: options.observer,
+      run: async (record) => {
+        try {
+          return await runTurn(envelope, client, { agent, adapters, waiters, options, signal, record });
+        } catch (err) {
+          // Log lines name the channel by its label as well as its id, once the turn has read its metadata.
+          const log = record.channel === null ? logger : withBindings(logger, { channel: record.channel });
+          // A cancelled turn was stopped on purpose: nobody is waiting for a failure notice.
+          if (signal.aborted) {
+            log.info({ agent: client.passport.name, channelId: envelope.channel_id }, 'turn cancelled');
+            return 'cancelled';
+          }
+          record.code = describeTurnFailure(err).code;
+          await reportTurnFailure(client, envelope, err, log);
+          return 'failed';
+        }
+      },
+    });
   };
 }
 
@@ -89,15 +108,19 @@ interface TurnDeps {
   readonly waiters: ChannelWaiters;
   readonly options: DefaultHandlerOptions;
   readonly signal: AbortSignal;
+  /** What the turn tells its observer: filled in as it goes. */
+  readonly record: TurnRecord;
 }
 
-async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps): Promise<void> {
+async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps): Promise<TurnResult> {
   const self = client.agentId;
   const channelId = envelope.channel_id;
   const metadata = await client.getChannel(channelId);
-  if (metadata.state !== ChannelState.Active) return;
-  if ((await client.findEnvelopeByCausation(channelId, self, envelope.envelope_id)) !== null) return;
-  if (!(await client.canSend(channelId))) return;
+  deps.record.channelType = metadata.manifest.type;
+  deps.record.channel = channelLabel(metadata);
+  if (metadata.state !== ChannelState.Active) return 'skipped';
+  if ((await client.findEnvelopeByCausation(channelId, self, envelope.envelope_id)) !== null) return 'skipped';
+  if (!(await client.canSend(channelId))) return 'skipped';
 
   const adapter = deps.adapters.get(metadata.manifest.type, metadata.manifest.version);
   const spec = adapter.defaultViewPolicy(metadata, self);
@@ -116,7 +139,7 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
     channel: metadata,
     nameFor: directory.nameFor,
   });
-  if (!input) return;
+  if (!input) return 'skipped';
 
   const ctx: ToolContext = {
     client,
@@ -141,6 +164,7 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
       signal: deps.signal,
     }),
   );
+  deps.record.usage = reply.usage;
 
   // Tools may have moved the channel on during the turn (a `say`, a context update): build from the state now.
   const after = await client.adapterState(channelId);
@@ -153,12 +177,13 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
     state: after,
     nameToId: directory.nameToId,
   });
-  if (out === null) return;
+  if (out === null) return 'answered';
   await client.sendEnvelope({
     ...out,
     envelope_id: replyEnvelopeId(self, envelope.envelope_id),
     causation_id: envelope.envelope_id,
   });
+  return 'answered';
 }
 
 /** The adapter's tools for this turn; a failing `toolsFor` is logged and offers none (AG2). */
