@@ -9,6 +9,7 @@ import { openRegistration, startHub, type Hub } from '@ag2net/hub';
 import { NetworkError, type IssuedCredentials } from '@ag2net/protocol';
 import { connectWithCreds, natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { decode, type User } from '@nats-io/jwt';
+import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSecuredStack, type SecuredStack } from '../../../test/support/secured-stack.js';
@@ -73,6 +74,9 @@ async function register(name: string): Promise<{ id: string; keys: NkeyPair; cre
 // One secured hub after another on the same prefix: the tests run in order and hand the serving hub on.
 describe('a secured hub over time', () => {
   let serving: Hub;
+  /** Alice's own connection, from the renewal test on. */
+  let asAlice: HubRpc;
+  let aliceId: string;
 
   it('admits nobody when its operator configured no admission, and says how to configure it', async () => {
     serving = stack.hub;
@@ -89,7 +93,8 @@ describe('a secured hub over time', () => {
     await failOver(serving, open);
     const alice = await register('alice');
     const nc = await connectAs(alice.credentials, alice.keys);
-    const asAlice = new HubRpc(nc, { prefix: stack.prefix, retryForMs: 10_000 });
+    asAlice = new HubRpc(nc, { prefix: stack.prefix, retryForMs: 10_000 });
+    aliceId = alice.id;
 
     const standby = await stack.startHub({ authenticator: openRegistration() });
     await failOver(open, standby);
@@ -126,6 +131,20 @@ describe('a secured hub over time', () => {
     const exp = claims.exp ?? 0;
     await waitFor(() => Date.now() >= (exp + 1) * 1000, { timeoutMs: 5_000, what: 'the second after exp' });
     await expect(connectAs(bob.credentials, bob.keys)).rejects.toThrow('Authorization Violation');
+  });
+
+  it('leaves out an identity whose stored key is malformed: a new hub issues it nothing', async () => {
+    const admin = await connectWithCreds({ url: stack.url, creds: stack.adminCreds });
+    opened.push(admin);
+    const kv = await new Kvm(admin).open(stack.names.agentsBucket);
+    await kv.put(`${aliceId}.nkey`, JSON.stringify({ public_key: 'not-a-key' }));
+    const next = await stack.startHub({ authenticator: openRegistration() });
+    await failOver(serving, next);
+    serving = next;
+    expect(next.health().quarantined).toBe(1);
+    expect(await failure(asAlice.call('renewCredentials', {}, { caller: aliceId }))).toMatchObject({
+      code: 'access_denied',
+    });
   });
 });
 
