@@ -114,4 +114,62 @@ describe('hydrate over garbage', () => {
       EV_TEXT,
     ]);
   });
+
+  it('planted foreign messages between the hub’s own entries: quarantined, audited, never delivered, state equals the clean fold', async () => {
+    const logger = hydratedLines();
+    await using net = await openNet(nats.url, { logger });
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    await say(net, alice, cid, 'hi');
+    await settle(net, cid);
+    const last = (await readWal(net, alice, cid)).at(-1);
+    if (last === undefined) throw new Error('the channel has no log');
+    const next = (last.sequence ?? 0) + 1;
+    await net.hub.close();
+
+    // Each breaks one rule of what the hub writes: the hub's headers, the envelope schema, the channel's sequence.
+    const subject = net.names.wal(cid);
+    const forged = (sequence: number): Envelope => ({ ...last, envelope_id: newId(), sequence });
+    const planted = {
+      noHeaders: forged(next),
+      gap: forged(next + 1),
+      headerMismatch: forged(next),
+    };
+    const seqs = [
+      await plant(net, subject, JSON.stringify(planted.noHeaders), null),
+      await plant(net, subject, JSON.stringify({ ...forged(next), event_type: 42 }), {
+        epoch: '1',
+        sequence: String(next),
+      }),
+      await plant(net, subject, JSON.stringify(planted.gap), { epoch: '1', sequence: String(next + 1) }),
+      await plant(net, subject, JSON.stringify(planted.headerMismatch), { epoch: '1', sequence: String(next + 1) }),
+    ];
+
+    // A hub hydrates over them and appends after them: the foreign messages now sit between its own entries.
+    await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ quarantined: 4 });
+    net.clock.advance(1_000);
+    expect((await say(net, alice, cid, 'after')).sequence).toBe(next);
+    expect((await say(net, bob, cid, 'again')).sequence).toBe(next + 1);
+    await settle(net, cid);
+    const live = structuredClone(net.hub.snapshot());
+    await net.hub.close();
+
+    // Without the channel's snapshot the next hub folds its whole log, through the foreign messages.
+    await (await new Kvm(net.nc).open(net.names.snapshotsBucket)).purge(cid);
+    await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ quarantined: 4 });
+    expect(net.hub.snapshot()).toEqual(live);
+
+    // Audited once each (the same record id for the same message, whichever hub or path found it).
+    const records = await audit(net, { kinds: ['quarantined'] });
+    expect(records.map((r) => [r['source'], r['key'], r['seq']])).toEqual(seqs.map((seq) => ['wal', subject, seq]));
+    // Neither a reader nor an inbox ever sees them.
+    const ids = Object.values(planted).map((e) => e.envelope_id);
+    expect((await readWal(net, bob, cid)).map((e) => e.envelope_id)).not.toContain(ids[0]);
+    const barrier = await say(net, alice, cid, 'last');
+    await bob.mailbox.waitFor((e) => e.envelope_id === barrier.envelope_id, 'the last text');
+    expect(bob.mailbox.envelopes.filter((e) => ids.includes(e.envelope_id))).toEqual([]);
+  });
 });

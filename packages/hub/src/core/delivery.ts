@@ -5,13 +5,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { deadLetter } from '../audit/dead-letters.js';
 import { AuditKind } from '@ag2net/protocol';
 import { auditFromWal } from '../audit/wal-records.js';
-import { parseStored } from '../nats/wal.js';
 import { observedDelivery } from '../observe/delivery.js';
 import { ConsumeWatchdog } from './consume-watchdog.js';
 import type { HubContext } from './context.js';
 import { allowedRecipients } from './fan-out.js';
 import { onBadGlob } from './glob.js';
 import { finishCloseLocked } from './lifecycle.js';
+import { checkForDelivery } from './wal-scan.js';
 
 /** How many WAL messages are fanned out at once (different channels in parallel, one channel in order). */
 const WINDOW = 256;
@@ -208,13 +208,12 @@ export class Deliverer {
   }
 
   #schedule(item: InFlight): void {
-    let envelope: Envelope;
-    try {
-      envelope = parseStored(item.msg.string());
-    } catch (err) {
-      void this.#quarantine(item, err);
+    const checked = checkForDelivery(this.ctx.names, item.msg, (id) => this.ctx.channels.get(id));
+    if (!checked.ok) {
+      void this.#quarantine(item, checked.reason);
       return;
     }
+    const envelope = checked.envelope;
     item.envelope = envelope;
     const channelId = envelope.channel_id;
     const chain = (this.#chains.get(channelId) ?? Promise.resolve()).then(async () => {
@@ -228,14 +227,17 @@ export class Deliverer {
   }
 
   /**
-   * A WAL message that is no envelope is not the hub's: counted in `quarantined`, logged, audited (under the id
-   * hydrate uses for the same message, so one record stands for both) and acked.
+   * A WAL message the hub did not admit (see `checkForDelivery`) is not delivered: counted in `quarantined`, logged,
+   * audited (under the id hydrate uses for the same message, so one record stands for both) and acked.
    */
   async #quarantine(item: InFlight, err: unknown): Promise<void> {
     const { msg } = item;
     const reason = (err instanceof Error ? err.message : String(err)).slice(0, 500);
     this.ctx.counters.quarantined += 1;
-    this.ctx.logger.error({ streamSeq: msg.seq, subject: msg.subject, reason }, 'WAL message is not an envelope');
+    this.ctx.logger.error(
+      { streamSeq: msg.seq, subject: msg.subject, reason },
+      'WAL message the hub did not admit; not delivered',
+    );
     const key = msg.subject.replace(/[^A-Za-z0-9_-]/g, '_');
     await this.ctx.audit.recordAfter(
       AuditKind.Quarantined,

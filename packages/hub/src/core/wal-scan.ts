@@ -6,6 +6,7 @@ import {
   type JsMsg,
   type StoredMsg,
 } from '@nats-io/jetstream';
+import type { ChannelRuntime } from './channel-runtime.js';
 import { reasonOf } from './quarantine.js';
 
 /** A WAL message as stored, before anything is trusted about it. */
@@ -150,4 +151,31 @@ export function checkWalMessage(names: HubNames, raw: RawWalMessage): Checked {
     };
   }
   return { ok: true, envelope };
+}
+
+/**
+ * Checks a WAL message the hub is about to deliver: what `checkWalMessage` checks, and against what the channel's
+ * runtime knows now, that it is the entry admitted at its sequence. A message that claims a sequence the channel
+ * already has, or that sits where the hub already knows the log (at or before its tail, which hydrate and the
+ * writer's catch-up move past what they skip) without being the entry at its sequence, is not the hub's. A message
+ * past the known tail may be an append whose ack is still in flight, so it passes (with the NATS permissions of a
+ * secured deployment nothing but the hub can publish on the WAL).
+ */
+export function checkForDelivery(
+  names: HubNames,
+  msg: JsMsg,
+  channel: (channelId: string) => ChannelRuntime | undefined,
+): Checked {
+  const checked = checkWalMessage(names, rawOf(msg));
+  if (!checked.ok) return checked;
+  const rt = channel(checked.envelope.channel_id);
+  const sequence = checked.envelope.sequence ?? 0;
+  if (rt === undefined || rt.detached || rt.streamSeqs[sequence - 1] === msg.seq) return checked;
+  if (sequence <= rt.streamSeqs.length || msg.seq <= rt.lastStreamSeq) {
+    return {
+      ok: false,
+      reason: `sequence ${sequence} of channel ${checked.envelope.channel_id} is not stream sequence ${msg.seq}`,
+    };
+  }
+  return checked;
 }
