@@ -1,66 +1,71 @@
 /**
- * `npm start`: the whole local stack and a demo. Without NATS_URL it starts a local nats-server with JetStream
- * (data in .data/nats) on port 4222, or on a random port when 4222 is taken (data in .data/nats-alt), then
- * hub-service, closes the channels an earlier unfinished run left open, starts an agent-runner hosting the demo
- * agents, then runs one channel of each protocol as a human participant and prints the transcripts. The stack keeps running until Ctrl-C, and says
- * what to export to use it (`--exit` stops it after the demo). Logs of the services go to .data/logs/. It can be run
- * again in any state the last run left.
+ * `npm start`: the whole local stack and a demo, secured by default. It lays out the NATS auth in `.data/auth/`
+ * (`authInit`: operator, accounts, service users, server config; rerunnable, keys kept) and an API key per demo
+ * identity (`.data/auth/api-keys.json`), then, without NATS_URL, starts a local nats-server in operator mode with
+ * JetStream (data in .data/nats) on port 4222, or on a random port when 4222 is taken (data in .data/nats-alt).
+ * hub-service runs with `--auth-dir` and the API keys and issues each identity its own credentials; the demo's
+ * agent-runner and person connect as the registrant, register with their API keys, and keep their issued
+ * credentials in `.data/creds/<prefix>/`. It closes the channels an earlier unfinished run left open, starts an
+ * agent-runner hosting the demo agents, runs one channel of each protocol as a human participant and prints the
+ * transcripts. The stack keeps running until Ctrl-C, and says where its URL, credentials and API keys are
+ * (`--exit` stops it after the demo). Logs of the services go to .data/logs/. It can be run again in any state the
+ * last run left.
+ *
+ * `--insecure` runs everything without authentication, as NATS does by default: anyone who reaches the server can
+ * act as anyone. For experiments only; it says so loudly.
  */
 import { DEFAULT_PREFIX } from '@ag2net/protocol';
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
-import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import type { NatsServer } from '@ag2net/test-support';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { runDemo } from './stack/demo.js';
+import { prepareStackAuth, type StackAuth } from './stack/auth.js';
+import { DEMO_AGENTS, DEMO_PERSON, runDemo } from './stack/demo.js';
 import { closeLeftoverChannels } from './stack/leftovers.js';
-import { ensureNatsServerBinary } from './stack/nats.js';
+import { NATS_PORT, placeLocalNats, startLocalNats } from './stack/nats.js';
+import { README_IDENTITIES, printNextSteps } from './stack/next-steps.js';
 import { startStackService, type StackService } from './stack/services.js';
 
-/** The port `npm start` gives its nats-server when it is free: NATS's own default, what clients try first. */
-const NATS_PORT = 4222;
-
-/** True when nothing listens on `port` of 127.0.0.1. */
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
-
-/**
- * Starts nats-server with JetStream on 4222 when it is free, its data in `.data/nats` (kept between runs). When 4222
- * is taken — perhaps by the nats-server of a run that is still going — it takes a random port and keeps its data in
- * `.data/nats-alt`, so that two servers never share one store.
- */
-async function startLocalNats(dataRoot: string, say: (line: string) => void): Promise<NatsServer> {
-  ensureNatsServerBinary(say);
-  const free = await portIsFree(NATS_PORT);
-  const dir = free ? 'nats' : 'nats-alt';
-  say(`· starting nats-server with JetStream (data in .data/${dir})`);
-  await mkdir(join(dataRoot, dir), { recursive: true });
-  const server = await startNatsServer({
-    storeDir: join(dataRoot, dir),
-    name: 'ag2net-local',
-    ...(free ? { port: NATS_PORT } : {}),
-  });
-  say(
-    free
-      ? `· nats-server listens on ${server.url}`
-      : `· port ${NATS_PORT} is taken (another nats-server?); this one listens on ${server.url}`,
-  );
-  return server;
-}
-
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DATA = join(ROOT, '.data');
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
+/** The loud part of `--insecure`: what running without auth means. */
+const INSECURE_WARNING = [
+  '',
+  '!!! --insecure: NATS runs WITHOUT AUTHENTICATION. Anyone who can reach it can post as any agent, read every',
+  '!!! inbox, rewrite the registry and take over the hub. For experiments on this machine only.',
+  '',
+].join('\n');
+
+/**
+ * Connection and credential settings of the environment (e.g. exported for README's example) that must not reach the
+ * stack's own services: they get theirs from the flags `npm start` passes.
+ */
+const CONNECTION_ENV = [
+  'NATS_CREDS',
+  'NATS_USER',
+  'NATS_PASSWORD',
+  'NATS_TOKEN',
+  'AG2NET_CREDS',
+  'AG2NET_CREDS_DIR',
+  'AG2NET_API_KEY',
+  'AG2NET_API_KEYS',
+  'AG2NET_AUTH_DIR',
+  'AG2NET_OPEN_REGISTRATION',
+] as const;
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { exit: { type: 'boolean' }, prefix: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      exit: { type: 'boolean' },
+      prefix: { type: 'string' },
+      insecure: { type: 'boolean' },
+      'data-dir': { type: 'string' },
+    },
+  });
   const prefix = values.prefix ?? (process.env['AG2NET_PREFIX'] || DEFAULT_PREFIX);
+  const insecure = values.insecure === true;
+  const dataDir = resolve(values['data-dir'] ?? join(ROOT, '.data'));
   const services: StackService[] = [];
   let nats: NatsServer | null = null;
   let stopping: Promise<void> | null = null;
@@ -75,15 +80,31 @@ async function main(): Promise<number> {
   process.on('SIGTERM', () => void stopAll().then(() => process.exit(0)));
 
   try {
-    let natsUrl = process.env['NATS_URL'];
-    if (natsUrl === undefined || natsUrl === '') {
-      nats = await startLocalNats(DATA, say);
-      natsUrl = nats.url;
-    } else {
-      say(`· using NATS at ${natsUrl}`);
+    if (insecure) say(INSECURE_WARNING);
+    // With NATS_URL, a server someone else runs; otherwise one of our own, placed now (its port goes into the auth).
+    const externalUrl = process.env['NATS_URL'] ?? '';
+    const place = externalUrl === '' ? await placeLocalNats(dataDir) : null;
+    let auth: StackAuth | null = null;
+    if (!insecure) {
+      say(`· NATS auth in ${shown(join(dataDir, 'auth'))}`);
+      auth = await prepareStackAuth({
+        dataDir,
+        prefix,
+        identities: [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES],
+        init: place === null ? null : { port: place.port ?? NATS_PORT, storeDir: place.storeDir },
+      });
     }
-    const env = { NATS_URL: natsUrl, AG2NET_PREFIX: prefix };
-    const logDir = join(DATA, 'logs');
+    let natsUrl = externalUrl;
+    if (place === null) {
+      say(`· using NATS at ${natsUrl}`);
+    } else {
+      nats = await startLocalNats({ place, authDir: auth?.dir ?? null, say });
+      natsUrl = nats.url;
+    }
+
+    const unset = Object.fromEntries(CONNECTION_ENV.map((k) => [k, undefined]));
+    const env = { ...unset, NATS_URL: natsUrl, AG2NET_PREFIX: prefix };
+    const logDir = join(dataDir, 'logs');
     say('· starting hub-service');
     services.push(
       await startStackService({
@@ -91,11 +112,13 @@ async function main(): Promise<number> {
         logDir,
         name: 'hub-service',
         entry: 'hub-service/src/main.ts',
-        args: [],
+        args: auth === null ? [] : ['--auth-dir', auth.dir, '--api-keys', auth.apiKeysFile],
         env,
       }),
     );
-    const leftovers = await closeLeftoverChannels({ natsUrl, prefix, retryForMs: 30_000 });
+    const demoAuth =
+      auth === null ? null : { creds: auth.registrantCreds, apiKeys: auth.apiKeys, credsDir: auth.credsDir };
+    const leftovers = await closeLeftoverChannels({ natsUrl, prefix, retryForMs: 30_000, auth: demoAuth });
     if (leftovers > 0) say(`· closed ${leftovers} channel(s) an earlier run left open`);
     say('· starting agent-runner with the demo agents');
     services.push(
@@ -104,7 +127,12 @@ async function main(): Promise<number> {
         logDir,
         name: 'agent-runner',
         entry: 'agent-runner/src/main.ts',
-        args: ['agent-runner/demo/agents.yaml'],
+        args: [
+          'agent-runner/demo/agents.yaml',
+          ...(auth === null
+            ? []
+            : ['--creds', auth.registrantCreds, '--creds-dir', auth.credsDir, '--api-keys', auth.apiKeysFile]),
+        ],
         env,
       }),
     );
@@ -117,16 +145,14 @@ async function main(): Promise<number> {
           : 'the scripted offline model (set OPENAI_API_KEY, ANTHROPIC_API_KEY or AG2NET_LLM_BASE_URL for a real one)';
     say(`· agents answer with ${llm}`);
     const started = Date.now();
-    await runDemo({ natsUrl, prefix: `${prefix}`, say, turnTimeoutMs: 120_000 });
-    say(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s. Logs: .data/logs/`);
+    await runDemo({ natsUrl, prefix, say, turnTimeoutMs: 120_000, auth: demoAuth });
+    say(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s. Logs: ${shown(logDir)}/`);
     if (values.exit === true) {
       await stopAll();
       return 0;
     }
-    say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}); press Ctrl-C to stop.`);
-    say('next, in another terminal, run the SDK example of README.md against it:');
-    say(`  export NATS_URL=${natsUrl}${prefix === DEFAULT_PREFIX ? '' : ` AG2NET_PREFIX=${prefix}`}`);
-    say('  node --conditions=@ag2net/source --import tsx test/fixtures/readme/sdk.ts');
+    printNextSteps({ say, natsUrl, prefix, auth: auth === null ? null : { ...auth, shown } });
+    if (insecure) say(INSECURE_WARNING);
     await new Promise(() => undefined);
     return 0;
   } catch (err) {
@@ -135,6 +161,12 @@ async function main(): Promise<number> {
     await stopAll();
     return 1;
   }
+}
+
+/** A path as messages show it: relative to the working directory when inside it. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
 void main().then((code) => process.exit(code));

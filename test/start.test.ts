@@ -1,67 +1,122 @@
-import { HubClient } from '@ag2net/client';
-import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
-import { readFile } from 'node:fs/promises';
+import { AuthFile, readManifest } from '@ag2net/auth';
+import { connectWithCreds, uniqueName, waitFor } from '@ag2net/test-support';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_KEYS_FILE, ApiKeysSchema } from '../scripts/stack/auth.js';
+import { DEMO_AGENTS, DEMO_PERSON, connectPerson } from '../scripts/stack/demo.js';
+import { README_EXAMPLE_COMMAND, README_IDENTITIES } from '../scripts/stack/next-steps.js';
 import { startService } from './support/processes.js';
-
-let nats: NatsServer;
-
-beforeAll(async () => {
-  nats = await startNatsServer();
-});
-
-afterAll(async () => {
-  await nats.stop();
-});
 
 /** The demo offline: no model in the environment. */
 const OFFLINE = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', AG2NET_LLM_BASE_URL: '' };
 
+let data: string;
+
+beforeAll(async () => {
+  data = await mkdtemp(join(tmpdir(), 'ag2net-start-'));
+});
+
+afterAll(async () => {
+  await rm(data, { recursive: true, force: true });
+});
+
+const mode = async (path: string): Promise<number> => (await stat(path)).mode & 0o777;
+
 describe('npm start', () => {
-  it('runs the demo, keeps the stack up for the README example (twice), and runs again over a channel left open', async () => {
+  it('runs a secured stack and the demo, keeps it up for the README example (twice), and runs again over a channel left open', async () => {
     const prefix = uniqueName('start');
-    const env = { ...OFFLINE, NATS_URL: nats.url };
-    const first = startService('start', 'scripts/start.ts', ['--prefix', prefix], env);
-    const exportLine = `  export NATS_URL=${nats.url} AG2NET_PREFIX=${prefix}`;
-    await waitFor(() => first.output().includes(exportLine) || first.child.exitCode !== null, {
+    // No NATS_URL: it starts its own nats-server, in operator mode with the auth it lays out.
+    const env = { ...OFFLINE, NATS_URL: '', NATS_CREDS: '' };
+    const args = ['--prefix', prefix, '--data-dir', data];
+    const first = startService('start', 'scripts/start.ts', args, env);
+    await waitFor(() => first.output().includes(README_EXAMPLE_COMMAND) || first.child.exitCode !== null, {
       what: 'the stack to say what to export',
       timeoutMs: 120_000,
     });
     const out = first.output();
-    expect(out).toContain(`· using NATS at ${nats.url}`);
+    const url = /listens on (nats:\/\/\S+)/.exec(out)?.[1];
+    if (url === undefined) throw new Error(`no nats-server URL in:\n${out}`);
+    const authDir = join(data, 'auth');
+    const credsDir = join(data, 'creds', prefix);
+    expect(out).toContain(`· NATS auth in ${authDir}`);
     expect(out).toContain('· agents answer with the scripted offline model');
     for (const step of ['1/4 consulting', '2/4 conversation', '3/4 discussion', '4/4 workflow'])
       expect(out).toContain(step);
     expect(out).toContain('· channel closed: consulting_complete');
     expect(out).toContain('workflow ended: resolved');
-    expect(out).toContain(
-      `${exportLine}\n  node --conditions=@ag2net/source --import tsx test/fixtures/readme/sdk.ts\n`,
-    );
+    expect(out).not.toContain('--insecure');
+    const registrantCreds = join(authDir, AuthFile.registrantCreds);
+    const apiKeysFile = join(authDir, API_KEYS_FILE);
+    expect(out).toContain(`  NATS URL        ${url}\n`);
+    expect(out).toContain(`  operator        ${join(authDir, AuthFile.adminCreds)}  (`);
+    expect(out).toContain(`  API keys        ${apiKeysFile}  (`);
+    const exportLine =
+      `  export NATS_URL=${url} AG2NET_PREFIX=${prefix} NATS_CREDS=${registrantCreds} ` +
+      `AG2NET_API_KEYS=${apiKeysFile} AG2NET_CREDS_DIR=${credsDir}`;
+    expect(out).toContain(`${exportLine}\n  ${README_EXAMPLE_COMMAND}\n`);
 
-    // The README's SDK example, as written, against the running stack: twice, as a reader would try it.
+    // Secured: nothing connects without credentials; the API keys and issued credentials are the owner's only.
+    await expect(connect({ servers: url, maxReconnectAttempts: 0 })).rejects.toThrow(/Authorization Violation/i);
+    expect(await mode(apiKeysFile)).toBe(0o600);
+    const apiKeys = ApiKeysSchema.parse(JSON.parse(await readFile(apiKeysFile, 'utf8')));
+    expect(Object.keys(apiKeys).sort()).toEqual([...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES].sort());
+    const issued = (await readdir(credsDir)).sort();
+    expect(issued).toEqual([...DEMO_AGENTS, DEMO_PERSON].map((n) => `${n}.creds`).sort());
+    for (const file of issued) expect(await mode(join(credsDir, file))).toBe(0o600);
+    // The operator's credentials read what the hub wrote.
+    {
+      const admin = await connectWithCreds({ url, creds: await readFile(join(authDir, AuthFile.adminCreds), 'utf8') });
+      const jsm = await jetstreamManager(admin);
+      expect((await jsm.streams.info(`${prefix.toUpperCase()}_WAL`)).state.messages).toBeGreaterThan(0);
+      await admin.close();
+    }
+
+    // The README's SDK example, as written, with what the stack printed: twice, as a reader would try it.
+    const exported = Object.fromEntries(
+      exportLine
+        .trim()
+        .split(' ')
+        .slice(1)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
     for (const run of [1, 2]) {
-      const sdk = startService(`sdk-${run}`, 'test/fixtures/readme/sdk.ts', [], { ...env, AG2NET_PREFIX: prefix });
-      expect(await sdk.exited).toBe(0);
+      const sdk = startService(`sdk-${run}`, 'test/fixtures/readme/sdk.ts', [], { ...env, ...exported });
+      expect(await sdk.exited, sdk.output()).toBe(0);
       expect(sdk.output()).toBe('ag2.msg.text: {"text":"A log is append-only."}\n');
     }
+    expect((await readdir(credsDir)).sort()).toEqual(
+      [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES].map((n) => `${n}.creds`).sort(),
+    );
 
     // A run that stops half-way leaves a question to the expert open: the expert's script is spent, so it stays.
     {
-      await using hub = await HubClient.connect({ servers: nats.url, prefix });
-      const you = await hub.attachHuman('you');
+      const { hub, you } = await connectPerson({
+        natsUrl: url,
+        prefix,
+        auth: { creds: registrantCreds, apiKeys, credsDir },
+      });
+      await using _hub = hub;
       const open = await you.open({ type: 'consulting', target: 'expert' });
       await open.send('Are you still there?');
     }
     expect(await first.stop('SIGINT')).toBe(0);
     expect(first.output()).toContain('stopped.');
 
-    const second = startService('start-again', 'scripts/start.ts', ['--exit', '--prefix', prefix], env);
-    expect(await second.exited).toBe(0);
+    const operator = (await readManifest(join(authDir, AuthFile.manifest)))?.operator.public_key;
+    const second = startService('start-again', 'scripts/start.ts', ['--exit', ...args], env);
+    expect(await second.exited, second.output()).toBe(0);
     const again = second.output();
     expect(again).toContain('· closed 1 channel(s) an earlier run left open');
     expect(again).toContain('· channel closed: consulting_complete');
     expect(again).toContain('workflow ended: resolved');
     expect(again).toContain('stopped.');
+    // Run again, it kept its keys, the API keys and the identities' credentials.
+    expect((await readManifest(join(authDir, AuthFile.manifest)))?.operator.public_key).toBe(operator);
+    expect(ApiKeysSchema.parse(JSON.parse(await readFile(apiKeysFile, 'utf8')))).toEqual(apiKeys);
   }, 240_000);
 
   it('shows in the README exactly the SDK example the test above runs', async () => {

@@ -1,4 +1,5 @@
 import { HubClient, type Channel, type HumanClient } from '@ag2net/client';
+import { join } from 'node:path';
 import { FromSpeaker, ToolCalled, AgentTarget, Transition, TransitionGraph, TerminateTarget } from '@ag2net/adapters';
 import {
   EV_CHANNEL_CLOSED,
@@ -13,6 +14,52 @@ import {
 /** Who the demo talks to: the agents the demo runner hosts (agent-runner/demo/agents.yaml). */
 export const DEMO_AGENTS = ['expert', 'pal', 'critic', 'optimist', 'triage', 'billing'] as const;
 
+/** The demo's person: the name the demo's human participant registers (and attaches to on every later run). */
+export const DEMO_PERSON = 'you';
+
+/** How the demo's person gets onto a secured stack. */
+export interface DemoAuth {
+  /** The registrant's `.creds` file: what the demo connects with before it has an identity of its own. */
+  readonly creds: string;
+  /** API keys by identity name (the person's is used). */
+  readonly apiKeys: Readonly<Record<string, string>>;
+  /** Where the person's issued credentials are kept (`you.creds`) and reused on the next run. */
+  readonly credsDir: string;
+}
+
+/**
+ * Connects to the stack and attaches the demo's person: on an insecure stack over the shared connection; on a
+ * secured one as the registrant, registering the person with its API key the first time and reconnecting with the
+ * credentials it kept on every later run. The person's own connection (`you.hub`) is the one the demo works on.
+ */
+export async function connectPerson(options: {
+  readonly natsUrl: string;
+  readonly prefix: string;
+  readonly auth: DemoAuth | null;
+  readonly retryForMs?: number;
+}): Promise<{ hub: HubClient; you: HumanClient }> {
+  const { auth } = options;
+  const hub = await HubClient.connect({
+    servers: options.natsUrl,
+    prefix: options.prefix,
+    ...(options.retryForMs === undefined ? {} : { retryForMs: options.retryForMs }),
+    ...(auth === null ? {} : { creds: auth.creds }),
+  });
+  try {
+    if (auth === null) return { hub, you: await hub.attachHuman(DEMO_PERSON, { passport: { name: DEMO_PERSON } }) };
+    const token = auth.apiKeys[DEMO_PERSON];
+    if (token === undefined) throw new Error(`no API key for ${DEMO_PERSON}`);
+    const you = await hub.attachHuman(DEMO_PERSON, {
+      credsPath: join(auth.credsDir, `${DEMO_PERSON}.creds`),
+      passport: { name: DEMO_PERSON, kind: 'human', auth: { scheme: 'api_key', claim: { token } } },
+    });
+    return { hub, you };
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
+}
+
 /** Options of `runDemo`. */
 export interface DemoOptions {
   readonly natsUrl: string;
@@ -20,6 +67,8 @@ export interface DemoOptions {
   readonly say: (line: string) => void;
   /** How long to wait for each agent answer, in ms. */
   readonly turnTimeoutMs: number;
+  /** The stack's credentials; absent or `null` on a stack without auth. */
+  readonly auth?: DemoAuth | null;
 }
 
 /**
@@ -28,7 +77,10 @@ export interface DemoOptions {
  */
 export async function runDemo(options: DemoOptions): Promise<void> {
   const { say } = options;
-  await using hub = await HubClient.connect({ servers: options.natsUrl, prefix: options.prefix });
+  const { hub: connection, you } = await connectPerson({ ...options, auth: options.auth ?? null });
+  await using _connection = connection;
+  // The directory is public, but on a secured stack only to identities: ask it as the person.
+  const hub = you.hub;
   for (const name of DEMO_AGENTS) {
     const deadline = Date.now() + 60_000;
     while ((await hub.findAgentId(name)) === null) {
@@ -36,8 +88,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  const you = await hub.attachHuman('you');
-  const names = new Map<string, string>([[you.agentId, 'you']]);
+  const names = new Map<string, string>([[you.agentId, DEMO_PERSON]]);
   for (const name of DEMO_AGENTS) names.set((await hub.findAgentId(name)) ?? name, name);
   const show = (label: string, e: Envelope): void => say(`  ${label.padEnd(12)} ${line(names, e)}`);
   you.onEnvelope((e) => {

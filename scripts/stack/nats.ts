@@ -1,6 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import { findNatsServer, NatsServerUnavailableError, startNatsServer, type NatsServer } from '@ag2net/test-support';
+import {
+  findNatsServer,
+  NatsServerUnavailableError,
+  startNatsServer,
+  startSecuredNatsServer,
+  type NatsServer,
+} from '@ag2net/test-support';
+import { createServer } from 'node:net';
+import { relative, resolve } from 'node:path';
 
 /** Finds nats-server, installing Debian's package when it is missing and apt-get can be used. */
 export function ensureNatsServerBinary(say: (line: string) => void): string {
@@ -33,9 +41,67 @@ export function ensureNatsServerBinary(say: (line: string) => void): string {
   );
 }
 
-/** Starts a local nats-server with JetStream, its data in `dataDir` (kept between runs). */
-export async function startLocalNats(dataDir: string, say: (line: string) => void): Promise<NatsServer> {
+/** The port `npm start` gives its nats-server when it is free: NATS's own default, what clients try first. */
+export const NATS_PORT = 4222;
+
+/** True when nothing listens on `port` of 127.0.0.1. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Where the local nats-server listens and keeps its data. */
+export interface LocalNatsPlace {
+  /** 4222, or `null` for a random port. */
+  readonly port: number | null;
+  /** The JetStream store, absolute. */
+  readonly storeDir: string;
+  /** The store as messages name it: relative to the working directory when inside it (`.data/nats`). */
+  readonly label: string;
+}
+
+/**
+ * Port 4222 when it is free, its data in `<dataDir>/nats` (kept between runs). When 4222 is taken — perhaps by the
+ * nats-server of a run that is still going — a random port, its data in `<dataDir>/nats-alt`, so that two servers
+ * never share one store.
+ */
+export async function placeLocalNats(dataDir: string): Promise<LocalNatsPlace> {
+  const free = await portIsFree(NATS_PORT);
+  const storeDir = resolve(dataDir, free ? 'nats' : 'nats-alt');
+  const rel = relative(process.cwd(), storeDir);
+  return { port: free ? NATS_PORT : null, storeDir, label: rel === '' || rel.startsWith('..') ? storeDir : rel };
+}
+
+/** Options of `startLocalNats`. */
+export interface LocalNatsOptions {
+  readonly place: LocalNatsPlace;
+  /** An auth directory laid out by `authInit`: the server runs in operator mode with it. `null`: no auth at all. */
+  readonly authDir: string | null;
+  readonly say: (line: string) => void;
+}
+
+/** Starts the local nats-server with JetStream where `place` says, secured by `authDir` when given. */
+export async function startLocalNats(options: LocalNatsOptions): Promise<NatsServer> {
+  const { place, say } = options;
   ensureNatsServerBinary(say);
-  await mkdir(dataDir, { recursive: true });
-  return startNatsServer({ storeDir: dataDir, name: 'ag2net-local' });
+  say(`· starting nats-server with JetStream (data in ${place.label})`);
+  await mkdir(place.storeDir, { recursive: true });
+  const common = {
+    storeDir: place.storeDir,
+    name: 'ag2net-local',
+    ...(place.port === null ? {} : { port: place.port }),
+  };
+  const server =
+    options.authDir === null
+      ? await startNatsServer(common)
+      : await startSecuredNatsServer({ ...common, authDir: options.authDir });
+  say(
+    place.port !== null
+      ? `· nats-server listens on ${server.url}`
+      : `· port ${NATS_PORT} is taken (another nats-server?); this one listens on ${server.url}`,
+  );
+  return server;
 }

@@ -1,0 +1,96 @@
+import { AuthFile, authInit, readManifest, type AuthManifest } from '@ag2net/auth';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** The file of API keys `npm start` gives hub-service (`--api-keys`): identity name → key. */
+export const API_KEYS_FILE = 'api-keys.json';
+
+/** API keys by identity name, as hub-service reads them. */
+export const ApiKeysSchema = z.record(z.string().min(1), z.string().min(1));
+export type ApiKeys = z.infer<typeof ApiKeysSchema>;
+
+/** Where the local stack's credentials are. */
+export interface StackAuth {
+  /** The auth directory (`authInit`'s layout). */
+  readonly dir: string;
+  readonly manifest: AuthManifest;
+  /** The operator's credentials: everything in the hub's account (the `nats` CLI, `$operator` calls). */
+  readonly adminCreds: string;
+  /** May call `register` and `health` only: what a process that registers identities connects with. */
+  readonly registrantCreds: string;
+  /** The API keys file and its keys. */
+  readonly apiKeysFile: string;
+  readonly apiKeys: ApiKeys;
+  /** Where each identity's issued credentials are kept (`<name>.creds`, 0600) for this prefix. */
+  readonly credsDir: string;
+}
+
+/** Options of `prepareStackAuth`. */
+export interface StackAuthOptions {
+  /** The stack's data directory (`.data`): auth in `auth/`, identity credentials in `creds/<prefix>/`. */
+  readonly dataDir: string;
+  readonly prefix: string;
+  /** Identities that get an API key (kept when the file has one already). */
+  readonly identities: readonly string[];
+  /**
+   * Lay out (or complete) the auth directory with `authInit`, for a nats-server `npm start` starts itself: keys are
+   * kept, JWTs re-signed for `prefix`. False for a server someone else runs (`NATS_URL`): its directory must exist
+   * already, for the same prefix, since the running server trusts the accounts it was started with.
+   */
+  readonly init: { readonly port: number; readonly storeDir: string } | null;
+}
+
+/** The auth directory, its API keys file and the identities' credentials directory of the local stack. */
+export async function prepareStackAuth(options: StackAuthOptions): Promise<StackAuth> {
+  const dir = join(options.dataDir, 'auth');
+  let manifest: AuthManifest;
+  if (options.init !== null) {
+    manifest = (
+      await authInit({ dir, prefix: options.prefix, port: options.init.port, storeDir: options.init.storeDir })
+    ).manifest;
+  } else {
+    const found = await readManifest(join(dir, AuthFile.manifest));
+    if (found === null) {
+      throw new Error(
+        `${dir} holds no auth layout; run npm start without NATS_URL once, or start that nats-server with ` +
+          `${join(dir, AuthFile.serverConf)} (ag2net-auth init --dir ${dir}), or pass --insecure`,
+      );
+    }
+    if (found.prefix !== options.prefix) {
+      throw new Error(`${dir} is laid out for prefix ${found.prefix}, not ${options.prefix}`);
+    }
+    manifest = found;
+  }
+  const apiKeysFile = join(dir, API_KEYS_FILE);
+  const apiKeys = await ensureApiKeys(apiKeysFile, options.identities);
+  const credsDir = join(options.dataDir, 'creds', options.prefix);
+  await mkdir(credsDir, { recursive: true, mode: 0o700 });
+  await chmod(credsDir, 0o700);
+  return {
+    dir,
+    manifest,
+    adminCreds: join(dir, AuthFile.adminCreds),
+    registrantCreds: join(dir, AuthFile.registrantCreds),
+    apiKeysFile,
+    apiKeys,
+    credsDir,
+  };
+}
+
+/**
+ * Reads the API keys file, adds a random key for each identity it lacks, and writes it back owner-only (0600). Keys
+ * already there are kept, so identities registered in an earlier run are admitted again.
+ */
+export async function ensureApiKeys(path: string, identities: readonly string[]): Promise<ApiKeys> {
+  const text = await readFile(path, 'utf8').catch((err: unknown) => {
+    if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return null;
+    throw err;
+  });
+  const keys: Record<string, string> = text === null ? {} : ApiKeysSchema.parse(JSON.parse(text));
+  for (const name of identities) keys[name] ??= randomBytes(24).toString('base64url');
+  await writeFile(path, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+  await chmod(path, 0o600);
+  return keys;
+}

@@ -1,0 +1,48 @@
+import { DEFAULT_PREFIX } from '@ag2net/protocol';
+import type { StackAuth } from './auth.js';
+
+/** The identities README.md's SDK example registers: `npm start` gives them API keys too, so the example runs as is. */
+export const README_IDENTITIES = ['scholar', 'me'] as const;
+
+/** The command that runs README.md's SDK example against the running stack. */
+export const README_EXAMPLE_COMMAND = 'node --conditions=@ag2net/source --import tsx test/fixtures/readme/sdk.ts';
+
+/** Options of `printNextSteps`. */
+export interface NextStepsOptions {
+  readonly say: (line: string) => void;
+  readonly natsUrl: string;
+  readonly prefix: string;
+  /** The stack's credentials, `null` on an insecure stack; `shown` shortens a path for display. */
+  readonly auth: (StackAuth & { readonly shown: (path: string) => string }) | null;
+}
+
+/**
+ * What `npm start` prints once the demo ran and the stack keeps running: where the stack is, where its credentials
+ * and API keys are, and the two lines that run README.md's SDK example against it. The `export` line names absolute
+ * paths, so it works from any directory.
+ */
+export function printNextSteps(options: NextStepsOptions): void {
+  const { say, natsUrl, prefix, auth } = options;
+  const prefixVar = prefix === DEFAULT_PREFIX ? '' : ` AG2NET_PREFIX=${prefix}`;
+  if (auth === null) {
+    say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}), without authentication; press Ctrl-C to stop.`);
+    say('next, in another terminal, run the SDK example of README.md against it:');
+    say(`  export NATS_URL=${natsUrl}${prefixVar}`);
+    say(`  ${README_EXAMPLE_COMMAND}`);
+    return;
+  }
+  const { shown } = auth;
+  say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}); press Ctrl-C to stop.`);
+  say('every connection needs credentials (docs/security.md):');
+  say(`  NATS URL        ${natsUrl}`);
+  say(`  operator        ${shown(auth.adminCreds)}  (reads everything; e.g. nats --creds <it> stream ls)`);
+  say(`  registrant      ${shown(auth.registrantCreds)}  (may only register identities)`);
+  say(`  API keys        ${shown(auth.apiKeysFile)}  (each identity's admission key, by name)`);
+  say(`  identity creds  ${shown(auth.credsDir)}/  (issued by the hub to the demo's agents and person)`);
+  say('next, in another terminal, run the SDK example of README.md against it:');
+  say(
+    `  export NATS_URL=${natsUrl}${prefixVar} NATS_CREDS=${auth.registrantCreds} ` +
+      `AG2NET_API_KEYS=${auth.apiKeysFile} AG2NET_CREDS_DIR=${auth.credsDir}`,
+  );
+  say(`  ${README_EXAMPLE_COMMAND}`);
+}
