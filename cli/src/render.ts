@@ -1,5 +1,4 @@
-import { EV_TEXT, type Envelope } from '@ag2net/protocol';
-import type { HubClient } from '@ag2net/client';
+import { EV_TEXT, type Envelope, type Passport } from '@ag2net/protocol';
 import type { Output, Tone } from './output.js';
 
 /**
@@ -9,7 +8,7 @@ import type { Output, Tone } from './output.js';
 export class NameBook {
   readonly #names = new Map<string, Promise<string>>();
 
-  constructor(private readonly hub: HubClient) {}
+  constructor(private readonly hub: { getAgent(nameOrId: string): Promise<Passport> }) {}
 
   name(agentId: string): Promise<string> {
     let name = this.#names.get(agentId);

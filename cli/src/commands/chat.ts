@@ -1,17 +1,25 @@
 import type { HumanClient } from '@ag2net/client';
 import { EV_CHANNEL_CLOSED, EV_CHANNEL_EXPIRED, EV_TEXT, type Envelope, type PassportInput } from '@ag2net/protocol';
 import type { Command } from 'commander';
+import { mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { IntFlag, optionsOf, withEnv, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import { NameBook, printEnvelope } from '../render.js';
+import type { Target } from '../session.js';
 
 const ChatOptions = z.object({
   type: z.enum(['consulting', 'conversation']).default('conversation'),
   apiKey: z.string().min(1).optional(),
+  credsDir: z.string().min(1).optional(),
   wait: IntFlag.default(60_000),
 });
+
+/** Where a person's issued credentials are kept between chats, below the home directory. */
+const DEFAULT_CREDS_DIR = join('.ag2net', 'creds');
 
 /**
  * `ag2net chat <agent>`: talk to an agent as a person. The person (`--as`, default the login name) is attached or
@@ -25,27 +33,47 @@ export function chatCommand(program: Command, io: CliIo): void {
     .description('open a channel with an agent as a person and talk from the terminal (a line is a message)')
     .argument('<agent>', 'the agent to talk to (name or id)')
     .option('--type <type>', 'conversation (free turns, default) or consulting (one question, one answer)')
-    .option('--api-key <key>', "the hub's admission key for registering the person (api_key scheme)")
+    .option('--api-key <key>', "the hub's admission key for registering the person (env AG2NET_API_KEY)")
+    .option('--creds-dir <dir>', `where the person's issued credentials are kept (default ~/${DEFAULT_CREDS_DIR})`)
     .option('--wait <ms>', 'at end of input, how long to wait for the last answer (default 60000)')
     .action((agent: string, _opts: unknown, command: Command) =>
       withEnv(io, command, async (env) => {
         const opts = optionsOf(command, ChatOptions);
         const session = await env.session();
         const me = session.target.as ?? io.env['USER'] ?? 'cli-user';
+        const apiKey = opts.apiKey ?? io.env['AG2NET_API_KEY'];
         const passport: PassportInput = {
           name: me,
           kind: 'human',
-          ...(opts.apiKey === undefined ? {} : { auth: { scheme: 'api_key', claim: { token: opts.apiKey } } }),
+          ...(apiKey === undefined || apiKey === '' ? {} : { auth: { scheme: 'api_key', claim: { token: apiKey } } }),
         };
-        const targetId = await session.agentId(agent);
-        const human = await session.hub.attachHuman(me, { passport });
+        const human = await session.hub.attachHuman(me, {
+          passport,
+          ...(session.target.creds === null ? {} : { credsPath: await personCredsPath(session.target, me, opts) }),
+        });
         try {
+          // Looked up as the person: on a secured hub the registrant's connection may not read the directory.
+          const targetId = (await human.hub.getAgent(agent)).agent_id ?? agent;
           await converse(env, human, { agent, targetId, ...opts });
         } finally {
           await human.disconnect({ graceMs: 0 });
         }
       }),
     );
+}
+
+/**
+ * Where a person's credentials are kept on a secured deployment (the connection has credentials): the hub issues
+ * them at the first chat, the client writes them (0600) and renews them, and the next chat attaches with them.
+ */
+async function personCredsPath(
+  target: Target,
+  me: string,
+  opts: { readonly credsDir?: string | undefined },
+): Promise<string> {
+  const dir = opts.credsDir ?? join(homedir(), DEFAULT_CREDS_DIR);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return join(dir, `${target.prefix}-${me}.creds`);
 }
 
 interface Conversation {
@@ -58,7 +86,7 @@ interface Conversation {
 async function converse(env: CommandEnv, human: HumanClient, args: Conversation): Promise<void> {
   if (args.targetId === human.agentId) throw usageError('a person cannot chat with themselves');
   const channel = await human.open({ type: args.type, target: args.targetId });
-  const names = new NameBook((await env.session()).hub);
+  const names = new NameBook(human.hub);
   const o = env.out;
   o.progress(
     `${args.type} with ${args.agent} in channel ${channel.channelId} as ${human.passport.name}: ` +
