@@ -1,4 +1,11 @@
-import { Agent, attachAgent, createModel, modelConfigFromEnv, type ModelConfigInput } from '@ag2net/agent';
+import {
+  Agent,
+  attachAgent,
+  createModel,
+  modelConfigFromEnv,
+  type ModelConfigInput,
+  type TurnObserver,
+} from '@ag2net/agent';
 import type { AgentClient, HubClient } from '@ag2net/client';
 import type { AuthBlock } from '@ag2net/protocol';
 import type { ToolSet } from 'ai';
@@ -52,6 +59,8 @@ export interface HostOptions {
   readonly apiKey?: string;
   /** The runner's `--api-keys` file: API keys by agent name, used before `apiKey`. */
   readonly apiKeys?: Readonly<Record<string, string>>;
+  /** Told how every turn ended (the runner's metrics). */
+  readonly observer?: TurnObserver;
 }
 
 /** Where an agent's credentials are kept in `credsDir`: its name, made safe as a file name. */
@@ -92,6 +101,7 @@ export async function hostAgent(
     ...(skillMd === undefined ? {} : { skillMd }),
     ...(config.rule === undefined ? {} : { rule: config.rule }),
     ...(options.turnLockTtlMs === undefined ? {} : { turnLockTtlMs: options.turnLockTtlMs }),
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
     ...(options.credsDir === undefined ? {} : { credsPath: credsPathFor(options.credsDir, config.name) }),
   });
   return { client, modelSource: source };

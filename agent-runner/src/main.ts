@@ -7,9 +7,10 @@ import { z } from 'zod';
 import { loadRunnerConfig, RunnerConfigError } from './config.js';
 import { installCrashPolicy } from './crash-policy.js';
 import { hostAgent } from './host.js';
+import { startRunnerOps } from './ops.js';
 
 const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P] [--creds FILE] [--creds-dir DIR]
-                     [--api-key KEY] [--api-keys FILE] [--log-level L] [--turn-lock-ttl-ms MS]
+                     [--api-key KEY] [--api-keys FILE] [--log-level L] [--turn-lock-ttl-ms MS] [--http-port N]
 
 Hosts the agents declared in the config file on the hub. Start several runners with the same file to share the
 work: each delivery is handled by one of them, and turns of one channel never run at once.
@@ -25,12 +26,22 @@ work: each delivery is handled by one of them, and turns of one channel never ru
   --api-keys   a JSON file of API keys by agent name ({ "expert": "…" }), hub-service's --api-keys file: an agent
                without an auth block of its own sends the key of its name, before --api-key (env AG2NET_API_KEYS)
   --log-level  pino level (env LOG_LEVEL; default info)
-  --turn-lock-ttl-ms  how long a crashed replica's turn stays locked (env AG2NET_TURN_LOCK_TTL_MS; default 6000)`;
+  --turn-lock-ttl-ms  how long a crashed replica's turn stays locked (env AG2NET_TURN_LOCK_TTL_MS; default 6000)
+  --http-port  serve /healthz, /readyz and /metrics on this port, 0 for a free one (env AG2NET_HTTP_PORT; default none)`;
 
 /** `--api-keys`: API keys by agent name, as hub-service's `--api-keys` file holds them. */
 const ApiKeysFileSchema = z.record(z.string(), z.string().min(1));
 
-type Flag = 'nats-url' | 'prefix' | 'log-level' | 'turn-lock-ttl-ms' | 'creds' | 'creds-dir' | 'api-key' | 'api-keys';
+type Flag =
+  | 'nats-url'
+  | 'prefix'
+  | 'log-level'
+  | 'turn-lock-ttl-ms'
+  | 'creds'
+  | 'creds-dir'
+  | 'api-key'
+  | 'api-keys'
+  | 'http-port';
 
 async function main(): Promise<number> {
   let args;
@@ -47,6 +58,7 @@ async function main(): Promise<number> {
         'creds-dir': { type: 'string' },
         'api-key': { type: 'string' },
         'api-keys': { type: 'string' },
+        'http-port': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -91,9 +103,21 @@ async function main(): Promise<number> {
   const apiKeys =
     apiKeysFile === undefined ? undefined : ApiKeysFileSchema.parse(JSON.parse(await readFile(apiKeysFile, 'utf8')));
   if (credsDir !== undefined) await mkdir(credsDir, { recursive: true, mode: 0o700 });
+  const httpPort = setting('http-port', 'AG2NET_HTTP_PORT');
+  if (httpPort !== undefined && !/^\d{1,5}$/.test(httpPort)) {
+    process.stderr.write(`--http-port must be a port number; got ${httpPort}\n`);
+    return 2;
+  }
+  const ops = await startRunnerOps({ port: httpPort === undefined ? undefined : Number(httpPort), log });
   // A crash closes the hub client (its agents' connections and turn locks) within a time bound and exits non-zero.
   const held: { hub?: HubClient } = {};
-  installCrashPolicy({ log, close: async () => held.hub?.close() });
+  installCrashPolicy({
+    log,
+    close: async () => {
+      await held.hub?.close();
+      await ops.close();
+    },
+  });
   const hub = await HubClient.connect({ servers, prefix, logger: log, ...(creds === undefined ? {} : { creds }) });
   held.hub = hub;
   const clients: AgentClient[] = [];
@@ -106,6 +130,7 @@ async function main(): Promise<number> {
         ...(credsDir === undefined ? {} : { credsDir }),
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(apiKeys === undefined ? {} : { apiKeys }),
+        observer: ops.observer,
       });
       clients.push(client);
       log.info({ agent: agentConfig.name, agentId: client.agentId, model: modelSource }, 'hosting agent');
@@ -120,6 +145,7 @@ async function main(): Promise<number> {
     }
     throw err;
   }
+  ops.hosting(clients);
   log.info({ agents: clients.length, prefix }, 'runner ready');
 
   return new Promise((resolve) => {
@@ -130,8 +156,9 @@ async function main(): Promise<number> {
         return;
       }
       stopping = true;
+      ops.stopping();
       log.info({ signal }, 'stopping: finishing turns in progress');
-      void hub.close().then(
+      void Promise.all([hub.close(), ops.close()]).then(
         () => {
           log.info({}, 'stopped');
           resolve(0);
@@ -150,8 +177,12 @@ async function main(): Promise<number> {
       void client.closed().then((result) => {
         if (stopping || !(result instanceof Error)) return;
         stopping = true;
-        log.error({ agent: client.passport.name, err: result }, 'agent stopped by itself; exiting');
-        void hub.close().finally(() => resolve(1));
+        ops.stopping();
+        log.error(
+          { agent: client.passport.name, agentId: client.agentId, err: result },
+          'agent stopped by itself; exiting',
+        );
+        void Promise.all([hub.close(), ops.close()]).finally(() => resolve(1));
       });
     }
   });
