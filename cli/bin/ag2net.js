@@ -17,7 +17,9 @@ if (existsSync(built)) {
     ['--conditions=@ag2net/source', '--import', tsx, source, ...process.argv.slice(2)],
     { stdio: 'inherit' },
   );
-  // Ctrl-C reaches the child through the terminal's process group; the parent only waits for it.
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => undefined);
-  child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128 + 2)));
+  // Ctrl-C reaches the child through the terminal's process group: the parent only waits for it. A SIGTERM sent to
+  // the parent alone is passed on.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  child.on('exit', (code) => process.exit(code ?? 1));
 }
