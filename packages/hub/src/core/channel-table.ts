@@ -1,6 +1,7 @@
 import { ChannelMetadataSchema, NotFoundError, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
 import type { KV } from '@nats-io/kv';
 import type { ChannelRuntime } from './channel-runtime.js';
+import type { KvValue } from './kv-scan.js';
 import { parseJson } from './parse-json.js';
 import type { Quarantine } from './quarantined-record.js';
 
@@ -39,27 +40,20 @@ export class ChannelTable {
   }
 
   /**
-   * Every metadata record in KV (for hydrate). A record that does not parse, or that names another channel than its
-   * key, is quarantined and skipped.
+   * Every metadata record in KV (for hydrate), read in one pass (`lastValues`). A record that does not parse, or that
+   * names another channel than its key, is quarantined and skipped.
    */
-  async loadMetadata(quarantine: Quarantine): Promise<ChannelMetadata[]> {
-    const keys: string[] = [];
-    for await (const key of await this.kv.keys()) keys.push(key);
+  async loadMetadata(records: AsyncIterable<KvValue>, quarantine: Quarantine): Promise<ChannelMetadata[]> {
     const out: ChannelMetadata[] = [];
-    // Reads overlap, a window at a time: one get per key in turn costs a round trip each.
-    for (let i = 0; i < keys.length; i += 64) {
-      const entries = await Promise.all(keys.slice(i, i + 64).map((key) => this.kv.get(key)));
-      for (const entry of entries) {
-        if (entry === null || entry.operation !== 'PUT') continue;
-        const parsed = parseJson(entry.string(), ChannelMetadataSchema);
-        const reason = !parsed.ok
-          ? parsed.reason
-          : parsed.value.channel_id !== entry.key
-            ? `metadata of channel ${parsed.value.channel_id} under the key ${entry.key}`
-            : null;
-        if (reason === null && parsed.ok) out.push(parsed.value);
-        else quarantine({ source: 'channels', key: entry.key, seq: entry.revision, reason: reason ?? 'invalid' });
-      }
+    for await (const { key, revision, value } of records) {
+      const parsed = parseJson(value, ChannelMetadataSchema);
+      const reason = !parsed.ok
+        ? parsed.reason
+        : parsed.value.channel_id !== key
+          ? `metadata of channel ${parsed.value.channel_id} under the key ${key}`
+          : null;
+      if (reason === null && parsed.ok) out.push(parsed.value);
+      else quarantine({ source: 'channels', key, seq: revision, reason: reason ?? 'invalid' });
     }
     return out;
   }

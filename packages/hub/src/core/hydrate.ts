@@ -6,10 +6,19 @@ import {
   CloseReason,
 } from '@ag2net/protocol';
 import { expireTasksOfChannel } from '../tasks/task-ops.js';
-import { rebuildChannel, Yielder, type Rebuilt } from '../snapshots/rebuild.js';
+import {
+  SHORT_TAIL,
+  Yielder,
+  foldChannelTail,
+  foldTailsInOnePass,
+  prepareChannel,
+  type RebuildOptions,
+  type Rebuilt,
+} from '../snapshots/rebuild.js';
 import { SNAPSHOT_EVERY } from '../snapshots/store.js';
 import { detachedRuntime, type ChannelRuntime } from './channel-runtime.js';
 import { holdRulesUnderCeilings } from './agent-ops.js';
+import { lastValues } from './kv-scan.js';
 import type { HubContext } from './context.js';
 import { beginCloseLocked, finishCloseLocked, recordAppended } from './lifecycle.js';
 import { QuarantineLog } from './quarantine.js';
@@ -17,6 +26,9 @@ import { reconcileMetadata } from './reconcile.js';
 
 /** Channels rebuilt at once: their reads overlap, their folds take turns on the event loop. */
 const CONCURRENCY = 32;
+
+/** Up to this many channels with long tails are read by subject; more are read in one pass (`foldTailsInOnePass`). */
+const MAX_LONG_BY_SUBJECT = 2;
 
 /**
  * Rebuilds the hub's state from NATS in time proportional to what is open, not to history: the registry, channel
@@ -36,7 +48,7 @@ export async function hydrate(ctx: HubContext): Promise<void> {
   const [, , stored] = await Promise.all([
     ctx.registry.load(quarantine.note),
     ctx.tasks.load(quarantine.note),
-    ctx.channels.loadMetadata(quarantine.note),
+    ctx.channels.loadMetadata(lastValues(ctx.js, ctx.names.channelsBucket), quarantine.note),
   ]);
   holdRulesUnderCeilings(ctx);
   const open: ChannelMetadata[] = [];
@@ -52,15 +64,20 @@ export async function hydrate(ctx: HubContext): Promise<void> {
     recordAppended(ctx, rt, envelope, streamSeq);
     reconcileMetadata(rt, envelope);
   };
-  const rebuilt = await mapLimit(open, CONCURRENCY, (metadata) =>
-    rebuildChannel(ctx, metadata, {
-      quarantine: quarantine.note,
-      fold,
-      yielder,
-      // What the snapshot's envelopes count in inboxes, as folding them would have counted it.
-      onRestored: (rt) => ctx.inboxes.add(rt.inboxAdmitted),
-    }),
-  );
+  const options: RebuildOptions = {
+    quarantine: quarantine.note,
+    fold,
+    yielder,
+    // What the snapshot's envelopes count in inboxes, as folding them would have counted it.
+    onRestored: (rt) => ctx.inboxes.add(rt.inboxAdmitted),
+  };
+  const rebuilt = await mapLimit(open, CONCURRENCY, (metadata) => prepareChannel(ctx, metadata, options));
+  // Short tails (a snapshot is rarely far behind) are read by subject; many long ones (channels without a snapshot,
+  // as on the first start over a log written before snapshots) in one pass.
+  const long = rebuilt.filter((r) => r.expected > SHORT_TAIL);
+  const bySubject = long.length <= MAX_LONG_BY_SUBJECT ? rebuilt : rebuilt.filter((r) => r.expected <= SHORT_TAIL);
+  await mapLimit(bySubject, CONCURRENCY, (r) => foldChannelTail(ctx, r, options));
+  if (bySubject.length < rebuilt.length) await foldTailsInOnePass(ctx, long, options);
   for (const { rt } of rebuilt) ctx.channels.set(rt);
   // Ended channels were not folded, so what they left unread in inboxes is not counted: ask before refusing.
   ctx.inboxes.distrustAll();

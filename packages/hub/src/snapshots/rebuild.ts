@@ -16,7 +16,7 @@ import {
 import { restoreRuntime, type ChannelSnapshotRecord } from './record.js';
 
 /** Tails up to this many envelopes are read one leader read at a time; longer ones with an ordered consumer. */
-const SHORT_TAIL = 32;
+export const SHORT_TAIL = 32;
 
 /** Longest stretch of folding without a turn of the event loop, ms: the lease is renewed meanwhile. */
 const YIELD_EVERY_MS = 50;
@@ -44,34 +44,51 @@ export interface RebuildOptions {
   readonly onRestored?: (rt: ChannelRuntime) => void;
 }
 
-/** One channel rebuilt from NATS. */
+/** One channel rebuilt from NATS, or on its way: restored (or fresh), with the entries after that still to fold. */
 export interface Rebuilt {
   readonly rt: ChannelRuntime;
-  /** Whether a snapshot was restored (else the log was folded from its start). */
+  /** Whether a snapshot was restored (else the log is folded from its start). */
   readonly restored: boolean;
-  /** Envelopes folded after the snapshot (or from the start). */
-  readonly folded: number;
+  /** The stream sequences of the channel's entries to fold: `from` through `to` (none when `from > to`). */
+  readonly from: number;
+  readonly to: number;
+  /** How many entries that is by the tail's own header (infinite when the tail has none). */
+  readonly expected: number;
+  /** Envelopes folded so far after the snapshot (or from the start). */
+  folded: number;
   /** The last folded envelope that counts toward inboxes (content), if any was folded. */
-  readonly lastSubstantive: Envelope | undefined;
+  lastSubstantive: Envelope | undefined;
 }
 
 /**
- * Rebuilds one channel's runtime on top of its KV metadata: its snapshot, if there is one and the log agrees with
- * it, then the channel's own WAL entries after it (read by subject, never the whole WAL); without a usable snapshot,
- * the channel's whole log. A snapshot that does not parse or does not match the log is quarantined and ignored. A
- * WAL entry the hub did not write as the channel's next envelope is quarantined and only moves the channel's tail.
+ * Rebuilds one channel: `prepareChannel`, then its entries after the snapshot read by its own subject
+ * (`foldChannelTail`).
  */
 export async function rebuildChannel(
   ctx: HubContext,
   metadata: ChannelMetadata,
   options: RebuildOptions,
 ): Promise<Rebuilt> {
+  const rebuilt = await prepareChannel(ctx, metadata, options);
+  await foldChannelTail(ctx, rebuilt, options);
+  return rebuilt;
+}
+
+/**
+ * Starts one channel's runtime on top of its KV metadata: its snapshot, if there is one and the log agrees with it
+ * (one KV read and one or two leader reads of the WAL), else a fresh runtime; and says which of the channel's
+ * entries are left to fold. A snapshot that does not parse or does not match the log is quarantined and ignored.
+ */
+export async function prepareChannel(
+  ctx: HubContext,
+  metadata: ChannelMetadata,
+  options: RebuildOptions,
+): Promise<Rebuilt> {
   const channelId = metadata.channel_id;
-  const subject = ctx.names.wal(channelId);
   const adapter = ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null;
   const [loaded, tail] = await Promise.all([
     ctx.snapshots.load(channelId),
-    lastWalMessage(ctx.jsm, ctx.names, subject),
+    lastWalMessage(ctx.jsm, ctx.names, ctx.names.wal(channelId)),
   ]);
   let rt: ChannelRuntime | null = null;
   if (loaded !== null) {
@@ -79,31 +96,82 @@ export async function rebuildChannel(
     if (loaded.ok && reason === null) {
       rt = restoreRuntime(metadata, adapter, loaded.record);
       options.onRestored?.(rt);
-    } else
+    } else {
       options.quarantine({ source: 'snapshots', key: channelId, seq: loaded.revision, reason: reason ?? 'invalid' });
+    }
   }
   const restored = rt !== null;
   rt ??= newRuntime(metadata, adapter, initialState(ctx, metadata, adapter));
-  let folded = 0;
-  let lastSubstantive: Envelope | undefined;
-  if (tail === null || tail.streamSeq <= rt.lastStreamSeq) return { rt, restored, folded, lastSubstantive };
-  const range = { subject, fromStreamSeq: rt.lastStreamSeq + 1, toStreamSeq: tail.streamSeq };
-  const expected = tail.sequence === null ? Number.POSITIVE_INFINITY : Number(tail.sequence) - rt.streamSeqs.length;
-  const messages = expected <= SHORT_TAIL ? getWalRange(ctx.jsm, ctx.names, range) : scanWal(ctx.js, ctx.names, range);
+  const to = tail?.streamSeq ?? 0;
+  const header = tail?.sequence ?? null;
+  const expected = to <= rt.lastStreamSeq ? 0 : header === null ? Infinity : Number(header) - rt.streamSeqs.length;
+  return { rt, restored, from: rt.lastStreamSeq + 1, to, expected, folded: 0, lastSubstantive: undefined };
+}
+
+/**
+ * Folds a prepared channel's remaining entries, read by its subject only: one leader read per entry when they are
+ * few (`SHORT_TAIL`), else an ordered consumer filtered to the channel's subject.
+ */
+export async function foldChannelTail(ctx: HubContext, rebuilt: Rebuilt, options: RebuildOptions): Promise<void> {
+  if (rebuilt.from > rebuilt.to) return;
+  const range = {
+    subject: ctx.names.wal(rebuilt.rt.metadata.channel_id),
+    fromStreamSeq: rebuilt.from,
+    toStreamSeq: rebuilt.to,
+  };
+  const messages =
+    rebuilt.expected <= SHORT_TAIL ? getWalRange(ctx.jsm, ctx.names, range) : scanWal(ctx.js, ctx.names, range);
+  const foldEntry = entryFolder(ctx.names, options);
   for await (const raw of messages) {
     await options.yielder.maybe();
-    const envelope = nextEnvelope(ctx.names, rt, raw);
+    foldEntry(rebuilt, raw);
+  }
+}
+
+/**
+ * Folds the remaining entries of many channels in one ordered pass over the WAL from the oldest entry any of them
+ * needs: what a filtered consumer per channel would cost the server (nats-server 2.9 finds a subject's next entry by
+ * scanning) grows with the number of channels, one pass does not. Entries of other channels are skipped unread.
+ */
+export async function foldTailsInOnePass(
+  ctx: HubContext,
+  channels: readonly Rebuilt[],
+  options: RebuildOptions,
+): Promise<void> {
+  const bySubject = new Map(channels.map((c) => [ctx.names.wal(c.rt.metadata.channel_id), c]));
+  const foldEntry = entryFolder(ctx.names, options);
+  const from = Math.min(...channels.map((c) => c.from));
+  const to = Math.max(...channels.map((c) => c.to));
+  for await (const raw of scanWal(ctx.js, ctx.names, {
+    subject: ctx.names.walAll,
+    fromStreamSeq: from,
+    toStreamSeq: to,
+  })) {
+    await options.yielder.maybe();
+    const rebuilt = bySubject.get(raw.subject);
+    if (rebuilt !== undefined && raw.streamSeq >= rebuilt.from && raw.streamSeq <= rebuilt.to) {
+      foldEntry(rebuilt, raw);
+    }
+  }
+}
+
+/**
+ * Folds one entry of the channel's log if the hub wrote it as the channel's next envelope; anything else is
+ * quarantined and only moves the channel's tail, since the next append is checked against the tail.
+ */
+function entryFolder(names: HubNames, options: RebuildOptions): (rebuilt: Rebuilt, raw: RawWalMessage) => void {
+  return (rebuilt, raw) => {
+    const { rt } = rebuilt;
+    const envelope = nextEnvelope(names, rt, raw);
     if (typeof envelope === 'string') {
-      // Not folded; it still moves the channel's tail, since the next append is checked against the tail.
       rt.lastStreamSeq = raw.streamSeq;
       options.quarantine({ source: 'wal', key: raw.subject, seq: raw.streamSeq, reason: envelope });
-      continue;
+      return;
     }
     options.fold(rt, envelope, raw.streamSeq);
-    folded += 1;
-    if (countsTowardInbox(envelope)) lastSubstantive = envelope;
-  }
-  return { rt, restored, folded, lastSubstantive };
+    rebuilt.folded += 1;
+    if (countsTowardInbox(envelope)) rebuilt.lastSubstantive = envelope;
+  };
 }
 
 /** Why the log does not hold what the snapshot says it covers, or `null` when it does. */
