@@ -4,7 +4,18 @@ import { Kvm } from '@nats-io/kv';
 import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '@ag2net/hub';
-import { audit, openChannel, openNet, readWal, register, say, settle, startColdHub, type TestNet } from './support.js';
+import {
+  audit,
+  auditCount,
+  openChannel,
+  openNet,
+  readWal,
+  register,
+  say,
+  settle,
+  startColdHub,
+  type TestNet,
+} from './support.js';
 
 const nats = natsPerFile();
 
@@ -171,5 +182,37 @@ describe('hydrate over garbage', () => {
     const barrier = await say(net, alice, cid, 'last');
     await bob.mailbox.waitFor((e) => e.envelope_id === barrier.envelope_id, 'the last text');
     expect(bob.mailbox.envelopes.filter((e) => ids.includes(e.envelope_id))).toEqual([]);
+  });
+
+  it('foreign messages planted while the hub serves: never delivered, audited, and the channel keeps its sequence', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    await say(net, alice, cid, 'hi');
+    await settle(net, cid);
+    const last = (await readWal(net, alice, cid)).at(-1);
+    if (last === undefined) throw new Error('the channel has no log');
+    const subject = net.names.wal(cid);
+    const noHeaders: Envelope = { ...last, envelope_id: newId(), sequence: (last.sequence ?? 0) + 1 };
+    const replayed: Envelope = { ...last, envelope_id: newId() };
+    const seqs = [
+      await plant(net, subject, JSON.stringify(noHeaders), null),
+      await plant(net, subject, JSON.stringify(replayed), { epoch: '1', sequence: String(last.sequence) }),
+    ];
+
+    const records = await auditCount(net, { kinds: ['quarantined'] }, 2);
+    expect(records.map((r) => [r['source'], r['key'], r['seq']])).toEqual(seqs.map((seq) => ['wal', subject, seq]));
+    net.clock.advance(1_000);
+    const next = await say(net, bob, cid, 'still in order');
+    expect(next.sequence).toBe((last.sequence ?? 0) + 1);
+    await alice.mailbox.waitFor((e) => e.envelope_id === next.envelope_id, 'the next text');
+    const forged = [noHeaders.envelope_id, replayed.envelope_id];
+    expect(
+      [...alice.mailbox.envelopes, ...bob.mailbox.envelopes].filter((e) => forged.includes(e.envelope_id)),
+    ).toEqual([]);
+    expect((await readWal(net, alice, cid)).map((e) => e.envelope_id)).toEqual(expect.not.arrayContaining(forged));
+    // Counted by each path that skipped them: delivery, then the writer's catch-up before the next append.
+    expect(await net.rpc.call('health', {})).toMatchObject({ role: 'active', quarantined: 4 });
   });
 });
