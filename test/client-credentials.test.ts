@@ -133,6 +133,16 @@ describe('persisted credentials', () => {
     expect(got).toEqual(['while you were away']);
   });
 
+  it('registers the name anew when the persisted credentials belong to an identity unregistered since', async () => {
+    const credsPath = join(dir, 'gus.creds');
+    const hub = await registrant();
+    const gus = await hub.register({ name: 'gus' }, { credsPath });
+    await gus.unregister();
+    const again = await hub.attach('gus', { credsPath, passport: { name: 'gus' } });
+    expect(again.agentId).not.toBe(gus.agentId);
+    expect(claims(credsParts(await readFile(credsPath, 'utf8')).jwt).name).toBe(again.agentId);
+  });
+
   it('refuses to attach a registered name without its credentials', async () => {
     const hub = await registrant();
     await hub.register({ name: 'dora' });

@@ -1,6 +1,7 @@
 import {
   ErrorReason,
   HUB_OPS,
+  NotFoundError,
   OPERATOR_CALLER,
   ProtocolError,
   newId,
@@ -9,14 +10,12 @@ import {
   type HubResponse,
   type Passport,
   type PassportInput,
-  type ResumeInput,
-  type RuleInput,
 } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AgentClient, type AgentClientOptions } from './agent-client.js';
 import { CredentialSource, openConnection, serverOf } from './connection.js';
 import type { DisconnectOptions, Disconnectable, ParticipantHub } from './contracts.js';
-import { createIdentityKeys, loadCreds, publicKeyOf, type UserCredentials } from './credentials.js';
+import { createIdentityKeys, publicKeyOf, type UserCredentials } from './credentials.js';
 import { HubReads } from './hub-reads.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
 import {
@@ -30,50 +29,12 @@ import {
 import { silentLogger, type Logger } from './logger.js';
 import { runRenewal } from './renewal.js';
 import { HubRpc, type CallOptions, type HubCallOptions } from './rpc.js';
-
-/** Options of `HubClient.connect`. */
-export interface HubClientOptions {
-  /** NATS server URL(s); ignored when `connection` is given. Default `nats://127.0.0.1:4222`. */
-  readonly servers?: string | string[];
-  /** An existing NATS connection (the client does not close it). Participants it registers share it. */
-  readonly connection?: NatsConnection;
-  /**
-   * The connection's credentials: the text of a `.creds` file or its path (the registrant's, an operator's or an
-   * identity's). The reply-inbox prefix then comes from the JWT's own subscribe permission.
-   */
-  readonly creds?: string;
-  /** A user JWT, with `seed`: the same as `creds` without a file. */
-  readonly jwt?: string;
-  /** The nkey seed (`SU…`) of the user `jwt` was issued for. */
-  readonly seed?: string;
-  /** Calls as the deployment's operator: `$operator` is the default caller of channel reads. Default false. */
-  readonly operator?: boolean;
-  /** The hub's prefix; default `ag2`. */
-  readonly prefix?: string;
-  /** How long to keep retrying when no hub answers, in ms; default 30 000. */
-  readonly retryForMs?: number;
-  /** pino-compatible logger; default silent. */
-  readonly logger?: Logger;
-}
-
-/** Options of `register`, `registerHuman`, `attach` and `attachHuman`. */
-export interface RegisterOptions {
-  readonly resume?: ResumeInput;
-  /** The agent's SKILL.md. */
-  readonly skillMd?: string | null;
-  readonly rule?: RuleInput | null;
-  /**
-   * Where the identity's credentials (the JWT the hub issued and the identity's seed) are kept as a `.creds` file
-   * (mode 0600), rewritten at every renewal; `attach` reconnects with them. Only a hub that issues credentials
-   * writes it. Default: not persisted (the identity cannot be attached again after this process ends).
-   */
-  readonly credsPath?: string;
-}
-
-/** Options of `attach` and `attachHuman`: a passport registers the name when it is not registered yet. */
-export interface AttachOptions extends RegisterOptions {
-  readonly passport?: PassportInput;
-}
+import {
+  credentialsOf,
+  type AttachOptions,
+  type HubClientOptions,
+  type RegisterOptions,
+} from './hub-client-options.js';
 
 /** How a `HubClient` is made: over its own connection or a shared one, bound to an identity or not. */
 interface HubClientInit {
@@ -124,12 +85,14 @@ export class HubClient extends HubReads implements ParticipantHub {
     const defaultCaller = options.operator === true ? OPERATOR_CALLER : null;
     if (options.connection !== undefined) {
       const servers = serverOf(options.connection);
+      // A server that asks for authentication runs a secured deployment, whoever authenticated this connection.
+      const secured = options.connection.info?.auth_required === true;
       return new HubClient({
         nc: options.connection,
         options,
         ownsConnection: false,
         servers,
-        secured: false,
+        secured,
         defaultCaller,
         parent: null,
       });
@@ -232,16 +195,10 @@ export class HubClient extends HubReads implements ParticipantHub {
     const credsPath = options.credsPath;
     const persisted = credsPath === undefined ? null : await waitForPersisted(credsPath, how.raced);
     if (persisted !== null && credsPath !== undefined) {
-      const usable = usableCredentials(persisted, credsPath);
-      if (usable !== null) return this.#bindPersisted(name, usable);
-      // Expired: the registered key asks for a fresh JWT; only the holder of its seed can use it.
-      const auth = options.passport?.auth;
-      const reply = await this.call('attach', {
-        name_or_id: name,
-        public_key: publicKeyOf(persisted.seed),
-        ...(auth === undefined ? {} : { auth }),
-      });
-      return this.#bind(await issuedIdentity(reply, { seed: persisted.seed, credsPath }));
+      const grant = await this.#attachPersisted(name, { persisted, credsPath, auth: options.passport?.auth });
+      if (grant !== null) return grant;
+      // The identity was unregistered since: its name is free again.
+      this.logger.warn({ agent: name, credsPath }, 'persisted credentials of an unregistered identity; registering');
     }
     if (!this.#init.secured) {
       const id = await this.findAgentId(name);
@@ -294,6 +251,30 @@ export class HubClient extends HubReads implements ParticipantHub {
     }
     const hub = await this.#openIdentity(agentId, identity.passport.name, identity.credentials);
     return { passport: identity.passport, hub };
+  }
+
+  /**
+   * The identity of persisted credentials: over its own connection at once while they are valid, else with fresh ones
+   * the `attach` operation issues for the registered key (only the holder of its seed can use them). `null` when the
+   * hub no longer knows the identity (unregistered).
+   */
+  async #attachPersisted(
+    name: string,
+    from: { persisted: UserCredentials; credsPath: string; auth: PassportInput['auth'] },
+  ): Promise<Grant | null> {
+    const usable = usableCredentials(from.persisted, from.credsPath);
+    try {
+      if (usable !== null) return await this.#bindPersisted(name, usable);
+      const reply = await this.call('attach', {
+        name_or_id: name,
+        public_key: publicKeyOf(from.persisted.seed),
+        ...(from.auth === undefined ? {} : { auth: from.auth }),
+      });
+      return await this.#bind(await issuedIdentity(reply, { seed: from.persisted.seed, credsPath: from.credsPath }));
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
   }
 
   /** Binds persisted credentials that are still valid: the passport is read over the identity's own connection. */
@@ -405,14 +386,4 @@ export class HubClient extends HubReads implements ParticipantHub {
 interface Grant {
   readonly passport: Passport;
   readonly hub: HubClient;
-}
-
-/** The credentials `HubClient.connect` was given, or `null`. */
-async function credentialsOf(options: HubClientOptions): Promise<UserCredentials | null> {
-  if (options.creds !== undefined) return loadCreds(options.creds);
-  if (options.jwt === undefined && options.seed === undefined) return null;
-  if (options.jwt === undefined || options.seed === undefined) {
-    throw new TypeError('HubClient.connect: jwt and seed go together');
-  }
-  return { jwt: options.jwt, seed: options.seed };
 }

@@ -18,7 +18,7 @@
 export { HubRpc, HubUnavailableError, DEFAULT_RPC_TIMEOUT_MS } from './rpc.js';
 export type { CallOptions, HubCallOptions, HubRpcOptions } from './rpc.js';
 export { HubClient } from './hub-client.js';
-export type { AttachOptions, HubClientOptions, RegisterOptions } from './hub-client.js';
+export type { AttachOptions, HubClientOptions, RegisterOptions } from './hub-client-options.js';
 export { CredentialsError, DEFAULT_INBOX_PREFIX, inboxPrefixOf } from './credentials.js';
 export { IdentityCredentialsError } from './identity.js';
 export { RENEW_AT_FRACTION } from './renewal.js';

@@ -69,6 +69,8 @@ export abstract class Participant implements ChannelOwner {
   /** Deliveries no one-shot wait has taken yet, oldest first, at most `RECENT_DELIVERIES` (people only). */
   readonly #recent: Envelope[] = [];
   #inbox: Inbox | null = null;
+  #inboxEnded: Error | null = null;
+  #unregistering = false;
   #disconnected = false;
   #resolveClosed: (result: void | Error) => void = () => undefined;
   readonly #closed = new Promise<void | Error>((resolve) => (this.#resolveClosed = resolve));
@@ -103,8 +105,12 @@ export abstract class Participant implements ChannelOwner {
     });
     this.#inbox = inbox;
     void inbox.closed().then((result) => {
-      // The inbox ended by itself (connection closed, consumer deleted): the participant is done.
-      if (result instanceof Error) this.#finish(result);
+      if (!(result instanceof Error)) return;
+      this.#inboxEnded = result;
+      // The inbox ended by itself (connection closed, consumer deleted): the participant is done. While it
+      // unregisters, the hub deleting the consumer is expected, and `unregister` finishes once the hub answered (the
+      // identity's connection must stay open for that answer).
+      if (!this.#unregistering) this.#finish(result);
     });
   }
 
@@ -179,7 +185,14 @@ export abstract class Participant implements ChannelOwner {
 
   /** Unregisters the identity, then disconnects. */
   async unregister(options?: CallOptions): Promise<void> {
-    await this.#call('unregister', {}, options);
+    this.#unregistering = true;
+    try {
+      await this.#call('unregister', {}, options);
+    } catch (err) {
+      this.#unregistering = false;
+      if (this.#inboxEnded !== null) this.#finish(this.#inboxEnded);
+      throw err;
+    }
     await this.disconnect();
   }
 

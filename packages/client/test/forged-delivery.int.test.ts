@@ -114,7 +114,7 @@ describe('deliveries the hub did not send', () => {
     // Every post carol makes is a request on her post subject; on an unsecured server anyone may listen to it.
     const posts: { causation_id: unknown }[] = [];
     const sub = raw.subscribe(hubNames(prefix).rpc('post', carol.agentId), {
-      callback: (_err, m) => posts.push(m.json<{ causation_id: unknown }>()),
+      callback: (_err, m) => void posts.push(m.json<{ causation_id: unknown }>()),
     });
     open.push({
       close: () => {
