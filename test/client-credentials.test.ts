@@ -110,6 +110,26 @@ describe('register on a secured hub', () => {
   });
 });
 
+describe('operator', () => {
+  it('reads every channel as $operator with the admin credentials', async () => {
+    const hub = await registrant();
+    const ivy = await hub.registerHuman({ name: 'ivy' });
+    const jay = await hub.registerHuman({ name: 'jay' });
+    const channel = await ivy.open({ type: 'conversation', target: 'jay' });
+    await using operator = await HubClient.connect({
+      servers: stack.url,
+      prefix: stack.prefix,
+      creds: stack.adminCreds,
+      operator: true,
+    });
+    expect(operator.defaultCaller).toBe('$operator');
+    expect((await operator.getChannel(channel.channelId)).participants.map((p) => p.agent_id).sort()).toEqual(
+      [ivy.agentId, jay.agentId].sort(),
+    );
+    expect((await operator.listChannels({ limit: 1000 })).map((c) => c.channel_id)).toContain(channel.channelId);
+  });
+});
+
 describe('persisted credentials', () => {
   it('writes the identity’s .creds file with mode 0600 and attaches with it after a restart', async () => {
     const credsPath = join(dir, 'carol.creds');
