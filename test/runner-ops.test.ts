@@ -49,7 +49,7 @@ function opsPort(service: ServiceProcess): Promise<number> {
 describe('agent-runner operations endpoints', () => {
   it('counts turns, failures by code and tokens per agent, logs a failed turn in one short line, and is ready while its agents consume', async () => {
     const prefix = uniqueName('rops');
-    stack.track(startHubService({ natsUrl: stack.url, prefix, hubId: 'rops-hub' }));
+    const hubService = stack.track(startHubService({ natsUrl: stack.url, prefix, hubId: 'rops-hub' }));
     const { port } = endpoint.address() as AddressInfo;
     const configPath = join(dir, 'agents.yaml');
     const keyless = `{ provider: openai-compatible, model: m, baseURL: 'http://127.0.0.1:${port}/v1', apiKey: ${KEY} }`;
@@ -137,7 +137,23 @@ describe('agent-runner operations endpoints', () => {
         code: 'model_auth',
         reason: 'the model rejected the API key',
       });
-      for (const line of lines) {
+      // The hub logs the reported failure in one short line too, naming the agent and the channel.
+      const hubLine = await waitFor(
+        () =>
+          hubService
+            .output()
+            .split('\n')
+            .find((l) => l.includes('"msg":"turn failed"')),
+        { timeoutMs: 10_000, what: "the hub's turn failed line" },
+      );
+      expect(JSON.parse(hubLine)).toMatchObject({
+        level: 40,
+        agent: 'keyless',
+        channel: 'consulting',
+        channelId: failing.channelId,
+        reason: expect.stringMatching(/^\w+: the model rejected the API key$/) as unknown,
+      });
+      for (const line of [...lines, ...hubService.output().split('\n')]) {
         expect(line).not.toContain('PROMPT-MARKER');
         expect(line).not.toContain(KEY);
       }

@@ -2,6 +2,7 @@ import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import { requireParticipant } from '../core/channel-ops.js';
 import type { HubContext } from '../core/context.js';
 import { AuditKind } from '@ag2net/protocol';
+import { agentFields, channelFields, shortReason } from '../observe/log-names.js';
 
 /** AG2's `report_turn_failure`: a participant's turn on an envelope failed; recorded as `turn_failed`. */
 export async function reportTurnFailure(
@@ -10,8 +11,18 @@ export async function reportTurnFailure(
   req: HubRequestParsed<'reportTurnFailure'>,
 ): Promise<void> {
   ctx.registry.require(callerId);
-  requireParticipant(ctx.channels.require(req.channel_id), callerId);
-  ctx.logger.warn({ channelId: req.channel_id, agentId: callerId, envelopeId: req.envelope_id }, 'turn failed');
+  const rt = ctx.channels.require(req.channel_id);
+  requireParticipant(rt, callerId);
+  // One short line: who, where, and why (the runner words a model failure by its reason, never the provider's text).
+  ctx.logger.warn(
+    {
+      ...agentFields(ctx.registry, callerId),
+      ...channelFields(rt.metadata),
+      envelopeId: req.envelope_id,
+      reason: shortReason(`${req.exc_type}: ${req.exc_message}`),
+    },
+    'turn failed',
+  );
   await ctx.audit.record(AuditKind.TurnFailed, {
     channel_id: req.channel_id,
     agent_id: callerId,

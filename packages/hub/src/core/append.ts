@@ -14,6 +14,7 @@ import { WalConflictError, isTransient, type AppendResult, type UncheckedEntry }
 import { applyAppended, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { reconcileMetadata } from './reconcile.js';
+import { agentFields, channelFields } from '../observe/log-names.js';
 
 /**
  * How many times one append reads the channel's new tail and tries again. Each round folds whatever another writer
@@ -174,7 +175,10 @@ export function recordAppended(
 
 function record(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
   for (const { agentId, pending } of recordAppended(ctx, rt, envelope, streamSeq)) {
-    ctx.logger.warn({ agentId, pending }, 'inbox pressure');
+    ctx.logger.warn(
+      { ...agentFields(ctx.registry, agentId), ...channelFields(rt.metadata), pending },
+      'inbox pressure',
+    );
   }
   ctx.snapshots.afterAppend(rt);
 }

@@ -21,6 +21,7 @@ import type { HubContext } from './context.js';
 import { checkInviteInboxes } from '../governance/inbox-depth.js';
 import { activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
 import { resolveGraphNames, resolveParticipants } from './resolve-names.js';
+import { agentFields, channelFields } from '../observe/log-names.js';
 
 type CreateRequest = HubRequestParsed<'createChannel'>;
 
@@ -90,7 +91,10 @@ export async function createChannel(
   const rt = made.created;
   const { metadata } = rt;
   await ctx.channels.persist(metadata);
-  ctx.logger.info({ channelId: metadata.channel_id, type: req.type, creatorId }, 'channel created');
+  ctx.logger.info(
+    { ...channelFields(metadata), creator: agentFields(ctx.registry, creatorId).agent, creatorId },
+    'channel created',
+  );
 
   const opened = ctx.waiters.untilOpen(metadata.channel_id);
   await ctx.serial.run(metadata.channel_id, async () => {

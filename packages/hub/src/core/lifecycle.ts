@@ -17,6 +17,7 @@ import { expireTasksOfChannel } from '../tasks/task-ops.js';
 import { appendUnlessDone } from './append.js';
 import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
+import { channelFields } from '../observe/log-names.js';
 
 export { appendLocked, recordAppended } from './append.js';
 
@@ -53,7 +54,7 @@ export async function activateLocked(ctx: HubContext, rt: ChannelRuntime): Promi
   rt.metadata = { ...rt.metadata, state: ChannelState.Active };
   await ctx.channels.persist(rt.metadata);
   ctx.waiters.opened(rt.metadata);
-  ctx.logger.info({ channelId: rt.metadata.channel_id }, 'channel opened');
+  ctx.logger.info(channelFields(rt.metadata), 'channel opened');
 }
 
 /**
@@ -94,7 +95,7 @@ export async function finishCloseLocked(ctx: HubContext, rt: ChannelRuntime): Pr
   rt.causation.clear();
   await ctx.channels.persist(rt.metadata);
   ctx.waiters.ended(rt.metadata);
-  ctx.logger.info({ channelId: rt.metadata.channel_id, reason, state: rt.metadata.state }, 'channel ended');
+  ctx.logger.info({ ...channelFields(rt.metadata), reason, state: rt.metadata.state }, 'channel ended');
   await expireTasksOfChannel(ctx, rt.metadata.channel_id);
   await detachEnded(ctx, rt);
 }
