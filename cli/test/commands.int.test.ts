@@ -281,6 +281,25 @@ describe('ag2net chat', () => {
   });
 });
 
+describe('ag2net chat (consulting)', () => {
+  it('asks one question in a consulting channel and prints the answer as JSON lines', async () => {
+    const r = await run([...at(), '--as', 'frank', 'chat', 'bob', '--type', 'consulting', '--json'], {
+      stdin: ['what is 2+2?'],
+    });
+    expect(r.code).toBe(0);
+    const texts = jsonLines(r.out)
+      .map((l) => EnvelopeSchema.parse(l))
+      .filter((e) => e.event_type === EV_TEXT)
+      .map(text);
+    expect(texts).toEqual(['echo: what is 2+2?']);
+  });
+
+  it('exits 3 for an agent nobody has', async () => {
+    const r = await run([...at(), '--as', 'frank', 'chat', 'nobody'], { stdin: ['hi'] });
+    expect(r.code).toBe(3);
+  });
+});
+
 describe('usage and availability', () => {
   it('exits 2 on bad usage', async () => {
     expect((await run([...at(), 'wal'])).code).toBe(2);
