@@ -204,6 +204,28 @@ describe('ag2net wal and tail', () => {
   });
 });
 
+describe('ag2net wal: private envelopes', () => {
+  it('shows a private envelope to its audience and the operator only', async () => {
+    const gina = await client.registerHuman({ name: 'gina' });
+    const hank = await client.registerHuman({ name: 'hank' });
+    await client.registerHuman({ name: 'ivy' });
+    const channel = await gina.open({ type: 'discussion', target: ['hank', 'ivy'] });
+    await channel.send('for hank only', { audience: [hank.agentId] });
+    const texts = async (...who: string[]): Promise<unknown[]> => {
+      const r = await run([...at(), ...who, 'wal', channel.channelId, '--json']);
+      expect(r.code).toBe(0);
+      return z
+        .looseObject({ envelopes: z.array(EnvelopeSchema) })
+        .parse(JSON.parse(r.out))
+        .envelopes.filter((e) => e.event_type === EV_TEXT)
+        .map(text);
+    };
+    expect(await texts('--as', 'hank')).toEqual(['for hank only']);
+    expect(await texts('--as', 'ivy')).toEqual([]);
+    expect(await texts('--operator')).toEqual(['for hank only']);
+  });
+});
+
 describe('ag2net audit', () => {
   const Records = z.array(z.looseObject({ id: z.string(), kind: z.string(), at: z.string() }));
 
