@@ -207,15 +207,16 @@ export class HubClient extends HubReads implements ParticipantHub {
         return this.#bind({ passport, credentials: null });
       }
     }
-    // The name is new (or, secured, cannot be told without its credentials): register it.
-    if (options.passport === undefined) {
+    // The name is new (or, secured, cannot be told without its credentials): register it. A person needs no passport.
+    const given = options.passport ?? (how.human ? { name } : undefined);
+    if (given === undefined) {
       throw new TypeError(
         this.#init.secured
           ? `attach('${name}'): no credentials of '${name}' at ${credsPath ?? '(no credsPath)'}; a passport is required to register it`
           : `attach('${name}'): name is not registered; a passport is required to fall back to register()`,
       );
     }
-    const passport = { ...options.passport, name, ...(how.human ? { kind: 'human' as const } : {}) };
+    const passport = { ...given, name, ...(how.human ? { kind: 'human' as const } : {}) };
     try {
       return await this.#registerIdentity(passport, options);
     } catch (err) {
@@ -228,8 +229,7 @@ export class HubClient extends HubReads implements ParticipantHub {
           { cause: err },
         );
       }
-      const { passport: _unused, ...rest } = options;
-      return this.#attachIdentity(name, rest, { ...how, raced: true });
+      return this.#attachIdentity(name, options, { ...how, raced: true });
     }
   }
 
