@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
-PACKAGES=(packages/protocol packages/adapters packages/hub packages/client packages/agent packages/auth hub-service agent-runner)
+PACKAGES=(packages/protocol packages/adapters packages/hub packages/client packages/agent packages/auth packages/telemetry hub-service agent-runner)
 EXPECTED_ANSWER='answer: A log is an append-only sequence of records.'
 
 log() { printf '\n== pack-consumer: %s (at %d s)\n' "$*" "$SECONDS"; }
@@ -74,7 +74,7 @@ cd "$WORK/consumer"
 # the local npm cache. All tarballs install at once, so one package's dependency on another resolves to its
 # tarball, never to a registry copy.
 npm install --no-audit --no-fund --prefer-offline --loglevel=error "${TARBALLS[@]}"
-for dep in protocol adapters hub client agent auth hub-service agent-runner; do
+for dep in protocol adapters hub client agent auth telemetry hub-service agent-runner; do
   resolved=$(node -p "require('./package-lock.json').packages['node_modules/@ag2net/$dep']?.resolved ?? ''")
   case "$resolved" in
     file:*) ;;
