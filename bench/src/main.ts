@@ -24,6 +24,7 @@ import {
   type Scenarios,
 } from './results.js';
 import { admission } from './scenarios/admission.js';
+import { coldStart } from './scenarios/cold-start.js';
 import { withScenario, type ContextBase, type ScenarioContext } from './scenarios/context.js';
 import { fanout } from './scenarios/fanout.js';
 import { hydrate } from './scenarios/hydrate.js';
@@ -37,6 +38,7 @@ const RUNNERS: { readonly [K in ScenarioName]: (ctx: ScenarioContext) => Promise
   latency,
   fanout,
   hydrate,
+  coldStart,
   scale,
 };
 

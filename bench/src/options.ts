@@ -19,6 +19,8 @@ export interface BenchSizes {
   readonly latency: { readonly warmup: number; readonly samples: number };
   readonly fanout: { readonly participants: number; readonly warmup: number; readonly samples: number };
   readonly hydrate: { readonly channels: number; readonly envelopes: number; readonly agents: number };
+  /** A history written straight into the WAL: `envelopes` in `channels`, of which `open` are still open. */
+  readonly coldStart: { readonly channels: number; readonly open: number; readonly envelopes: number };
   readonly scale: {
     readonly channels: number;
     readonly agents: number;
@@ -33,6 +35,7 @@ export const FULL_SIZES: BenchSizes = {
   latency: { warmup: 200, samples: 1_000 },
   fanout: { participants: 10, warmup: 20, samples: 200 },
   hydrate: { channels: 1_000, envelopes: 100_000, agents: 20 },
+  coldStart: { channels: 10_000, open: 1_000, envelopes: 1_000_000 },
   scale: { channels: 10_000, agents: 1_000, ackers: 10, ticks: 9 },
 };
 
@@ -41,6 +44,7 @@ export const QUICK_SIZES: BenchSizes = {
   latency: { warmup: 5, samples: 30 },
   fanout: { participants: 4, warmup: 2, samples: 10 },
   hydrate: { channels: 20, envelopes: 1_000, agents: 4 },
+  coldStart: { channels: 200, open: 20, envelopes: 4_000 },
   scale: { channels: 100, agents: 30, ackers: 3, ticks: 3 },
 };
 
@@ -60,7 +64,7 @@ export interface BenchOptions {
 
 const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
 
-export const USAGE = `Usage: npm run bench -- [--quick] [--only admission,latency,fanout,hydrate,scale] [--out FILE] [--profile]
+export const USAGE = `Usage: npm run bench -- [--quick] [--only admission,latency,fanout,hydrate,coldStart,scale] [--out FILE] [--profile]
 
   --quick     tiny sizes: checks that every scenario runs (CI smoke test), not how fast
   --only      run some scenarios; the JSON then goes to results/partial.json unless --out is given

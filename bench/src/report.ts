@@ -108,6 +108,26 @@ export function formatTable(results: PartialBenchResults): string {
       ],
     );
   }
+  if (s.coldStart !== undefined) {
+    const c = s.coldStart;
+    const n = (v: number) => v.toLocaleString('en-US');
+    rows.push(
+      [
+        `Cold start, ${n(c.wal_messages)} WAL msgs, ${n(c.open_channels)} of ${n(c.channels)} channels open (open env/s)`,
+        rate(c.raw_replay_per_s),
+        `${rate(c.cold_open_per_s)} (${c.cold_start_s.toFixed(2)} s to active; warm ${c.warm_start_s.toFixed(2)} s)`,
+        times(c.open_ratio),
+        `< 2 s ${met('cold_start')}; ≥ 0.5× ${met('cold_start_open_rate')}`,
+      ],
+      [
+        '… first start, no snapshots yet (folds open channels from the log)',
+        `${c.raw_replay_s.toFixed(2)} s`,
+        `${rate(c.first_open_per_s)} (${c.first_start_s.toFixed(2)} s)`,
+        times(c.first_open_ratio),
+        '',
+      ],
+    );
+  }
   if (s.scale !== undefined) {
     const c = s.scale;
     rows.push(

@@ -105,6 +105,32 @@ export const HydrateResultSchema = z.strictObject({
   kv_metadata_load_s: num,
 });
 
+export const ColdStartResultSchema = z.strictObject({
+  wal_messages: count,
+  channels: count,
+  open_channels: count,
+  /** Envelopes in the open channels: what the hub's live state is the fold of. */
+  open_envelopes: count,
+  /** Writing the history straight into the streams (setup). */
+  write_s: num,
+  /** A hub's first start on the history, before any snapshot exists (fresh process). */
+  first_start_s: num,
+  first_open_per_s: num,
+  /** A hub's start once the snapshots exist, in a fresh process (cold JIT): the headline figure. */
+  cold_start_s: num,
+  /** The same again in the same process (warm JIT). */
+  warm_start_s: num,
+  /** Open envelopes ÷ `cold_start_s`: how fast the hub regains the state of what is open. */
+  cold_open_per_s: num,
+  /** An ordered consumer replaying the whole WAL. */
+  raw_replay_s: num,
+  raw_replay_per_s: num,
+  /** `cold_open_per_s` ÷ `raw_replay_per_s`. */
+  open_ratio: num,
+  /** The same for the first start (no snapshots). */
+  first_open_ratio: num,
+});
+
 const MemorySchema = z.strictObject({ heap_used: count, rss: count, external: count, array_buffers: count });
 
 export const ScaleResultSchema = z.strictObject({
@@ -156,6 +182,7 @@ const ScenariosSchema = z.strictObject({
   latency: LatencyResultSchema,
   fanout: FanoutResultSchema,
   hydrate: HydrateResultSchema,
+  coldStart: ColdStartResultSchema,
   scale: ScaleResultSchema,
 });
 
@@ -181,6 +208,7 @@ export type AdmissionResult = z.infer<typeof AdmissionResultSchema>;
 export type LatencyResult = z.infer<typeof LatencyResultSchema>;
 export type FanoutResult = z.infer<typeof FanoutResultSchema>;
 export type HydrateResult = z.infer<typeof HydrateResultSchema>;
+export type ColdStartResult = z.infer<typeof ColdStartResultSchema>;
 export type ScaleResult = z.infer<typeof ScaleResultSchema>;
 export type Target = z.infer<typeof TargetSchema>;
 export type Machine = z.infer<typeof MachineSchema>;
@@ -190,4 +218,11 @@ export type PartialBenchResults = z.infer<typeof PartialBenchResultsSchema>;
 export type Scenarios = z.infer<typeof ScenariosSchema>;
 export type Memory = z.infer<typeof MemorySchema>;
 export type ScenarioName = keyof Scenarios;
-export const SCENARIO_NAMES: readonly ScenarioName[] = ['admission', 'latency', 'fanout', 'hydrate', 'scale'];
+export const SCENARIO_NAMES: readonly ScenarioName[] = [
+  'admission',
+  'latency',
+  'fanout',
+  'hydrate',
+  'coldStart',
+  'scale',
+];

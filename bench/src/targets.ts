@@ -46,6 +46,27 @@ export function evaluateTargets(s: Partial<Scenarios>): Target[] {
   if (s.hydrate !== undefined) {
     out.push(target('hydrate', 'hydrate rate ÷ ordered-consumer replay rate', s.hydrate.ratio, '>=', 0.5, '×'));
   }
+  if (s.coldStart !== undefined) {
+    const c = s.coldStart;
+    out.push(
+      target(
+        'cold_start',
+        `a cold hub over ${c.wal_messages} WAL envelopes, ${c.open_channels} channels open, to active`,
+        c.cold_start_s,
+        '<',
+        2,
+        's',
+      ),
+      target(
+        'cold_start_open_rate',
+        'open envelopes hydrated per second ÷ raw replay rate',
+        c.open_ratio,
+        '>=',
+        0.5,
+        '×',
+      ),
+    );
+  }
   if (s.scale !== undefined) {
     const c = s.scale;
     out.push(

@@ -45,10 +45,12 @@ describe('npm run bench -- --quick', () => {
       'admission_hot',
       'post_ack_p50',
       'hydrate',
+      'cold_start',
+      'cold_start_open_rate',
       'memory_per_channel',
       'sweeper_tick',
     ]);
-    const { admission, latency, fanout, hydrate, scale } = results.scenarios;
+    const { admission, latency, fanout, hydrate, coldStart, scale } = results.scenarios;
     expect(admission.spread.channels).toBe(QUICK_SIZES.admission.channels);
     expect(admission.spread.hub.errors).toBe(0);
     expect(admission.hot.hub.errors).toBe(0);
@@ -58,6 +60,10 @@ describe('npm run bench -- --quick', () => {
     expect(fanout.raw_all.count).toBe(QUICK_SIZES.fanout.samples);
     expect(hydrate.envelopes_posted).toBe(QUICK_SIZES.hydrate.envelopes);
     expect(hydrate.wal_messages).toBeGreaterThan(hydrate.envelopes_posted);
+    expect(coldStart.wal_messages).toBe(QUICK_SIZES.coldStart.envelopes);
+    expect(coldStart.open_envelopes).toBe(
+      (QUICK_SIZES.coldStart.envelopes / QUICK_SIZES.coldStart.channels) * QUICK_SIZES.coldStart.open,
+    );
     expect(scale.channels).toBe(QUICK_SIZES.scale.channels);
     expect(scale.tick.count).toBe(QUICK_SIZES.scale.ticks);
     expect(output).toContain('| Scenario');
