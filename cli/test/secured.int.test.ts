@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startSecuredStack, type SecuredStack } from '../../test/support/secured-stack.js';
-import { run } from './support.js';
+import { jsonLines, run, start } from './support.js';
 
 let stack: SecuredStack;
 let dir: string;
@@ -112,6 +112,22 @@ describe('operator credentials', () => {
       .parse(JSON.parse(audit.out))
       .map((r) => r.agent_id);
     expect(ids).toEqual(expect.arrayContaining([alice.agentId, bob.agentId]));
+  });
+
+  it('tail every admitted envelope live over JetStream', async () => {
+    const tail = start([...operator(), 'tail', '--json', '--type', EV_TEXT, '--max', '2'], { tty: true });
+    await waitFor(() => tail.err().includes('following every channel'), { what: 'tail started' });
+    await alice.send(channelId, 'tailed');
+    const r = await tail.done;
+    expect([r.code, jsonLines(r.out).map((l) => text(EnvelopeSchema.parse(l)))]).toEqual([
+      0,
+      ['tailed', 'echo: tailed'],
+    ]);
+  });
+
+  it('exit 4 for tail on identity credentials, refused by NATS', async () => {
+    const r = await run([...as('alice'), '--operator', 'tail']);
+    expect([r.code, r.out]).toEqual([4, '']);
   });
 
   it('exit 4 for --operator on credentials that are not the operator’s', async () => {

@@ -122,10 +122,13 @@ async function converse(env: CommandEnv, human: HumanClient, args: Conversation)
     }
     if (awaiting && !stop.signal.aborted) {
       await new Promise<void>((resolve) => {
-        answered = resolve;
-        const timer = setTimeout(resolve, args.wait);
-        stop.signal.addEventListener('abort', () => resolve(), { once: true });
-        void printing.finally(() => clearTimeout(timer));
+        const done = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(done, args.wait);
+        answered = done;
+        stop.signal.addEventListener('abort', done, { once: true });
       });
       if (awaiting) o.progress(`no answer from ${args.agent} within ${args.wait} ms`);
     }
