@@ -210,19 +210,21 @@ describe('attacks by an admitted identity', () => {
     await expect(connectWithCreds({ url: stack.url, creds: credsFile(expired.jwt, keys.seed) })).rejects.toThrow(
       /Authorization Violation/i,
     );
-    // Issued 58 s ago for 60 s: it connects, and the server ends the connection when the JWT lapses.
-    const lapsing = await issue(Date.now() - 58_000);
+    // Issued 55 s ago for 60 s: it connects, and the server ends the connection when the JWT lapses.
+    const lapsing = await issue(Date.now() - 55_000);
     const nc = await connectWithCreds({
       url: stack.url,
       creds: credsFile(lapsing.jwt, keys.seed),
       inboxPrefix: mallory.credentials.inbox_prefix,
     });
     opened.push(nc);
-    expect(String(await nc.closed())).toMatch(/User Authentication Expired/);
-    // Refused at connect from then on (the server says why when the JWT lapsed within the last moments).
-    await expect(connectWithCreds({ url: stack.url, creds: credsFile(lapsing.jwt, keys.seed) })).rejects.toThrow(
-      /Authorization Violation|User Authentication Expired/,
-    );
+    const said: string[] = [];
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === 'error') said.push(String(s.error));
+    })();
+    // The server says why before it closes the connection (what the client then reports as the reason varies).
+    await nc.closed();
+    expect(said[0]).toBe('UserAuthenticationExpiredError: User Authentication Expired');
     expect(await storeState(admin, stack.names)).toEqual(settled);
   });
 

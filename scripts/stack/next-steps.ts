@@ -36,7 +36,7 @@ export function printNextSteps(options: NextStepsOptions): void {
   say('every connection needs credentials (docs/security.md):');
   say(`  NATS URL        ${natsUrl}`);
   say(`  operator        ${shown(auth.adminCreds)}  (reads everything; e.g. nats --creds <it> stream ls)`);
-  say(`  registrant      ${shown(auth.registrantCreds)}  (may only register identities)`);
+  say(`  registrant      ${shown(auth.registrantCreds)}  (may only register identities and attach to them)`);
   say(`  API keys        ${shown(auth.apiKeysFile)}  (each identity's admission key, by name)`);
   say(`  identity creds  ${shown(auth.credsDir)}/  (issued by the hub to the demo's agents and person)`);
   say('next, in another terminal, run the SDK example of README.md against it:');
