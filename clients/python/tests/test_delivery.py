@@ -16,12 +16,22 @@ from ag2net.inbox import ACK, Inbox, Settle
 from ag2net.models import Passport
 from ag2net.rpc import hub_names
 
+#: What the hub sets on every delivery it publishes.
+HUB_HEADERS = {"Ag2-Origin": "hub"}
+
 
 class FakeMsg:
     """The part of a JetStream message the inbox uses; records how it was settled."""
 
-    def __init__(self, envelope: dict[str, Any], settled: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        envelope: dict[str, Any],
+        settled: list[tuple[str, str]],
+        headers: dict[str, str] | None = HUB_HEADERS,
+    ) -> None:
         self.data = json.dumps(envelope).encode()
+        self.headers = headers
+        self.subject = "t.agent.bob.inbox"
         self._id = str(envelope["envelope_id"])
         self._settled = settled
 
@@ -104,6 +114,32 @@ async def test_a_malformed_delivery_is_terminated() -> None:
     while not settled:
         await asyncio.sleep(0)
     assert settled == [("term", "bad")]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [None, {}, {"Ag2-Origin": "agent"}, {"Ag2-Origin": "HUB"}, {"Ag2-Msg-Id": "x"}],
+    ids=["no headers", "empty headers", "another origin", "origin in other case", "no origin header"],
+)
+async def test_a_delivery_the_hub_did_not_send_is_terminated_unread(headers: dict[str, str] | None) -> None:
+    settled: list[tuple[str, str]] = []
+    published: list[Envelope] = []
+
+    handled: list[str] = []
+
+    async def handle(e: Envelope) -> Settle:
+        handled.append(e.envelope_id)
+        return ACK
+
+    inbox = Inbox(cast(NatsClient, None), hub_names("t"), "bob", handle, published.append)
+    # A well-formed invite, as a forger would publish on bob's inbox subject, without the hub's origin header.
+    forged = {**envelope("A", "forged"), "event_type": "ag2.channel.invite", "event_data": {"channel_id": "A"}}
+    inbox._accept(cast(Msg, FakeMsg(forged, settled, headers)))
+    inbox._accept(cast(Msg, FakeMsg(envelope("A", "real"), settled)))
+    while ("ack", "real") not in settled:
+        await asyncio.sleep(0)
+    assert settled == [("term", "forged"), ("ack", "real")]
+    assert (handled, [e.envelope_id for e in published]) == (["real"], ["real"])
 
 
 class FakeRpc:

@@ -1,6 +1,17 @@
 """ag2net: the Python client of the AG2 agent network (agents and people on a hub over NATS JetStream)."""
 
 from .agent import AgentClient, AgentHandler, TurnFailedListener, accept_invites
+from .credentials import (
+    DEFAULT_INBOX_PREFIX,
+    CredentialsError,
+    UserCredentials,
+    create_identity_keys,
+    inbox_prefix_of,
+    load_creds,
+    parse_creds,
+    read_creds_file,
+    write_creds_file,
+)
 from .errors import (
     AccessDeniedError,
     AuthError,
@@ -19,7 +30,8 @@ from .errors import (
     UnknownNetworkError,
     error_from_wire,
 )
-from .hub_client import HubClient
+from .hub_client import OPERATOR_CALLER, HubClient
+from .identity import IdentityCredentialsError
 from .ids import is_reply_form_id, new_id, reply_envelope_id
 from .inbox import Subscription
 from .models import ChannelMetadata, Envelope, Passport
@@ -38,14 +50,16 @@ from .participant import (
     is_protocol_event,
 )
 from .rpc import HUB_OPS, HubRpc, OpSpec
-from .turn_locks import TURN_LOCK_TTL
+from .turn_locks import TURN_LOCK_TTL, TurnLocks
 
 __all__ = [
+    "DEFAULT_INBOX_PREFIX",
     "EV_CHANNEL_CLOSED",
     "EV_CHANNEL_INVITE",
     "EV_CHANNEL_INVITE_ACK",
     "EV_TEXT",
     "HUB_OPS",
+    "OPERATOR_CALLER",
     "TURN_LOCK_TTL",
     "AccessDeniedError",
     "AgentClient",
@@ -54,6 +68,7 @@ __all__ = [
     "Channel",
     "ChannelMetadata",
     "ConflictError",
+    "CredentialsError",
     "DisconnectedError",
     "Envelope",
     "EnvelopeTimeoutError",
@@ -61,6 +76,7 @@ __all__ = [
     "HubRpc",
     "HubUnavailableError",
     "HumanClient",
+    "IdentityCredentialsError",
     "InboxFullError",
     "InternalError",
     "InvalidRequestError",
@@ -75,14 +91,22 @@ __all__ = [
     "Subscription",
     "TurnFailedListener",
     "TurnLockLostError",
+    "TurnLocks",
     "UnavailableError",
     "UnknownNetworkError",
+    "UserCredentials",
     "accept_invites",
     "ack_invite",
+    "create_identity_keys",
     "error_from_wire",
+    "inbox_prefix_of",
     "is_invite_for",
     "is_protocol_event",
     "is_reply_form_id",
+    "load_creds",
     "new_id",
+    "parse_creds",
+    "read_creds_file",
     "reply_envelope_id",
+    "write_creds_file",
 ]

@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from .errors import TurnLockLostError
-from .ids import new_id
 from .inbox import ACK, Settle
 from .models import Envelope, Passport
 from .participant import Participant, ack_invite, is_invite_for, is_protocol_event
@@ -65,7 +64,7 @@ class AgentClient(Participant):
 
     async def _start_agent(self, exclusive_turns: bool, turn_lock_ttl: float) -> None:
         if exclusive_turns:
-            self._locks = await TurnLocks.open(self.hub.nc, self.hub.rpc.names, new_id(), turn_lock_ttl)
+            self._locks = TurnLocks(self.hub, self.agent_id, ttl=turn_lock_ttl)
         await self._start()
 
     def on_envelope(self, handler: AgentHandler) -> None:
@@ -82,13 +81,14 @@ class AgentClient(Participant):
         locks = self._locks if not is_protocol_event(envelope.event_type) else None
         if locks is None:
             return await self._run(envelope)
+        channel_id = envelope.channel_id
         acquired_at = time.monotonic()
         try:
-            lock = await locks.acquire(self.agent_id, envelope.channel_id)
-        except Exception as err:  # noqa: BLE001 - NATS did not answer: try again later
+            acquired = await locks.acquire(channel_id)
+        except Exception as err:  # noqa: BLE001 - no hub answered: try again later
             log.warning("turn lock unavailable: %s", err)
             return Settle(ack=False, delay=LOCK_BUSY_RETRY)
-        if lock is None:
+        if not acquired:
             log.debug(
                 "turn lock busy: %s.%s is held by another replica; handed back", self.agent_id, envelope.channel_id
             )
@@ -99,7 +99,7 @@ class AgentClient(Participant):
             if current is not None:
                 current.cancel()
 
-        lease = TurnLease(locks.ttl, lambda: locks.renew(lock), acquired_at, cancel_turn)
+        lease = TurnLease(locks.ttl, lambda: locks.renew(channel_id), acquired_at, cancel_turn)
         try:
             return await self._run(envelope)
         except asyncio.CancelledError:
@@ -112,8 +112,9 @@ class AgentClient(Participant):
         finally:
             lease.stop()
             if lease.lost is None:
+                # Bounded: a lock whose release got no answer lapses by its TTL anyway.
                 with contextlib.suppress(Exception):
-                    await locks.release(lock)
+                    await asyncio.wait_for(locks.release(channel_id), timeout=locks.ttl)
 
     async def _run(self, envelope: Envelope) -> Settle:
         try:

@@ -1,33 +1,81 @@
-"""`HubClient`: one NATS connection to one hub (one prefix); registers and attaches identities."""
+"""`HubClient`: one NATS connection to one hub (one prefix); registers and attaches identities.
+
+Every identity runs on a hub client bound to it (`participant.hub`, whose default caller is the identity): on a hub
+that issues credentials, over the identity's own NATS connection authenticated with its own nkey (renewed before
+expiry); on an unsecured hub, over this client's connection.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
 from typing import Any, TypeVar
 
-import nats
 from nats.aio.client import Client as NatsClient
 
 from .agent import DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF, AgentClient, AgentHandler, TurnFailedListener
+from .connection import CredentialSource, open_connection, server_of
+from .credentials import UserCredentials, create_identity_keys, load_creds, public_key_of
 from .errors import ProtocolError
+from .hub_reads import HubReads
+from .identity import (
+    IdentityCredentials,
+    IdentityCredentialsError,
+    IdentityGrant,
+    issued_identity,
+    usable_credentials,
+    wait_for_persisted,
+)
 from .ids import new_id
 from .inbox import DEFAULT_DISCONNECT_GRACE
-from .models import ChannelMetadata, Passport
+from .models import Passport
 from .participant import HumanClient, Participant
-from .rpc import DEFAULT_PREFIX, DEFAULT_RETRY_FOR, HubRpc
+from .renewal import run_renewal
+from .rpc import DEFAULT_PREFIX, DEFAULT_RETRY_FOR, HUB_OPS, HubRpc
 from .turn_locks import TURN_LOCK_TTL
 
+log = logging.getLogger("ag2net")
+
+#: The caller token of the deployment's operator (`OPERATOR_CALLER`): only operator credentials may use it.
+OPERATOR_CALLER = "$operator"
+#: The `details.reason` of a `register` refused because another identity holds the name.
+_NAME_TAKEN = "name_taken"
+
 _P = TypeVar("_P", bound=Participant)
+_Start = Callable[["HubClient", Passport], Awaitable[_P]]
 
 
-class HubClient:
+class HubClient(HubReads):
     """Use `await HubClient.connect(...)`; `async with` closes it."""
 
-    def __init__(self, nc: NatsClient, prefix: str, retry_for: float, owns_connection: bool) -> None:
+    def __init__(
+        self,
+        nc: NatsClient,
+        prefix: str,
+        retry_for: float,
+        owns_connection: bool,
+        *,
+        servers: str | list[str] | None = None,
+        secured: bool = False,
+        default_caller: str | None = None,
+        parent: HubClient | None = None,
+    ) -> None:
         self.nc = nc
         self.rpc = HubRpc(nc, prefix, retry_for)
+        #: The caller of operations that name one when the call does not: a bound identity, `$operator`, or None.
+        self.default_caller = default_caller
+        self._prefix = prefix
+        self._retry_for = retry_for
         self._owns = owns_connection
+        self._servers = servers
+        self._secured = secured
+        self._parent = parent
         self._participants: set[Participant] = set()
+        self._renewal: asyncio.Task[None] | None = None
         self._closed = False
 
     @staticmethod
@@ -37,25 +85,43 @@ class HubClient:
         prefix: str = DEFAULT_PREFIX,
         retry_for: float = DEFAULT_RETRY_FOR,
         connection: NatsClient | None = None,
+        creds: str | Path | None = None,
+        jwt: str | None = None,
+        seed: str | None = None,
+        operator: bool = False,
     ) -> HubClient:
-        """Connects to NATS (reconnecting forever), or wraps `connection` (which it then does not close)."""
+        """Connects to NATS (reconnecting forever), or wraps `connection` (which it then does not close). With `creds`
+        (the text of a `.creds` file or its path) or `jwt` + `seed` the connection authenticates as that user (the
+        registrant's, an operator's or an identity's) and its reply inbox is the one the JWT's subscribe permission
+        allows. `operator=True` makes `$operator` the default caller of channel reads."""
+        default_caller = OPERATOR_CALLER if operator else None
         if connection is not None:
-            return HubClient(connection, prefix, retry_for, owns_connection=False)
-        nc = await nats.connect(servers, max_reconnect_attempts=-1)
-        return HubClient(nc, prefix, retry_for, owns_connection=True)
+            return HubClient(
+                connection, prefix, retry_for, False, servers=None, secured=False, default_caller=default_caller
+            )
+        credentials = _credentials_of(creds, jwt, seed)
+        source = CredentialSource(credentials) if credentials is not None else None
+        nc = await open_connection(servers, source)
+        return HubClient(
+            nc,
+            prefix,
+            retry_for,
+            True,
+            servers=servers,
+            secured=credentials is not None,
+            default_caller=default_caller,
+        )
 
     async def call(
         self, op: str, request: dict[str, Any], caller_id: str | None = None, timeout: float | None = None
     ) -> dict[str, Any]:
-        """Any hub operation (docs/protocol.md#rpc); returns its `result`."""
+        """Any hub operation (docs/protocol.md#rpc); returns its `result`. An op whose subject carries the caller is
+        made as `default_caller` unless `caller_id` is given."""
         if self._closed:
             raise RuntimeError("HubClient is closed")
-        return await self.rpc.call(op, request, caller_id, timeout)
-
-    async def _register_identity(self, passport: dict[str, Any], extra: dict[str, Any]) -> Passport:
-        body = {"passport": {**passport, "agent_id": passport.get("agent_id") or new_id()}, **extra}
-        result = await self.call("register", body)
-        return Passport.model_validate(result["passport"])
+        spec = HUB_OPS.get(op)
+        caller = caller_id if caller_id is not None else self.default_caller
+        return await self.rpc.call(op, request, caller if spec is not None and spec.caller else None, timeout)
 
     async def register(
         self,
@@ -65,26 +131,33 @@ class HubClient:
         resume: dict[str, Any] | None = None,
         skill_md: str | None = None,
         rule: dict[str, Any] | None = None,
+        creds_path: str | Path | None = None,
         exclusive_turns: bool = True,
         turn_lock_ttl: float = TURN_LOCK_TTL,
         max_turn_attempts: int = DEFAULT_MAX_TURN_ATTEMPTS,
         turn_retry_backoff: float = DEFAULT_TURN_RETRY_BACKOFF,
         on_turn_failed: TurnFailedListener | None = None,
     ) -> AgentClient:
-        """Registers an agent identity (a client-minted `agent_id` makes a retry idempotent) and starts its inbox."""
+        """Registers an agent identity with a fresh nkey pair (its public key goes to the hub, its seed never leaves
+        this process; a client-minted `agent_id` makes a retry idempotent) and starts its inbox. On a hub that issues
+        credentials the agent runs over its own connection, and they are persisted at `creds_path` (0600) when given."""
         if passport.get("kind") == "human":
             raise TypeError("register() is for agents; use register_human() for kind='human'")
-        stamped = await self._register_identity(passport, _extras(resume, skill_md, rule))
-        client = AgentClient(
-            self,
-            stamped,
-            handler=handler,
-            max_turn_attempts=max_turn_attempts,
-            turn_retry_backoff=turn_retry_backoff,
-            on_turn_failed=on_turn_failed,
-        )
-        await client._start_agent(exclusive_turns, turn_lock_ttl)
-        return self._track(client)
+        grant = await self._register_identity(passport, _extras(resume, skill_md, rule), creds_path)
+
+        async def start(hub: HubClient, stamped: Passport) -> AgentClient:
+            client = AgentClient(
+                hub,
+                stamped,
+                handler=handler,
+                max_turn_attempts=max_turn_attempts,
+                turn_retry_backoff=turn_retry_backoff,
+                on_turn_failed=on_turn_failed,
+            )
+            await client._start_agent(exclusive_turns, turn_lock_ttl)
+            return client
+
+        return await self._start(grant, start)
 
     async def register_human(
         self,
@@ -93,14 +166,13 @@ class HubClient:
         auto_ack_invites: bool = True,
         resume: dict[str, Any] | None = None,
         rule: dict[str, Any] | None = None,
+        creds_path: str | Path | None = None,
     ) -> HumanClient:
         """Registers a person (kind `human`); invites are accepted automatically unless `auto_ack_invites` is False."""
         if passport.get("kind") not in (None, "human"):
             raise TypeError(f"register_human() requires kind='human'; got {passport.get('kind')!r}")
-        stamped = await self._register_identity({**passport, "kind": "human"}, _extras(resume, None, rule))
-        client = HumanClient(self, stamped, auto_ack_invites)
-        await client._start()
-        return self._track(client)
+        grant = await self._register_identity({**passport, "kind": "human"}, _extras(resume, None, rule), creds_path)
+        return await self._start(grant, _human_starter(auto_ack_invites))
 
     async def attach(
         self,
@@ -108,77 +180,200 @@ class HubClient:
         *,
         passport: dict[str, Any] | None = None,
         handler: AgentHandler | None = None,
+        creds_path: str | Path | None = None,
         exclusive_turns: bool = True,
         turn_lock_ttl: float = TURN_LOCK_TTL,
         max_turn_attempts: int = DEFAULT_MAX_TURN_ATTEMPTS,
+        turn_retry_backoff: float = DEFAULT_TURN_RETRY_BACKOFF,
         on_turn_failed: TurnFailedListener | None = None,
     ) -> AgentClient:
-        """Reconnects to a registered agent by name: its unacked deliveries arrive again. An unknown name is registered
-        with `passport`; when another replica registers it first, this attaches to that identity."""
-        agent_id = (await self.call("findAgentId", {"name": name}))["agent_id"]
-        if agent_id is None:
-            if passport is None:
-                raise TypeError(f"attach({name!r}): name is not registered; pass passport= to register it")
-            try:
-                return await self.register(
-                    {**passport, "name": name},
-                    handler=handler,
-                    exclusive_turns=exclusive_turns,
-                    turn_lock_ttl=turn_lock_ttl,
-                    max_turn_attempts=max_turn_attempts,
-                    on_turn_failed=on_turn_failed,
-                )
-            except ProtocolError as err:
-                if "already registered" not in err.message:
-                    raise
-                return await self.attach(name, handler=handler, exclusive_turns=exclusive_turns)
-        found = await self.get_agent(agent_id)
-        client = AgentClient(
-            self, found, handler=handler, max_turn_attempts=max_turn_attempts, on_turn_failed=on_turn_failed
-        )
-        await client._start_agent(exclusive_turns, turn_lock_ttl)
-        return self._track(client)
+        """Reconnects to a registered agent by name: its unacked deliveries arrive again. On a secured deployment that
+        takes the identity's own credentials (`creds_path`, persisted when it registered; fresh ones are asked for with
+        the `attach` operation when they expired). An unknown name is registered with `passport`; when another replica
+        registers it first, this attaches to that identity."""
+        grant = await self._attach_identity(name, passport, creds_path, human=False, raced=False)
 
-    async def attach_human(self, name: str, *, passport: dict[str, Any] | None = None) -> HumanClient:
-        """Reconnects to a person registered earlier, or registers the name when it is new."""
-        agent_id = (await self.call("findAgentId", {"name": name}))["agent_id"]
-        if agent_id is None:
-            return await self.register_human({**(passport or {}), "name": name})
-        found = await self.get_agent(agent_id)
-        if found.kind != "human":
+        async def start(hub: HubClient, stamped: Passport) -> AgentClient:
+            client = AgentClient(
+                hub,
+                stamped,
+                handler=handler,
+                max_turn_attempts=max_turn_attempts,
+                turn_retry_backoff=turn_retry_backoff,
+                on_turn_failed=on_turn_failed,
+            )
+            await client._start_agent(exclusive_turns, turn_lock_ttl)
+            return client
+
+        return await self._start(grant, start)
+
+    async def attach_human(
+        self,
+        name: str,
+        *,
+        passport: dict[str, Any] | None = None,
+        creds_path: str | Path | None = None,
+        auto_ack_invites: bool = True,
+    ) -> HumanClient:
+        """Reconnects to a person registered earlier (by name), or registers the name when it is new."""
+        grant = await self._attach_identity(name, passport or {}, creds_path, human=True, raced=False)
+        if grant[0].kind != "human":
+            await grant[1].close()
             raise TypeError(f"attach_human({name!r}): not a human identity")
-        client = HumanClient(self, found)
-        await client._start()
-        return self._track(client)
+        return await self._start(grant, _human_starter(auto_ack_invites))
 
-    def _track(self, participant: _P) -> _P:
+    async def _register_identity(
+        self, passport: dict[str, Any], extra: dict[str, Any], creds_path: str | Path | None
+    ) -> _Grant:
+        keys = create_identity_keys()
+        body = {
+            "passport": {**passport, "agent_id": passport.get("agent_id") or new_id()},
+            **extra,
+            "public_key": keys.public_key,
+        }
+        result = await self.call("register", body)
+        return await self._bind(issued_identity(result, seed=keys.seed, creds_path=creds_path))
+
+    async def _attach_identity(
+        self,
+        name: str,
+        passport: dict[str, Any] | None,
+        creds_path: str | Path | None,
+        *,
+        human: bool,
+        raced: bool,
+    ) -> _Grant:
+        persisted = None if creds_path is None else await wait_for_persisted(creds_path, raced)
+        if persisted is not None and creds_path is not None:
+            usable = usable_credentials(persisted, creds_path)
+            if usable is not None:
+                return await self._bind_persisted(name, *usable)
+            # Expired: the registered key asks for a fresh JWT; only the holder of its seed can use it.
+            request: dict[str, Any] = {"name_or_id": name, "public_key": public_key_of(persisted.seed)}
+            if passport is not None and passport.get("auth") is not None:
+                request["auth"] = passport["auth"]
+            result = await self.call("attach", request)
+            return await self._bind(issued_identity(result, seed=persisted.seed, creds_path=creds_path))
+        if not self._secured:
+            agent_id = await self.find_agent_id(name)
+            if agent_id is not None:
+                return await self._bind(IdentityGrant(await self.get_agent(agent_id), None))
+        # The name is new (or, secured, cannot be told without its credentials): register it.
+        if passport is None:
+            where = creds_path if creds_path is not None else "(no creds_path)"
+            raise TypeError(
+                f"attach({name!r}): no credentials of {name!r} at {where}; pass passport= to register it"
+                if self._secured
+                else f"attach({name!r}): name is not registered; pass passport= to register it"
+            )
+        fields = {**passport, "name": name, **({"kind": "human"} if human else {})}
+        try:
+            return await self._register_identity(fields, {}, creds_path)
+        except ProtocolError as err:
+            if not _name_taken(err):
+                raise
+            # Another replica registered the name between the lookup and the registration: attach to that identity
+            # (on a secured deployment, with the credentials that replica persisted at the shared `creds_path`).
+            if raced or (self._secured and creds_path is None):
+                raise IdentityCredentialsError(
+                    f"attach({name!r}): {name!r} is registered; attaching to it needs its own credentials (creds_path)"
+                ) from err
+            return await self._attach_identity(name, None, creds_path, human=human, raced=True)
+
+    async def _bind(self, identity: IdentityGrant) -> _Grant:
+        """A hub client bound to the identity: over its own connection when it has credentials."""
+        agent_id = identity.passport.agent_id
+        if agent_id is None:
+            raise TypeError("the hub answered an unstamped passport")
+        if identity.credentials is None:
+            bound = HubClient(
+                self.nc,
+                self._prefix,
+                self._retry_for,
+                False,
+                servers=self._servers,
+                secured=self._secured,
+                default_caller=agent_id,
+                parent=self,
+            )
+            return identity.passport, bound
+        hub = await self._open_identity(agent_id, identity.passport.name, identity.credentials)
+        return identity.passport, hub
+
+    async def _bind_persisted(self, name: str, agent_id: str, credentials: IdentityCredentials) -> _Grant:
+        """Binds persisted credentials that are still valid: the passport is read over the identity's own connection."""
+        hub = await self._open_identity(agent_id, name, credentials)
+        try:
+            passport = await hub.get_agent(agent_id)
+            if passport.name != name:
+                raise IdentityCredentialsError(f"{credentials.creds_path} belong to {passport.name!r}, not {name!r}")
+        except BaseException:
+            await hub.close()
+            raise
+        return passport, hub
+
+    async def _open_identity(self, agent_id: str, name: str, credentials: IdentityCredentials) -> HubClient:
+        """Opens the identity's own connection with its credentials and keeps them renewed while the client lives."""
+        source = CredentialSource(credentials.user)
+        servers = self._servers if self._servers is not None else server_of(self.nc)
+        nc = await open_connection(servers, source, inbox_prefix=credentials.inbox_prefix, name=f"ag2net {name}")
+        hub = HubClient(
+            nc,
+            self._prefix,
+            self._retry_for,
+            True,
+            servers=servers,
+            secured=True,
+            default_caller=agent_id,
+            parent=self,
+        )
+
+        async def renew() -> float:
+            fresh = (await hub.call("renewCredentials", {}))["credentials"]
+            renewed = UserCredentials(jwt=str(fresh["jwt"]), seed=credentials.user.seed)
+            source.update(renewed)
+            credentials.persist(renewed)
+            # nats-py closes a connection for good when the server reports its JWT expired (it reconnects only after
+            # network errors), so the connection reconnects now and presents the renewed JWT before the old one lapses.
+            await nc.force_reconnect()
+            return datetime.fromisoformat(str(fresh["expires_at"])).timestamp()
+
+        hub._renewal = asyncio.create_task(run_renewal(credentials.lifetime, renew, who=f"{name} ({agent_id})"))
+        return hub
+
+    async def _start(self, grant: _Grant, start: _Start[_P]) -> _P:
+        """Starts the participant of `grant` on its bound hub client; closes that client when the start fails."""
+        passport, hub = grant
+        try:
+            participant = await start(hub, passport)
+        except BaseException:
+            await hub.close()
+            raise
         self._participants.add(participant)
+        hub._participants.add(participant)
         return participant
 
-    def _forget(self, participant: Participant) -> None:
+    async def _forget(self, participant: Participant) -> None:
+        """A participant that disconnected. A client bound to that identity then closes too (its own connection, its
+        renewal)."""
         self._participants.discard(participant)
-
-    async def get_agent(self, name_or_id: str) -> Passport:
-        return Passport.model_validate((await self.call("getAgent", {"name_or_id": name_or_id}))["passport"])
-
-    async def find_agent_id(self, name: str) -> str | None:
-        found = (await self.call("findAgentId", {"name": name}))["agent_id"]
-        return found if isinstance(found, str) else None
-
-    async def get_channel(self, channel_id: str, caller_id: str) -> ChannelMetadata:
-        """The channel's metadata, read as `caller_id` (a participant of it, or the operator caller `$operator`)."""
-        result = await self.call("getChannel", {"channel_id": channel_id}, caller_id)
-        return ChannelMetadata.model_validate(result["channel"])
-
-    async def health(self) -> dict[str, Any]:
-        return await self.call("health", {})
+        if self._parent is None:
+            return
+        await self._parent._forget(participant)
+        if not self._participants and not self._closed:
+            await self.close()
 
     async def close(self, grace: float = DEFAULT_DISCONNECT_GRACE) -> None:
-        """Disconnects every participant (turns in flight get `grace`), then closes the connection it opened."""
+        """Disconnects every participant (turns in flight get `grace`), stops a bound identity's credential renewal,
+        then closes the connection it opened. Idempotent."""
         if self._closed:
             return
-        await asyncio.gather(*(p.disconnect(grace) for p in list(self._participants)))
         self._closed = True
+        await asyncio.gather(*(p.disconnect(grace) for p in list(self._participants)))
+        if self._renewal is not None:
+            self._renewal.cancel()
+            with contextlib.suppress(BaseException):
+                await self._renewal
         if self._owns:
             await self.nc.close()
 
@@ -187,6 +382,35 @@ class HubClient:
 
     async def __aexit__(self, *_: object) -> None:
         await self.close()
+
+
+#: A registered identity and the hub client bound to it.
+_Grant = tuple[Passport, HubClient]
+
+
+def _human_starter(auto_ack_invites: bool) -> _Start[HumanClient]:
+    async def start(hub: HubClient, passport: Passport) -> HumanClient:
+        client = HumanClient(hub, passport, auto_ack_invites)
+        await client._start()
+        return client
+
+    return start
+
+
+def _name_taken(err: ProtocolError) -> bool:
+    reason = err.details.get("reason") if err.details is not None else None
+    return reason == _NAME_TAKEN or "already registered" in err.message
+
+
+def _credentials_of(creds: str | Path | None, jwt: str | None, seed: str | None) -> UserCredentials | None:
+    """The credentials `HubClient.connect` was given, or None."""
+    if creds is not None:
+        return load_creds(creds)
+    if jwt is None and seed is None:
+        return None
+    if jwt is None or seed is None:
+        raise TypeError("HubClient.connect: jwt and seed go together")
+    return UserCredentials(jwt=jwt, seed=seed)
 
 
 def _extras(resume: dict[str, Any] | None, skill_md: str | None, rule: dict[str, Any] | None) -> dict[str, Any]:

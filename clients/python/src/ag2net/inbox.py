@@ -4,6 +4,8 @@ At-least-once, as the TypeScript client: each delivery is parsed, handled, then 
 handled in order and one at a time (channels in parallel); duplicates are dropped by envelope id; a long turn keeps
 its delivery from being redelivered (`in_progress` every third of the ack wait); a delivery handed back is nak'ed
 with a delay; on stop, deliveries not started go back at once and turns in flight get a grace, then are cancelled.
+Only deliveries the hub published are accepted (header `Ag2-Origin: hub`; with the deployment's permissions no identity
+can publish on an inbox subject): anything else is terminated unread, never handed to the participant.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ log = logging.getLogger("ag2net")
 RECENT_IDS = 10_000
 #: Default grace of turns in flight at disconnect, in seconds.
 DEFAULT_DISCONNECT_GRACE = 10.0
+#: The header the hub sets on every delivery it publishes (`DeliveryHeader.Origin`), and its value.
+DELIVERY_ORIGIN_HEADER = "Ag2-Origin"
+DELIVERY_ORIGIN_HUB = "hub"
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,10 @@ class Inbox:
             except Exception as err:  # noqa: BLE001 - the connection is reconnecting; keep pulling
                 if self.stopping:
                     return
+                if self._nc.is_closed:
+                    # Closed for good (its credentials lapsed, or it was closed): nothing can be pulled or acked now.
+                    log.error("inbox consumption of %s ended: the connection closed", self._agent_id)
+                    return
                 log.warning("inbox fetch failed: %s", err)
                 await asyncio.sleep(0.5)
                 continue
@@ -172,13 +181,15 @@ class Inbox:
                 self._accept(m)
 
     def _accept(self, m: Msg) -> None:
+        if (m.headers or {}).get(DELIVERY_ORIGIN_HEADER) != DELIVERY_ORIGIN_HUB:
+            log.warning("dropping a delivery of %s the hub did not send (subject %s)", self._agent_id, m.subject)
+            self._settle_in_background(m.term())
+            return
         try:
             envelope = Envelope.model_validate(json.loads(m.data))
         except (ValueError, ValidationError):
             log.warning("dropping a malformed delivery of %s", self._agent_id)
-            task = asyncio.create_task(m.term())
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._settle_in_background(m.term())
             return
         previous = self._tails.get(envelope.channel_id)
         tail = asyncio.create_task(self._deliver_after(previous, envelope, m))
@@ -186,6 +197,16 @@ class Inbox:
         tail.add_done_callback(
             lambda t: self._tails.pop(envelope.channel_id, None) if self._tails.get(envelope.channel_id) is t else None
         )
+
+    def _settle_in_background(self, settle: Coroutine[Any, Any, None]) -> None:
+        async def quietly() -> None:
+            # A connection that closed cannot settle: the server redelivers after the ack wait.
+            with contextlib.suppress(Exception):
+                await settle
+
+        task = asyncio.create_task(quietly())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _deliver_after(self, previous: asyncio.Task[None] | None, envelope: Envelope, m: Msg) -> None:
         if previous is not None:

@@ -116,7 +116,19 @@ class Participant:
         return Channel(ChannelMetadata.model_validate(result["channel"]), self)
 
     async def channel(self, channel_id: str) -> Channel:
-        return Channel(await self.hub.get_channel(channel_id, self.agent_id), self)
+        return Channel(await self.get_channel(channel_id), self)
+
+    async def get_channel(self, channel_id: str) -> ChannelMetadata:
+        """A channel's metadata, read as this identity (a participant of it)."""
+        return await self.hub.get_channel(channel_id, self.agent_id)
+
+    async def list_channels(self, filter: dict[str, Any] | None = None) -> list[ChannelMetadata]:  # noqa: A002
+        """The channels this identity takes part in (`filter`: `state`, `type`, `limit`, … as `listChannels`)."""
+        return await self.hub.list_channels(filter, self.agent_id)
+
+    async def adapter_state(self, channel_id: str) -> dict[str, Any] | None:
+        """A channel's adapter state as this identity may see it; None when it has none."""
+        return await self.hub.adapter_state(channel_id, self.agent_id)
 
     async def send(
         self,
@@ -258,7 +270,7 @@ class Participant:
         self.disconnected = True
         await self._inbox.stop(grace)
         self._subscriptions.end()
-        self.hub._forget(self)
+        await self.hub._forget(self)
 
     async def unregister(self) -> None:
         await self._call("unregister", {})
@@ -284,7 +296,7 @@ class Channel:
         return await self._owner.send(self.channel_id, text, audience=audience, causation_id=causation_id)
 
     async def info(self) -> ChannelMetadata:
-        self.metadata = await self._owner.hub.get_channel(self.channel_id, self._owner.agent_id)
+        self.metadata = await self._owner.get_channel(self.channel_id)
         return self.metadata
 
     async def close(self, reason: str = "") -> ChannelMetadata:

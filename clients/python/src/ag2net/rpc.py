@@ -102,10 +102,6 @@ class HubNames:
     def inbox_stream(self) -> str:
         return f"{self.prefix.upper()}_INBOX"
 
-    @property
-    def turn_locks_bucket(self) -> str:
-        return f"{self.prefix.upper()}_turnlocks"
-
     def inbox_consumer(self, agent_id: str) -> str:
         return f"agent_{agent_id}"
 

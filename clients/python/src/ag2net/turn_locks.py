@@ -1,11 +1,11 @@
-"""Turn locks shared with the TypeScript client: one KV key per (agent, channel) in `<P>_turnlocks`.
+"""Turn locks kept by the hub (`acquireTurnLock`, `renewTurnLock`, `releaseTurnLock`), shared with TypeScript replicas.
 
 Same protocol as `TurnLocks`/`TurnLease` in @ag2net/client, so TypeScript and Python replicas of one agent exclude
-each other: taken with `create` (one replica wins), renewed every TTL/3 with `update` on the revision this replica
-wrote, released with a subject purge once the key is checked to still be ours. The bucket's TTL (6 s by default,
-fixed by whoever creates the bucket) frees the lock of a replica that stopped renewing. The holder gives the turn up
-(cancels it) when a renewal finds the revision moved, or when a whole TTL passed since the last renewal known to
-have succeeded was sent, so that two turns of one channel never overlap.
+each other: each replica calls the hub as the agent with its own holder id; the hub grants one holder at a time and
+lets a lock lapse `ttl_ms` after its last acquisition or renewal (by the hub's clock, kept across a failover). The
+holder renews every TTL/3 and gives the turn up (cancels it) when a renewal answers that the lock is lost, or when a
+whole TTL passed since the last renewal known to have succeeded was sent, so that two turns of one channel never
+overlap. A replica needs no right on NATS beyond calling the hub as its agent.
 """
 
 from __future__ import annotations
@@ -13,76 +13,57 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-
-from nats.aio.client import Client as NatsClient
-from nats.js.client import JetStreamContext
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError, KeyWrongLastSequenceError
-from nats.js.kv import KeyValue
+from typing import Any, Protocol
 
 from .errors import TurnLockLostError
-from .rpc import HubNames
+from .ids import new_id
 
 #: Default lifetime of a turn lock that is not renewed, in seconds (`TURN_LOCK_TTL_MS` = 6 000).
 TURN_LOCK_TTL = 6.0
+#: The TTLs the hub accepts (`acquireTurnLock`'s `ttl_ms`: 1 000 to 120 000), in seconds.
+MIN_TURN_LOCK_TTL = 1.0
+MAX_TURN_LOCK_TTL = 120.0
 
 
-@dataclass
-class HeldTurnLock:
-    key: str
-    revision: int
+class HubCaller(Protocol):
+    """What `TurnLocks` needs of a hub client: `HubClient.call`."""
+
+    async def call(
+        self, op: str, request: dict[str, Any], caller_id: str | None = None, timeout: float | None = None
+    ) -> dict[str, Any]: ...
 
 
 class TurnLocks:
-    """The lock bucket of one hub, as seen by one replica (`holder`)."""
+    """One replica's view of an agent's turn locks (`holder`: this replica's id). Every call is retried like any
+    idempotent operation (no hub answering, `unavailable`, a timed-out attempt); each attempt waits at most a third of
+    the TTL, so that a lost request is sent again while the lock is still alive. A call raises when the hub stayed
+    unreachable past the client's retry time: the outcome is then unknown."""
 
-    def __init__(self, kv: KeyValue, js: JetStreamContext, bucket: str, holder: str, ttl: float) -> None:
-        self._kv = kv
-        self._js = js
-        self._bucket = bucket
-        self._holder = holder.encode()
+    def __init__(self, hub: HubCaller, agent_id: str, *, holder: str | None = None, ttl: float = TURN_LOCK_TTL) -> None:
+        if not MIN_TURN_LOCK_TTL <= ttl <= MAX_TURN_LOCK_TTL:
+            raise ValueError(f"turn lock TTL must be {MIN_TURN_LOCK_TTL} to {MAX_TURN_LOCK_TTL} s; got {ttl}")
+        self._hub = hub
+        self._agent_id = agent_id
+        self.holder = holder or new_id()
         self.ttl = ttl
+        self._attempt_timeout = max(0.25, ttl / 3)
 
-    @staticmethod
-    async def open(nc: NatsClient, names: HubNames, holder: str, ttl: float = TURN_LOCK_TTL) -> TurnLocks:
-        """Opens the bucket, creating it (with the inbox stream's replica count) when this is the first client."""
-        js = nc.jetstream()
-        bucket = names.turn_locks_bucket
-        try:
-            kv = await js.key_value(bucket)
-            status = await kv.status()
-            found = status.ttl or 0.0
-        except BucketNotFoundError:
-            info = await js.stream_info(names.inbox_stream)
-            kv = await js.create_key_value(bucket=bucket, history=1, ttl=ttl, replicas=info.config.num_replicas or 1)
-            found = ttl
-        return TurnLocks(kv, js, bucket, holder, found if found > 0 else ttl)
+    async def acquire(self, channel_id: str) -> bool:
+        """Takes the agent's lock on `channel_id`: False while another replica holds it."""
+        request = {"channel_id": channel_id, "holder": self.holder, "ttl_ms": round(self.ttl * 1000)}
+        return bool((await self._call("acquireTurnLock", request))["acquired"])
 
-    async def acquire(self, agent_id: str, channel_id: str) -> HeldTurnLock | None:
-        """Takes the lock of (agent, channel); `None` when another replica holds it."""
-        key = f"{agent_id}.{channel_id}"
-        try:
-            return HeldTurnLock(key, await self._kv.create(key, self._holder))
-        except KeyWrongLastSequenceError:
-            return None
+    async def renew(self, channel_id: str) -> bool:
+        """Keeps a held lock alive: True when renewed, False when it is lost (it lapsed or another replica took it)."""
+        result = await self._call("renewTurnLock", {"channel_id": channel_id, "holder": self.holder})
+        return bool(result["renewed"])
 
-    async def renew(self, lock: HeldTurnLock) -> bool:
-        """True when renewed, False when lost; raises when the outcome is unknown (no answer)."""
-        try:
-            lock.revision = await self._kv.update(lock.key, self._holder, last=lock.revision)
-            return True
-        except KeyWrongLastSequenceError:
-            return False
-
-    async def release(self, lock: HeldTurnLock) -> None:
+    async def release(self, channel_id: str) -> None:
         """Gives the lock up, unless it already lapsed and another replica holds it now."""
-        try:
-            entry = await self._kv.get(lock.key)
-        except KeyNotFoundError:
-            return
-        if entry.revision != lock.revision:
-            return
-        await self._js.purge_stream(f"KV_{self._bucket}", subject=f"$KV.{self._bucket}.{lock.key}")
+        await self._call("releaseTurnLock", {"channel_id": channel_id, "holder": self.holder})
+
+    async def _call(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
+        return await self._hub.call(op, request, self._agent_id, timeout=self._attempt_timeout)
 
 
 class TurnLease:

@@ -1,0 +1,72 @@
+"""NATS connections of a hub client: without credentials, or authenticated with replaceable user credentials."""
+
+from __future__ import annotations
+
+from urllib.parse import urlunparse
+
+import nats
+from nats.aio.client import Client as NatsClient
+from nats.aio.client import RawCredentials
+
+from .credentials import DEFAULT_INBOX_PREFIX, UserCredentials, format_creds, inbox_prefix_of
+
+
+class CredentialSource:
+    """The credentials a connection authenticates with, replaceable while it lives: the connection reads them each
+    time it (re)connects, so renewed credentials are used from the next reconnect on. The hub client reconnects an
+    identity's connection right after each renewal, because nats-server closes a connection whose JWT expired and
+    nats-py then closes it for good instead of reconnecting."""
+
+    def __init__(self, credentials: UserCredentials) -> None:
+        self.current = credentials
+
+    def update(self, credentials: UserCredentials) -> None:
+        """Replaces the JWT (the seed of an identity never changes)."""
+        self.current = credentials
+
+
+class _LiveCreds(RawCredentials):
+    """`.creds` text that nats-py reads at every (re)connect (its JWT and signature callbacks parse `data` each time
+    they are called): the source's current credentials, so a renewed JWT is what the next CONNECT presents."""
+
+    def __init__(self, source: CredentialSource) -> None:
+        self._source = source
+
+    @property
+    def data(self) -> str:
+        return format_creds(self._source.current)
+
+    @data.setter
+    def data(self, _value: str) -> None:
+        raise AttributeError("live credentials are replaced through their source")
+
+
+async def open_connection(
+    servers: str | list[str],
+    source: CredentialSource | None,
+    *,
+    inbox_prefix: str | None = None,
+    name: str | None = None,
+) -> NatsClient:
+    """Opens a NATS connection that reconnects for ever, authenticating with the source's current credentials (none
+    when `source` is None). The reply-inbox prefix defaults to the one the credentials' JWT allows, else `_INBOX`."""
+    if source is None:
+        return await nats.connect(
+            servers, max_reconnect_attempts=-1, inbox_prefix=inbox_prefix or DEFAULT_INBOX_PREFIX, name=name
+        )
+    return await nats.connect(
+        servers,
+        max_reconnect_attempts=-1,
+        user_credentials=_LiveCreds(source),
+        inbox_prefix=inbox_prefix or inbox_prefix_of(source.current.jwt),
+        name=name,
+    )
+
+
+def server_of(nc: NatsClient) -> str:
+    """The URL of the server `nc` is connected to, for opening further connections to the same deployment."""
+    url = nc.connected_url
+    if url is None:
+        raise RuntimeError("the NATS connection is not connected")
+    netloc = url.hostname or "127.0.0.1"
+    return urlunparse((url.scheme or "nats", f"{netloc}:{url.port or 4222}", "", "", "", ""))
