@@ -1,8 +1,6 @@
 import { HubClient, type AgentClient } from '@ag2net/client';
 import { EV_TEXT, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor, within } from '@ag2net/test-support';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
 import { startHubService, type ServiceProcess } from './support/processes.js';
@@ -77,9 +75,6 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
   beforeAll(async () => {
     startHub(prefix, 'solo');
     await servingHub(await HubClient.connect({ connection: stack.nc, prefix }));
-    // The turn-lock bucket, as the first client to need it creates it, but with a TTL no slow machine reaches: the
-    // lock this file holds by hand must not lapse before the Python replica has found it held.
-    await new Kvm(stack.nc).create(`${prefix.toUpperCase()}_turnlocks`, { history: 1, ttl: 120_000 });
   }, 30_000);
 
   it('a Python agent answers a TypeScript person in a consulting channel, under its reply id', async () => {
@@ -125,11 +120,12 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
     );
     const person = await hub.registerHuman({ name: uniqueName('ts-person') });
     const channel = await person.open({ type: 'conversation', target: 'py-replica' });
-    // What a TypeScript replica of the same agent does around its turn (TurnLocks): create the (agent, channel) key.
-    const bucket = `${prefix.toUpperCase()}_turnlocks`;
-    const key = `${pyId}.${channel.channelId}`;
-    const locks = await new Kvm(stack.nc).open(bucket);
-    await locks.create(key, 'ts-replica');
+    // What a TypeScript replica of the same agent does around its turn (TurnLocks): acquireTurnLock as the agent,
+    // under its own holder id, here with a TTL no slow machine reaches before the Python replica found it held.
+    const lock = { channel_id: channel.channelId, holder: 'tsreplica' };
+    expect(await hub.call('acquireTurnLock', { ...lock, ttl_ms: 120_000 }, { caller: pyId })).toEqual({
+      acquired: true,
+    });
 
     const answer = person.nextEnvelope({
       predicate: (e) => e.channel_id === channel.channelId && e.sender_id === pyId,
@@ -137,13 +133,15 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
     });
     const question = await channel.send('locked?');
     await within(
-      agent.line((l) => l.event === 'log' && String(l['msg']).startsWith(`turn lock busy: ${key}`)),
+      agent.line(
+        (l) => l.event === 'log' && String(l['msg']).startsWith(`turn lock busy: ${pyId}.${channel.channelId}`),
+      ),
       30_000,
       'the Python replica to find the lock held',
     );
     expect(agent.lines.filter((l) => l.event === 'answered')).toEqual([]);
-    // The TypeScript replica's release: purge the key's subject.
-    await (await jetstreamManager(stack.nc)).streams.purge(`KV_${bucket}`, { filter: `$KV.${bucket}.${key}` });
+    // The TypeScript replica's release; the Python replica takes the lock when the delivery comes back.
+    await hub.call('releaseTurnLock', lock, { caller: pyId });
 
     expect((await answer)?.event_data).toEqual({ text: 'py:locked?' });
     const answered = await agent.line((l) => l.event === 'answered' && l['trigger'] === question);

@@ -1,12 +1,17 @@
 """A Python party for the cross-language scenarios (test/python-*.test.ts), one JSON object per stdout line.
 
-interop_party.py --nats URL --prefix P agent --name NAME [--label L] [--delay S]
+interop_party.py --nats URL --prefix P [--creds FILE] agent --name NAME [--label L] [--delay S] [--creds-path F]
+        [--api-key K]
     attaches the agent NAME (registering it the first time) and answers every text of someone else when it is
-    its turn (`can_send`), with the text "<L>:<text>" under the deterministic reply id, after `delay` seconds.
+    its turn, with the text "<L>:<text>" under the deterministic reply id, after `delay` seconds.
     Prints {"event": "ready", "agent_id"} once consuming, then {"event": "answered", ...} per answer. Runs until
     stdin closes.
-interop_party.py --nats URL --prefix P consult --name NAME --target T --text X
+interop_party.py --nats URL --prefix P [--creds FILE] consult --name NAME --target T --text X [--creds-path F]
+        [--api-key K]
     as the person NAME, opens a consulting channel with T, asks X, prints {"event": "answer", ...} and exits.
+
+`--creds` is the connection's `.creds` file (on a secured deployment, the registrant's); `--creds-path` where the
+identity's issued credentials are kept (and found again by the next attach); `--api-key` its admission credential.
 """
 
 from __future__ import annotations
@@ -43,7 +48,16 @@ async def is_my_turn(me: AgentClient, envelope: Envelope) -> bool:
     return bool(expected) and expected[0].triggering_envelope_id == envelope.envelope_id
 
 
-async def run_agent(hub: HubClient, name: str, label: str, delay: float) -> None:
+def passport_of(name: str, api_key: str | None) -> dict[str, object]:
+    """The passport of NAME, with an API key as its admission credential (AG2's `AuthBlock`) when given."""
+    if api_key is None:
+        return {"name": name}
+    return {"name": name, "auth": {"scheme": "api_key", "claim": {"token": api_key}}}
+
+
+async def run_agent(
+    hub: HubClient, name: str, label: str, delay: float, creds_path: str | None, api_key: str | None
+) -> None:
     async def answer(envelope: Envelope, me: AgentClient) -> None:
         if is_invite_for(me, envelope):
             await ack_invite(me, envelope)
@@ -57,7 +71,7 @@ async def run_agent(hub: HubClient, name: str, label: str, delay: float) -> None
         reply_id = await me.reply(envelope, text)
         emit(event="answered", channel_id=envelope.channel_id, trigger=envelope.envelope_id, reply_id=reply_id)
 
-    agent = await hub.attach(name, passport={"name": name}, handler=answer)
+    agent = await hub.attach(name, passport=passport_of(name, api_key), handler=answer, creds_path=creds_path)
     emit(event="ready", agent_id=agent.agent_id)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
 
@@ -73,8 +87,10 @@ async def run_ag2_agent(hub: HubClient, name: str, answer: str) -> None:
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
 
 
-async def run_consult(hub: HubClient, name: str, target: str, text: str) -> None:
-    me = await hub.attach_human(name)
+async def run_consult(
+    hub: HubClient, name: str, target: str, text: str, creds_path: str | None, api_key: str | None
+) -> None:
+    me = await hub.attach_human(name, passport=passport_of(name, api_key), creds_path=creds_path)
     channel = await me.open("consulting", target)
     answer = me.next_envelope(
         lambda e: e.channel_id == channel.channel_id and e.event_type == EV_TEXT and e.sender_id != me.agent_id,
@@ -99,11 +115,14 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nats", required=True)
     parser.add_argument("--prefix", required=True)
+    parser.add_argument("--creds")
     sub = parser.add_subparsers(dest="mode", required=True)
     agent = sub.add_parser("agent")
     agent.add_argument("--name", required=True)
     agent.add_argument("--label", default="py")
     agent.add_argument("--delay", type=float, default=0.0)
+    agent.add_argument("--creds-path")
+    agent.add_argument("--api-key")
     ag2_agent = sub.add_parser("ag2-agent")
     ag2_agent.add_argument("--name", required=True)
     ag2_agent.add_argument("--answer", required=True)
@@ -111,17 +130,19 @@ async def main() -> None:
     consult.add_argument("--name", required=True)
     consult.add_argument("--target", required=True)
     consult.add_argument("--text", required=True)
+    consult.add_argument("--creds-path")
+    consult.add_argument("--api-key")
     args = parser.parse_args()
     client_log = logging.getLogger("ag2net")
     client_log.setLevel(logging.DEBUG)
     client_log.addHandler(EmitLogs())
-    async with await HubClient.connect(args.nats, prefix=args.prefix) as hub:
+    async with await HubClient.connect(args.nats, prefix=args.prefix, creds=args.creds) as hub:
         if args.mode == "agent":
-            await run_agent(hub, args.name, args.label, args.delay)
+            await run_agent(hub, args.name, args.label, args.delay, args.creds_path, args.api_key)
         elif args.mode == "ag2-agent":
             await run_ag2_agent(hub, args.name, args.answer)
         else:
-            await run_consult(hub, args.name, args.target, args.text)
+            await run_consult(hub, args.name, args.target, args.text, args.creds_path, args.api_key)
 
 
 if __name__ == "__main__":
