@@ -1,5 +1,6 @@
 import { TransitionGraph, WorkflowAdapter } from '@ag2net/adapters';
 import { EV_PACKET, handoff } from '@ag2net/protocol';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -26,7 +27,7 @@ describe('Agent.ask', () => {
         { role: 'assistant', content: 'hey' },
       ],
     });
-    expect(result).toEqual({ text: 'hello carol', events: [] });
+    expect(result).toEqual({ text: 'hello carol', events: [], usage: { inputTokens: 0, outputTokens: 0 } });
     expect(model.calls[0]?.prompt).toEqual([
       { role: 'system', content: 'You are bob (agent_id: b1).' },
       { role: 'system', content: 'Be brief.' },
@@ -90,6 +91,7 @@ describe('Agent.ask', () => {
         { type: 'tool_call', callId: 'call_1', name: 'explode', arguments: '{}' },
         { type: 'tool_result', callId: 'call_1', result: 'Error: boom' },
       ],
+      usage: { inputTokens: 0, outputTokens: 0 },
     });
   });
 
@@ -109,5 +111,33 @@ describe('Agent.ask', () => {
     expect(model.calls).toHaveLength(2);
     expect(result.text).toBe('');
     expect(result.events.filter((e) => e.type === 'tool_call')).toHaveLength(2);
+  });
+
+  it('sums the model tokens the provider reports over the steps of a turn', async () => {
+    const scripted = createScriptedModel([toolCall('lookup'), 'found']);
+    let call = 0;
+    // The scripted model reports no usage: this one reports 10 + n input and 3 output tokens on its n-th call.
+    const model: LanguageModelV3 = {
+      ...scripted,
+      specificationVersion: 'v3',
+      provider: scripted.provider,
+      modelId: scripted.modelId,
+      supportedUrls: {},
+      doStream: (options) => scripted.doStream(options),
+      doGenerate: async (options) => {
+        call += 1;
+        const result = await scripted.doGenerate(options);
+        return {
+          ...result,
+          usage: {
+            inputTokens: { total: 10 + call, noCache: 10 + call, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 3, text: 3, reasoning: 0 },
+          },
+        };
+      },
+    };
+    const lookup = tool({ description: 'Look it up.', inputSchema: z.object({}), execute: () => 'it' });
+    const result = await new Agent({ name: 'a', model, tools: { lookup } }).ask('find it');
+    expect([result.text, result.usage]).toEqual(['found', { inputTokens: 23, outputTokens: 6 }]);
   });
 });
