@@ -25,7 +25,13 @@ import {
   hubNames,
   type HubNames,
 } from '@ag2net/protocol';
-import { connectWithCreds, startSecuredNatsServer, uniqueName, type NatsServer } from '@ag2net/test-support';
+import {
+  ViolationRecorder,
+  connectWithCreds,
+  startSecuredNatsServer,
+  uniqueName,
+  type NatsServer,
+} from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createAccount } from '@nats-io/nkeys';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -34,7 +40,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ViolationRecorder, call } from './support.js';
+import { call } from './support.js';
 
 const PassportReply = z.looseObject({ passport: z.looseObject({ agent_id: z.string() }) });
 
