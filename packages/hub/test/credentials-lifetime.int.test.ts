@@ -6,13 +6,14 @@
 import { createIdentityKeys, credsFile, registrantInboxPrefix, type NkeyPair } from '@ag2net/auth';
 import { HubRpc } from '@ag2net/client';
 import { openRegistration, startHub, type Hub } from '@ag2net/hub';
-import { NetworkError, type IssuedCredentials } from '@ag2net/protocol';
+import type { IssuedCredentials } from '@ag2net/protocol';
 import { connectWithCreds, natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { decode, type User } from '@nats-io/jwt';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSecuredStack, type SecuredStack } from '../../../test/support/secured-stack.js';
+import { failure } from './support.js';
 
 const plain = natsPerFile();
 let stack: SecuredStack;
@@ -35,17 +36,6 @@ afterAll(async () => {
   for (const nc of opened) if (!nc.isClosed()) await nc.close();
   await stack?.stop();
 });
-
-/** The wire code and message a call failed with. */
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof NetworkError) return { code: err.code, message: err.message };
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** Closes the serving hub and waits until `next` (a standby) serves instead. */
 async function failOver(current: Hub, next: Hub): Promise<void> {

@@ -13,7 +13,7 @@ import {
   type NkeyPair,
 } from '@ag2net/auth';
 import { HubRpc } from '@ag2net/client';
-import { NetworkError, type HubRequest, type IssuedCredentials, type Passport } from '@ag2net/protocol';
+import { type HubRequest, type IssuedCredentials, type Passport } from '@ag2net/protocol';
 import { connectWithCreds } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { decode, type User } from '@nats-io/jwt';
@@ -22,6 +22,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSecuredStack, type SecuredStack } from '../../../test/support/secured-stack.js';
+import { failure } from './support.js';
 
 const KEYS = {
   alice: 'k-alice-0123456789',
@@ -101,17 +102,6 @@ async function identity(name: string): Promise<{
     nc,
     rpc: new HubRpc(nc, { prefix: stack.prefix, retryForMs: 5_000 }),
   };
-}
-
-/** The wire code and message a call failed with. */
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof NetworkError) return { code: err.code, message: err.message };
-    throw err;
-  }
-  throw new Error('expected the call to fail');
 }
 
 const fingerprint = (token: string): string => createHash('sha256').update(token).digest('hex').slice(0, 16);
