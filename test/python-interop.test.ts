@@ -3,7 +3,7 @@ import { EV_TEXT, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor, within } from '@ag2net/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
-import { startHubService, type ServiceProcess } from './support/processes.js';
+import { startHubService, startRunner, type ServiceProcess } from './support/processes.js';
 import { PYTHON_REQUIRED, pythonWithAg2net, startPythonParty, type PythonParty } from './support/python.js';
 
 // Cross-language scenarios: the Python client (clients/python) and the TypeScript client in the same channels of a
@@ -233,6 +233,54 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
     ]);
     await ts.disconnect();
   }, 60_000);
+
+  it('a Python agent, a runner-hosted TypeScript agent and a person discuss in turn', async () => {
+    const hub = await HubClient.connect({ connection: stack.nc, prefix });
+    stack.track(
+      startRunner({ natsUrl: stack.url, prefix, configPath: 'test/fixtures/e2e/python-panel.yaml', name: 'runner' }),
+    );
+    const agent = party(prefix, ['agent', '--name', 'py-panelist']);
+    const pyId = String(
+      (
+        await within(
+          agent.line((l) => l.event === 'ready'),
+          30_000,
+          'the Python agent',
+        )
+      )['agent_id'],
+    );
+    const runnerId = await waitFor(async () => (await hub.findAgentId('runner-panelist')) ?? undefined, {
+      timeoutMs: 30_000,
+      what: 'the runner to register its agent',
+    });
+    const person = await hub.registerHuman({ name: uniqueName('chair') });
+    const channel = await person.open({ type: 'discussion', target: ['py-panelist', 'runner-panelist'] });
+
+    for (const round of ['round 1', 'round 2']) {
+      const last = person.nextEnvelope({
+        predicate: (e) => e.channel_id === channel.channelId && e.event_type === EV_TEXT && e.sender_id === runnerId,
+        timeout: 30_000,
+      });
+      await channel.send(round);
+      await last;
+    }
+    const wal = (await person.readWal(channel.channelId)).filter((e) => e.event_type === EV_TEXT);
+    const id = (i: number): string | undefined => wal[i]?.envelope_id;
+
+    expect(texts(wal).map(({ sender, text }) => ({ sender, text }))).toEqual([
+      { sender: person.agentId, text: 'round 1' },
+      { sender: pyId, text: 'py:round 1' },
+      { sender: runnerId, text: 'first answer' },
+      { sender: person.agentId, text: 'round 2' },
+      { sender: pyId, text: 'py:round 2' },
+      { sender: runnerId, text: 'second answer' },
+    ]);
+    // The Python agent answers the person's message of each round, under its reply id.
+    expect([wal[1], wal[4]].map((e) => [e?.causation_id, e?.envelope_id])).toEqual([
+      [id(0), replyEnvelopeId(pyId, id(0) ?? '')],
+      [id(3), replyEnvelopeId(pyId, id(3) ?? '')],
+    ]);
+  }, 90_000);
 });
 
 describe.skipIf(python === null && !PYTHON_REQUIRED)('Python agent across a hub failover', () => {
