@@ -5,9 +5,9 @@
  * JetStream (data in .data/nats) on port 4222, or on a random port when 4222 is taken (data in .data/nats-alt).
  * hub-service runs with `--auth-dir` and the API keys and issues each identity its own credentials; the demo's
  * agent-runner and person connect as the registrant, register with their API keys, and keep their issued
- * credentials in `.data/creds/<prefix>/`. It closes the channels an earlier unfinished run left open, starts an
- * agent-runner hosting the demo agents, runs one channel of each protocol as a human participant and prints the
- * transcripts. The stack keeps running until Ctrl-C, and says where its URL, credentials and API keys are
+ * credentials in `.data/creds/<server>/<prefix>/`. It closes the channels an earlier unfinished run left open,
+ * starts an agent-runner hosting the demo agents, runs one channel of each protocol as a human participant and prints
+ * the transcripts. The stack keeps running until Ctrl-C, and says where its URL, credentials and API keys are
  * (`--exit` stops it after the demo). Logs of the services go to .data/logs/. It can be run again in any state the
  * last run left.
  *
@@ -16,10 +16,10 @@
  */
 import { DEFAULT_PREFIX } from '@ag2net/protocol';
 import type { NatsServer } from '@ag2net/test-support';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { prepareStackAuth, type StackAuth } from './stack/auth.js';
+import { credsServerKey, prepareStackAuth, type StackAuth } from './stack/auth.js';
 import { DEMO_AGENTS, DEMO_PERSON, runDemo } from './stack/demo.js';
 import { closeLeftoverChannels } from './stack/leftovers.js';
 import { NATS_PORT, placeLocalNats, startLocalNats } from './stack/nats.js';
@@ -90,6 +90,7 @@ async function main(): Promise<number> {
       auth = await prepareStackAuth({
         dataDir,
         prefix,
+        server: place === null ? credsServerKey(externalUrl) : basename(place.storeDir),
         identities: [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES],
         init: place === null ? null : { port: place.port ?? NATS_PORT, storeDir: place.storeDir },
       });

@@ -41,7 +41,8 @@ describe('npm start', () => {
     const url = /listens on (nats:\/\/\S+)/.exec(out)?.[1];
     if (url === undefined) throw new Error(`no nats-server URL in:\n${out}`);
     const authDir = join(data, 'auth');
-    const credsDir = join(data, 'creds', prefix);
+    // The identities' credentials are kept per server: this one's store is nats/, or nats-alt/ when 4222 was taken.
+    const credsDir = join(data, 'creds', url.endsWith(':4222') ? 'nats' : 'nats-alt', prefix);
     expect(out).toContain(`· NATS auth in ${authDir}`);
     expect(out).toContain('· agents answer with the scripted offline model');
     for (const step of ['1/4 consulting', '2/4 conversation', '3/4 discussion', '4/4 workflow'])

@@ -23,15 +23,20 @@ export interface StackAuth {
   /** The API keys file and its keys. */
   readonly apiKeysFile: string;
   readonly apiKeys: ApiKeys;
-  /** Where each identity's issued credentials are kept (`<name>.creds`, 0600) for this prefix. */
+  /** Where each identity's issued credentials are kept (`<name>.creds`, 0600), for this server and prefix. */
   readonly credsDir: string;
 }
 
 /** Options of `prepareStackAuth`. */
 export interface StackAuthOptions {
-  /** The stack's data directory (`.data`): auth in `auth/`, identity credentials in `creds/<prefix>/`. */
+  /** The stack's data directory (`.data`): auth in `auth/`, identity credentials in `creds/<server>/<prefix>/`. */
   readonly dataDir: string;
   readonly prefix: string;
+  /**
+   * Names the server whose registry the identities are in (`nats`, `nats-alt`, or `credsServerKey(url)` of a server
+   * someone else runs): credentials issued by one server's hub name identities the others do not know.
+   */
+  readonly server: string;
   /** Identities that get an API key (kept when the file has one already). */
   readonly identities: readonly string[];
   /**
@@ -65,8 +70,9 @@ export async function prepareStackAuth(options: StackAuthOptions): Promise<Stack
   }
   const apiKeysFile = join(dir, API_KEYS_FILE);
   const apiKeys = await ensureApiKeys(apiKeysFile, options.identities);
-  const credsDir = join(options.dataDir, 'creds', options.prefix);
+  const credsDir = join(options.dataDir, 'creds', options.server, options.prefix);
   await mkdir(credsDir, { recursive: true, mode: 0o700 });
+  await chmod(join(options.dataDir, 'creds'), 0o700);
   await chmod(credsDir, 0o700);
   return {
     dir,
@@ -93,4 +99,9 @@ export async function ensureApiKeys(path: string, identities: readonly string[])
   await writeFile(path, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   await chmod(path, 0o600);
   return keys;
+}
+
+/** The `server` of `prepareStackAuth` for a server someone else runs: its URL(s) as a directory name. */
+export function credsServerKey(natsUrl: string): string {
+  return `url_${natsUrl.replace(/^nats:\/\//, '').replace(/[^A-Za-z0-9_-]+/g, '_')}`;
 }
