@@ -132,6 +132,7 @@ describe('agent-runner operations endpoints', () => {
       expect(JSON.parse(failed[0] ?? '{}')).toMatchObject({
         level: 50,
         agent: 'keyless',
+        agentId: await hub.findAgentId('keyless'),
         channel: 'consulting',
         channelId: failing.channelId,
         code: 'model_auth',
@@ -149,6 +150,7 @@ describe('agent-runner operations endpoints', () => {
       expect(JSON.parse(hubLine)).toMatchObject({
         level: 40,
         agent: 'keyless',
+        agentId: await hub.findAgentId('keyless'),
         channel: 'consulting',
         channelId: failing.channelId,
         reason: expect.stringMatching(/^\w+: the model rejected the API key$/) as unknown,

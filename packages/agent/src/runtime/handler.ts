@@ -67,7 +67,11 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
   const waiters = new ChannelWaiters();
   return async (envelope, client, turn) => {
     if (waiters.offer(envelope)) return;
-    const logger = options.logger ?? client.hub.logger;
+    // Every line of the handler names the agent by name and id.
+    const logger = withBindings(options.logger ?? client.hub.logger, {
+      agent: client.passport.name,
+      agentId: client.agentId,
+    });
     if (envelope.event_type === EV_CHANNEL_INVITE) {
       if (envelope.sender_id === client.agentId) return;
       // A failed ack is not fatal: the hub times the invite out and closes the channel.
@@ -150,7 +154,11 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
     tasks: deps.options.tasks === undefined ? hubTaskDirectory(client) : deps.options.tasks,
     signal: deps.signal,
   };
-  const logger = deps.options.logger ?? client.hub.logger;
+  const logger = withBindings(deps.options.logger ?? client.hub.logger, {
+    agent: client.passport.name,
+    agentId: self,
+    channel: deps.record.channel,
+  });
   const state = await client.adapterState(channelId);
   const bound = adapterTools(toolSpecs(adapter, metadata, state, self, logger), ctx, deps.options.bindTool);
   if (bound.unbound.length > 0) logger.warn({ channelId, tools: bound.unbound }, 'adapter tools without a binding');
