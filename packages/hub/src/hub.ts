@@ -113,6 +113,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     lease,
     limits: opts.limits,
     counters: { quarantined: 0, deadLetters: 0, foreignWrites: 0 },
+    quarantinedIds: new Set(),
     observer: opts.observer,
     snapshots: new SnapshotStore(resources.snapshots, { serial, channels, mayWrite: () => lease.holds(), logger }),
     issuer,

@@ -13,6 +13,7 @@ import type { InboxPressure } from '../governance/inbox-counters.js';
 import { WalConflictError, isTransient, type AppendResult, type UncheckedEntry } from '../nats/wal.js';
 import { applyAppended, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
+import { auditQuarantined } from './quarantine.js';
 import { reconcileMetadata } from './reconcile.js';
 import { agentFields, channelFields } from '../observe/log-names.js';
 
@@ -200,8 +201,8 @@ async function catchUpOrUnavailable(ctx: HubContext, rt: ChannelRuntime, mine: E
 
 /**
  * Reads the channel's entries after the last one this hub knows, through the current tail, and folds each that is
- * the channel's next envelope (as hydrate does, lifecycle envelopes included); anything else is counted as
- * quarantined and only moves the tail. Writes stamped with another lease epoch are logged and counted. Returns the
+ * the channel's next envelope (as hydrate does, lifecycle envelopes included); anything else is quarantined (counted
+ * and audited once, whichever path of this hub found it first) and only moves the tail. Writes stamped with another lease epoch are logged and counted. Returns the
  * stored copy of `mine` when it is among them; throws `ConflictError` when its id was taken by another sender.
  */
 async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Promise<StoredCopy | null> {
@@ -212,10 +213,12 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Pro
   let taken = false;
   for await (const entry of ctx.reader.range(channelId, rt.lastStreamSeq + 1, to)) {
     const { envelope } = entry;
-    if (envelope === null || !isNextOf(rt, entry)) {
-      ctx.counters.quarantined += 1;
+    const notNext = whyNotNext(rt, entry);
+    if (envelope === null || notNext !== null) {
       ctx.logger.warn({ channelId, streamSeq: entry.streamSeq }, 'unexpected WAL entry skipped; the tail moves on');
       rt.lastStreamSeq = entry.streamSeq;
+      const reason = notNext ?? 'not an envelope';
+      await auditQuarantined(ctx, { source: 'wal', key: ctx.names.wal(channelId), seq: entry.streamSeq, reason });
       continue;
     }
     if (entry.epoch !== ctx.epoch) {
@@ -240,18 +243,19 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Pro
 }
 
 /**
- * Whether an entry is what the hub writes as the channel's next envelope (the checks hydrate makes): its headers
- * are there, its envelope is of this channel and carries the next sequence.
+ * Why an entry is not what the hub writes as the channel's next envelope (the checks hydrate makes: its headers are
+ * there, its envelope is of this channel and carries the next sequence), or `null` when it is.
  */
-function isNextOf(rt: ChannelRuntime, entry: UncheckedEntry): boolean {
+function whyNotNext(rt: ChannelRuntime, entry: UncheckedEntry): string | null {
   const next = rt.streamSeqs.length + 1;
-  return (
-    entry.epoch !== null &&
-    entry.envelope !== null &&
-    entry.envelope.channel_id === rt.metadata.channel_id &&
-    entry.envelope.sequence === next &&
-    entry.sequence === next
-  );
+  if (entry.envelope === null) return 'not an envelope';
+  if (entry.epoch === null || entry.sequence === null) return "the hub's headers are missing";
+  if (entry.envelope.channel_id !== rt.metadata.channel_id)
+    return `envelope of channel ${repr(entry.envelope.channel_id)}`;
+  if (entry.envelope.sequence !== next || entry.sequence !== next) {
+    return `sequence ${entry.envelope.sequence ?? 'none'} (header ${entry.sequence}) where the channel's next is ${next}`;
+  }
+  return null;
 }
 
 /** The default re-check: a channel that ended while another writer appended takes nothing more. */

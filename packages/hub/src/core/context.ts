@@ -65,6 +65,11 @@ export interface HubContext {
   readonly limits: ResolvedOperatorLimits;
   /** Counts of what the hub refused to fold or deliver, since it started; reported by `health`. */
   readonly counters: HubCounters;
+  /**
+   * Audit ids of the quarantined records already counted in `counters.quarantined`, so that a record found by several
+   * paths (hydrate, delivery, the writer's catch-up) counts once (see `auditQuarantined`).
+   */
+  readonly quarantinedIds: Set<string>;
   /** Told what the hub does, for metrics (`HubOptions.observer`). */
   readonly observer: HubObserver;
   /** Per-channel snapshots of folded state, from which hydrate starts and ended channels are served. */
@@ -77,7 +82,7 @@ export interface HubContext {
 
 /** Counters the hub reports in `health` (and, later, as metrics). */
 export interface HubCounters {
-  /** WAL messages and KV records skipped because they were not what the hub writes (hydrate, delivery). */
+  /** WAL messages and KV records skipped because they were not what the hub writes, each once (hydrate, delivery, catch-up). */
   quarantined: number;
   /** Deliveries given up after their retries and parked in the audit trail. */
   deadLetters: number;

@@ -3,7 +3,6 @@ import type { ConsumeOptions, Consumer, ConsumerMessages, JsMsg } from '@nats-io
 import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deadLetter } from '../audit/dead-letters.js';
-import { AuditKind } from '@ag2net/protocol';
 import { auditFromWal } from '../audit/wal-records.js';
 import { observedDelivery } from '../observe/delivery.js';
 import { ConsumeWatchdog } from './consume-watchdog.js';
@@ -11,6 +10,7 @@ import type { HubContext } from './context.js';
 import { allowedRecipients } from './fan-out.js';
 import { onBadGlob } from './glob.js';
 import { finishCloseLocked } from './lifecycle.js';
+import { auditQuarantined } from './quarantine.js';
 import { checkForDelivery } from './wal-scan.js';
 
 /** How many WAL messages are fanned out at once (different channels in parallel, one channel in order). */
@@ -227,23 +227,18 @@ export class Deliverer {
   }
 
   /**
-   * A WAL message the hub did not admit (see `checkForDelivery`) is not delivered: counted in `quarantined`, logged,
-   * audited (under the id hydrate uses for the same message, so one record stands for both) and acked.
+   * A WAL message the hub did not admit (see `checkForDelivery`) is not delivered: logged, counted and audited (under
+   * the id hydrate and the writer's catch-up use for the same message, so it counts once and one record stands for
+   * all) and acked.
    */
   async #quarantine(item: InFlight, err: unknown): Promise<void> {
     const { msg } = item;
     const reason = (err instanceof Error ? err.message : String(err)).slice(0, 500);
-    this.ctx.counters.quarantined += 1;
     this.ctx.logger.error(
       { streamSeq: msg.seq, subject: msg.subject, reason },
       'WAL message the hub did not admit; not delivered',
     );
-    const key = msg.subject.replace(/[^A-Za-z0-9_-]/g, '_');
-    await this.ctx.audit.recordAfter(
-      AuditKind.Quarantined,
-      { source: 'wal', key: msg.subject, seq: msg.seq, reason },
-      { id: `quarantine-wal-${msg.seq}-${key}`.slice(0, 128) },
-    );
+    await auditQuarantined(this.ctx, { source: 'wal', key: msg.subject, seq: msg.seq, reason });
     this.#finish(item, 'done');
   }
 

@@ -1,14 +1,14 @@
 import { AuditKind } from '@ag2net/protocol';
 import type { HubContext } from './context.js';
 
-import type { Quarantine } from './quarantined-record.js';
+import type { Quarantine, QuarantinedRecord } from './quarantined-record.js';
 
 export type { Quarantine, QuarantinedRecord } from './quarantined-record.js';
 
 /**
- * Collects what hydrate refuses to fold: each record counts in `ctx.counters.quarantined`, gets one short log line
- * and one `quarantined` audit record. The audit id is derived from the record's place (source, key, sequence), so
- * hydrating the same garbage again within the audit stream's duplicate window stores one record, not one per term.
+ * Collects what hydrate refuses to fold: each record gets one short log line and is counted and audited by
+ * `auditQuarantined`, so hydrating the same garbage again within the audit stream's duplicate window stores one
+ * record, not one per term.
  */
 export class QuarantineLog {
   readonly #writes: Promise<void>[] = [];
@@ -16,22 +16,33 @@ export class QuarantineLog {
   constructor(private readonly ctx: HubContext) {}
 
   readonly note: Quarantine = (record) => {
-    this.ctx.counters.quarantined += 1;
     this.ctx.logger.warn({ ...record }, 'quarantined a record the hub did not write; skipping it');
-    const id = `quarantine-${record.source}-${record.seq}-${safeToken(record.key)}`.slice(0, 128);
-    this.#writes.push(
-      this.ctx.audit.recordAfter(
-        AuditKind.Quarantined,
-        { source: record.source, key: record.key, seq: record.seq, reason: record.reason.slice(0, 500) },
-        { id },
-      ),
-    );
+    this.#writes.push(auditQuarantined(this.ctx, record));
   };
 
   /** Waits for the audit records (their failures are logged, never thrown). */
   async flush(): Promise<void> {
     await Promise.all(this.#writes.splice(0));
   }
+}
+
+/**
+ * Counts a quarantined record in `ctx.counters.quarantined` and stores its `quarantined` audit record. Every path
+ * that skips records (hydrate, delivery, the writer's catch-up) reports through here, and the same record found by
+ * several of them counts once in this hub: the audit id is derived from the record's place (source, key, sequence),
+ * and the hub keeps the ids it counted. A failed audit write is logged, never thrown.
+ */
+export async function auditQuarantined(ctx: HubContext, record: QuarantinedRecord): Promise<void> {
+  const id = `quarantine-${record.source}-${record.seq}-${safeToken(record.key)}`.slice(0, 128);
+  if (!ctx.quarantinedIds.has(id)) {
+    ctx.quarantinedIds.add(id);
+    ctx.counters.quarantined += 1;
+  }
+  await ctx.audit.recordAfter(
+    AuditKind.Quarantined,
+    { source: record.source, key: record.key, seq: record.seq, reason: record.reason.slice(0, 500) },
+    { id },
+  );
 }
 
 function safeToken(key: string): string {
