@@ -135,7 +135,7 @@ async function main(): Promise<number> {
       clients.push(client);
       log.info({ agent: agentConfig.name, agentId: client.agentId, model: modelSource }, 'hosting agent');
       const resumed = await client.resumePendingTurns();
-      if (resumed > 0) log.info({ agent: agentConfig.name, resumed }, 'resumed pending turns');
+      if (resumed > 0) log.info({ agent: agentConfig.name, agentId: client.agentId, resumed }, 'resumed pending turns');
     }
   } catch (err) {
     if (err instanceof RunnerConfigError) {
