@@ -189,13 +189,12 @@ describe('renewal', () => {
     await waitFor(() => got.includes('still there?'), { timeoutMs: 10_000 });
     expect(claims(credsParts(await readFile(credsPath, 'utf8')).jwt).exp).toBeGreaterThan(firstExp);
 
-    // Persisted credentials that lapsed while nobody renewed them: attach gets fresh ones for the same key.
+    // Persisted credentials that lapsed while nobody renewed them: attach, on the registrant's connection as a real
+    // client makes it, gets fresh ones for the same key.
     await erin.disconnect();
     const lapsed = claims(credsParts(await readFile(credsPath, 'utf8')).jwt);
     await waitFor(() => Date.now() > lapsed.exp * 1000, { timeoutMs: 10_000 });
-    const operator = await HubClient.connect({ servers: short.url, prefix: short.prefix, creds: short.adminCreds });
-    open.push(operator);
-    const back = await operator.attach('erin', { credsPath });
+    const back = await hub.attach('erin', { credsPath });
     const fresh = claims(credsParts(await readFile(credsPath, 'utf8')).jwt);
     expect([back.agentId, fresh.sub, fresh.exp > lapsed.exp]).toEqual([erin.agentId, lapsed.sub, true]);
     await back.disconnect();
