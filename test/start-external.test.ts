@@ -1,31 +1,76 @@
-import { startNatsServer, uniqueName, type NatsServer } from '@ag2net/test-support';
+/**
+ * `npm start` against a nats-server someone else runs (`NATS_URL`): secured with the auth directory that server was
+ * started with, or `--insecure` against a server without auth.
+ */
+import { authInit } from '@ag2net/auth';
+import { startNatsServer, startSecuredNatsServer, uniqueName, type NatsServer } from '@ag2net/test-support';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credsServerKey } from '../scripts/stack/auth.js';
 import { startService } from './support/processes.js';
 
-let nats: NatsServer;
+const OFFLINE = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', AG2NET_LLM_BASE_URL: '' };
+
 let data: string;
+const servers: NatsServer[] = [];
 
 beforeAll(async () => {
-  nats = await startNatsServer();
-  data = await mkdtemp(join(tmpdir(), 'ag2net-start-insecure-'));
+  data = await mkdtemp(join(tmpdir(), 'ag2net-start-external-'));
 });
 
 afterAll(async () => {
-  await nats.stop();
+  for (const s of servers) await s.stop();
   await rm(data, { recursive: true, force: true });
 });
 
-describe('npm start --insecure', () => {
-  it('runs the demo without any auth against a server without auth, and warns loudly', async () => {
+describe('npm start with NATS_URL', () => {
+  it('uses the auth directory the server was started with, and refuses one laid out for another prefix', async () => {
+    const prefix = uniqueName('external');
+    const dataDir = join(data, 'secured');
+    await authInit({ dir: join(dataDir, 'auth'), prefix });
+    const nats = await startSecuredNatsServer({ authDir: join(dataDir, 'auth') });
+    servers.push(nats);
+    const env = { ...OFFLINE, NATS_URL: nats.url };
+    const run = startService(
+      'start-external',
+      'scripts/start.ts',
+      ['--exit', '--prefix', prefix, '--data-dir', dataDir],
+      env,
+    );
+    expect(await run.exited, run.output()).toBe(0);
+    const out = run.output();
+    expect(out).toContain(`· using NATS at ${nats.url}`);
+    expect(out).toContain('workflow ended: resolved');
+    expect(out).not.toContain('--insecure');
+    // The identities' credentials are kept apart for this server.
+    const issued = await readdir(join(dataDir, 'creds', credsServerKey(nats.url), prefix));
+    expect(issued).toContain('you.creds');
+
+    const other = startService(
+      'start-other-prefix',
+      'scripts/start.ts',
+      ['--exit', '--prefix', 'other', '--data-dir', dataDir],
+      env,
+    );
+    expect(await other.exited).toBe(1);
+    expect(other.output()).toContain(
+      `npm start failed: ${join(dataDir, 'auth')} is laid out for prefix ${prefix}, not other\n`,
+    );
+    expect(other.output()).not.toContain('starting hub-service');
+  }, 90_000);
+
+  it('--insecure runs the demo without any auth against a server without auth, and warns loudly', async () => {
+    const nats = await startNatsServer();
+    servers.push(nats);
+    const dataDir = join(data, 'insecure');
     const prefix = uniqueName('insecure');
-    const env = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', AG2NET_LLM_BASE_URL: '', NATS_URL: nats.url };
+    const env = { ...OFFLINE, NATS_URL: nats.url };
     const run = startService(
       'start-insecure',
       'scripts/start.ts',
-      ['--insecure', '--exit', '--prefix', prefix, '--data-dir', data],
+      ['--insecure', '--exit', '--prefix', prefix, '--data-dir', dataDir],
       env,
     );
     expect(await run.exited, run.output()).toBe(0);
@@ -37,6 +82,6 @@ describe('npm start --insecure', () => {
     expect(out).toContain('stopped.');
     expect(out).not.toContain('NATS auth in');
     // Nothing of auth was laid out.
-    expect((await readdir(data)).sort()).toEqual(['logs']);
-  }, 120_000);
+    expect((await readdir(dataDir)).sort()).toEqual(['logs']);
+  }, 90_000);
 });
