@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import cast
 
 import nats.errors
 import pytest
+from nats.aio.client import Client as NatsClient
 
-from ag2net import HubRpc, HubUnavailableError, NotFoundError, UnknownNetworkError
+from ag2net import OPERATOR_CALLER, HubClient, HubRpc, HubUnavailableError, NotFoundError, UnknownNetworkError
 
 
 @dataclass
@@ -76,3 +78,19 @@ async def test_gives_up_after_retry_for() -> None:
     with pytest.raises(HubUnavailableError):
         await HubRpc(nc, retry_for=0.2).call("health", {})
     assert len(nc.subjects) >= 2
+
+
+async def test_an_operator_client_reads_channels_as_the_operator_unless_told_another_caller() -> None:
+    channel = {"ok": True, "result": {"state": None}}
+    nc = ScriptedNats([channel, channel, {"ok": True, "result": {"agent_id": None}}])
+    hub = await HubClient.connect(connection=cast(NatsClient, nc), prefix="t", operator=True)
+    assert (hub.default_caller, await hub.adapter_state("c1"), await hub.adapter_state("c1", "a1")) == (
+        OPERATOR_CALLER,
+        None,
+        None,
+    )
+    assert await hub.find_agent_id("x") is None
+    assert nc.subjects == ["t.hub.v1.adapterState.$operator", "t.hub.v1.adapterState.a1", "t.hub.v1.findAgentId"]
+    plain = await HubClient.connect(connection=cast(NatsClient, nc), prefix="t")
+    with pytest.raises(ValueError, match=r"^adapterState needs the caller's agent id$"):
+        await plain.adapter_state("c1")
