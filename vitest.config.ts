@@ -13,7 +13,7 @@ export default defineConfig({
     // (gitignored) for scripts/ci/coverage-check.ts, which enforces the branch floors.
     coverage: {
       provider: 'v8',
-      include: ['packages/*/src/**/*.ts', 'hub-service/src/**/*.ts', 'agent-runner/src/**/*.ts'],
+      include: ['packages/*/src/**/*.ts', 'hub-service/src/**/*.ts', 'agent-runner/src/**/*.ts', 'cli/src/**/*.ts'],
       exclude: ['**/*.test.ts', 'packages/test-support/**'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'coverage',

@@ -2,14 +2,16 @@
 # The published packages, used as another repository would use them: packs every publishable workspace into a
 # temporary directory, installs the tarballs into a copy of examples/consumer (third-party dependencies from the
 # registry through the npm cache), typechecks the consumer with tsc against the packed .d.ts, runs it against a
-# fresh nats-server on a random port and checks that it printed the agent's answer, then runs `--help` of the two
-# commands from the installed tarballs. Needs `npm run build` first and nats-server on PATH. About a minute warm.
+# fresh nats-server on a random port and checks that it printed the agent's answer and the hub's role as the
+# `ag2net` command's library entry reported it, then runs `--help` of the three commands from the installed
+# tarballs. Needs `npm run build` first and nats-server on PATH. About a minute warm.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
-PACKAGES=(packages/protocol packages/adapters packages/hub packages/client packages/agent packages/auth packages/telemetry hub-service agent-runner)
+PACKAGES=(packages/protocol packages/adapters packages/hub packages/client packages/agent packages/auth packages/telemetry hub-service agent-runner cli)
 EXPECTED_ANSWER='answer: A log is an append-only sequence of records.'
+EXPECTED_HEALTH='ag2net health: active'
 
 log() { printf '\n== pack-consumer: %s (at %d s)\n' "$*" "$SECONDS"; }
 fail() {
@@ -81,6 +83,11 @@ for dep in protocol adapters hub client agent auth telemetry hub-service agent-r
     *) fail "@ag2net/$dep did not install from its tarball (resolved: ${resolved:-nothing})" ;;
   esac
 done
+resolved=$(node -p "require('./package-lock.json').packages['node_modules/ag2net']?.resolved ?? ''")
+case "$resolved" in
+  file:*) ;;
+  *) fail "ag2net did not install from its tarball (resolved: ${resolved:-nothing})" ;;
+esac
 [ ! -e node_modules/@ag2net/test-support ] || fail "@ag2net/test-support must not be installed"
 
 log "typecheck the consumer against the packed declarations (tsc)"
@@ -107,10 +114,12 @@ done
 output=$(timeout 90 node dist/main.js "$NATS_URL") || fail "the consumer failed; it printed: $output"
 printf '%s\n' "$output"
 grep -qxF "$EXPECTED_ANSWER" <<<"$output" || fail "expected the line: $EXPECTED_ANSWER"
+grep -qxF "$EXPECTED_HEALTH" <<<"$output" || fail "expected the line: $EXPECTED_HEALTH"
 
 log "commands from the installed tarballs"
 npx --no-install ag2net-hub --help >/dev/null || fail "ag2net-hub --help failed"
 npx --no-install ag2net-runner --help >/dev/null || fail "ag2net-runner --help failed"
-echo "ag2net-hub --help and ag2net-runner --help exit 0"
+npx --no-install ag2net --help >/dev/null || fail "ag2net --help failed"
+echo "ag2net-hub --help, ag2net-runner --help and ag2net --help exit 0"
 
 log "ok"

@@ -1,13 +1,16 @@
 /**
  * A project outside the ag2net repository, using only what the published packages export: given a NATS server
  * with JetStream (first argument or NATS_URL), it starts a hub, registers an agent answering with the scripted
- * model, attaches a human, asks one question on a consulting channel and prints the answer as `answer: <text>`.
- * Exits 0 when the agent answered, 1 otherwise. Everything it starts it also stops; the NATS server stays.
+ * model, attaches a human, asks one question on a consulting channel and prints the answer as `answer: <text>`, then
+ * runs `ag2net health --json` through the command's library entry and prints the hub's role as `ag2net health: <role>`.
+ * Exits 0 when the agent answered and the command ran, 1 otherwise. Everything it starts it also stops; the NATS
+ * server stays.
  */
 import { Agent, createModel, registerAgent } from '@ag2net/agent';
 import { HubClient } from '@ag2net/client';
 import { startHub } from '@ag2net/hub';
 import { EV_TEXT, EV_TURN_FAILED, TextDataSchema } from '@ag2net/protocol';
+import { runCli, type CliIo } from 'ag2net';
 
 /** How long the human waits for the agent's answer, in ms. */
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -42,7 +45,32 @@ async function main(): Promise<number> {
     return 1;
   }
   process.stdout.write(`answer: ${text.data.text}\n`);
+
+  const role = await cliHealthRole(servers, prefix);
+  if (role === null) return 1;
+  process.stdout.write(`ag2net health: ${role}\n`);
   return 0;
+}
+
+/** The hub's role as `ag2net health --json` reports it, or `null` (with the command's output) when it failed. */
+async function cliHealthRole(servers: string, prefix: string): Promise<string | null> {
+  let out = '';
+  let err = '';
+  const io: CliIo = {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    lines: async function* () {},
+    env: {},
+    isTty: false,
+    signal: new AbortController().signal,
+  };
+  const code = await runCli(['health', '--server', servers, '--prefix', prefix, '--json'], io);
+  const report: unknown = code === 0 ? JSON.parse(out) : null;
+  if (typeof report === 'object' && report !== null && 'role' in report && typeof report.role === 'string') {
+    return report.role;
+  }
+  process.stderr.write(`ag2net health exited ${code}: ${out}${err}\n`);
+  return null;
 }
 
 process.exitCode = await main();
