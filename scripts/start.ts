@@ -23,7 +23,7 @@ import { credsServerKey, prepareStackAuth, type StackAuth } from './stack/auth.j
 import { DEMO_AGENTS, DEMO_PERSON, runDemo } from './stack/demo.js';
 import { closeLeftoverChannels } from './stack/leftovers.js';
 import { NATS_PORT, placeLocalNats, startLocalNats } from './stack/nats.js';
-import { README_IDENTITIES, printNextSteps } from './stack/next-steps.js';
+import { PYTHON_QUICK_START_IDENTITIES, README_IDENTITIES, printNextSteps } from './stack/next-steps.js';
 import { startStackService, type StackService } from './stack/services.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -91,7 +91,7 @@ async function main(): Promise<number> {
         dataDir,
         prefix,
         server: place === null ? credsServerKey(externalUrl) : basename(place.storeDir),
-        identities: [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES],
+        identities: [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES, ...PYTHON_QUICK_START_IDENTITIES],
         init: place === null ? null : { port: place.port ?? NATS_PORT, storeDir: place.storeDir },
       });
     }

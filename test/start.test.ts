@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEYS_FILE, ApiKeysSchema } from '../scripts/stack/auth.js';
 import { DEMO_AGENTS, DEMO_PERSON, connectPerson } from '../scripts/stack/demo.js';
-import { README_EXAMPLE_COMMAND, README_IDENTITIES } from '../scripts/stack/next-steps.js';
+import {
+  PYTHON_QUICK_START_IDENTITIES,
+  README_EXAMPLE_COMMAND,
+  README_IDENTITIES,
+} from '../scripts/stack/next-steps.js';
 import { startService } from './support/processes.js';
 
 /** The demo offline: no model in the environment. */
@@ -64,7 +68,9 @@ describe('npm start', () => {
     await expect(connect({ servers: url, maxReconnectAttempts: 0 })).rejects.toThrow(/Authorization Violation/i);
     expect(await mode(apiKeysFile)).toBe(0o600);
     const apiKeys = ApiKeysSchema.parse(JSON.parse(await readFile(apiKeysFile, 'utf8')));
-    expect(Object.keys(apiKeys).sort()).toEqual([...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES].sort());
+    expect(Object.keys(apiKeys).sort()).toEqual(
+      [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES, ...PYTHON_QUICK_START_IDENTITIES].sort(),
+    );
     const issued = (await readdir(credsDir)).sort();
     expect(issued).toEqual([...DEMO_AGENTS, DEMO_PERSON].map((n) => `${n}.creds`).sort());
     for (const file of issued) expect(await mode(join(credsDir, file))).toBe(0o600);

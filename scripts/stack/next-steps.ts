@@ -4,6 +4,9 @@ import type { StackAuth } from './auth.js';
 /** The identities README.md's SDK example registers: `npm start` gives them API keys too, so the example runs as is. */
 export const README_IDENTITIES = ['scholar', 'me'] as const;
 
+/** The identities the Python client's quick start (clients/python/README.md) registers: they get API keys too. */
+export const PYTHON_QUICK_START_IDENTITIES = ['echo-py', 'py-user'] as const;
+
 /** The command that runs README.md's SDK example against the running stack. */
 export const README_EXAMPLE_COMMAND = 'node --conditions=@ag2net/source --import tsx test/fixtures/readme/sdk.ts';
 

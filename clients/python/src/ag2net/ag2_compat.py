@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ag2 import Agent
@@ -50,9 +51,12 @@ async def serve_ag2_agent(
     *,
     name: str | None = None,
     passport: dict[str, Any] | None = None,
+    creds_path: str | Path | None = None,
     max_turn_attempts: int = 3,
 ) -> AgentClient:
-    """Attaches (or registers) the identity `name` (default the agent's name) and answers its turns with `agent`."""
+    """Attaches (or registers) the identity `name` (default the agent's name) and answers its turns with `agent`. On a
+    secured deployment `passport` carries the admission credential (`auth`) and `creds_path` keeps the identity's
+    issued credentials, as for `HubClient.attach`."""
 
     async def handle(envelope: Envelope, me: AgentClient) -> None:
         if is_invite_for(me, envelope):
@@ -85,6 +89,7 @@ async def serve_ag2_agent(
         identity,
         passport={**(passport or {}), "name": identity},
         handler=handle,
+        creds_path=creds_path,
         max_turn_attempts=max_turn_attempts,
         on_turn_failed=report,
     )
