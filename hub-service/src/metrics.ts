@@ -46,11 +46,13 @@ export function hubMetrics(registry: Registry, hub: () => Hub | undefined): HubO
   let view: HubView | null = null;
   new Gauge({
     name: 'ag2net_hub_channels',
-    help: 'Channels this hub holds, by channel type and state (the active hub holds all of them).',
+    help: 'Channels by type and state, reported by the active hub only (a standby reports none).',
     labelNames: ['type', 'state'] as const,
     registers,
     collect() {
       this.reset();
+      // A hub that stepped down keeps its last table until it hydrates again: only the active hub's is current.
+      if (hub()?.role !== 'active') return;
       for (const { type, state, count } of view?.channelCounts() ?? []) this.set({ type, state }, count);
     },
   });
