@@ -1,4 +1,4 @@
-import { HUB_OPS, type HubRequest, type HubResponse } from '@ag2net/protocol';
+import { HUB_OPS, auditRecordMatches, type AuditRecordFilter, type HubResponse } from '@ag2net/protocol';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
@@ -23,8 +23,6 @@ const AuditOptions = z.object({
 type AuditRecord = HubResponse<'readAudit'>['records'][number];
 const AuditRecordSchema = HUB_OPS.readAudit.response.shape.records.element;
 
-type AuditFilter = Required<Pick<HubRequest<'readAudit'>, 'kinds' | 'channel_id' | 'agent_id' | 'since' | 'until'>>;
-
 /** `ag2net audit`: the hub's audit trail through `readAudit` as the operator; `--follow` then streams new records. */
 export function auditCommand(program: Command, io: CliIo): void {
   program
@@ -48,7 +46,7 @@ export function auditCommand(program: Command, io: CliIo): void {
         const session = await env.session();
         const caller = session.requireOperator('audit');
         const now = Date.now();
-        const filter: AuditFilter = {
+        const filter: AuditRecordFilter = {
           kinds: opts.kind,
           channel_id: opts.channel ?? null,
           agent_id: opts.agent === undefined ? null : await session.agentId(opts.agent),
@@ -86,7 +84,7 @@ async function auditStreamEnd(session: Session): Promise<number> {
 async function followAudit(
   env: CommandEnv,
   session: Session,
-  args: { readonly filter: AuditFilter; readonly from: number; readonly seen: readonly AuditRecord[] },
+  args: { readonly filter: AuditRecordFilter; readonly from: number; readonly seen: readonly AuditRecord[] },
 ): Promise<void> {
   const seen = new Set(args.seen.map((r) => r.id));
   const consumer = await jetstream(session.nc, { checkAPI: false }).consumers.get(session.names.auditStream, {
@@ -101,7 +99,7 @@ async function followAudit(
   try {
     for await (const m of messages) {
       const parsed = AuditRecordSchema.safeParse(safeJson(m.string()));
-      if (!parsed.success || seen.has(parsed.data.id) || !matches(parsed.data, args.filter)) continue;
+      if (!parsed.success || seen.has(parsed.data.id) || !auditRecordMatches(parsed.data, args.filter)) continue;
       seen.add(parsed.data.id);
       printRecord(env.out, parsed.data, { stream: true });
     }
@@ -109,28 +107,6 @@ async function followAudit(
     env.io.signal.removeEventListener('abort', stop);
     await messages.close().catch(() => undefined);
   }
-}
-
-/**
- * The `readAudit` filter applied to followed records, as the hub applies it: kinds, the channel, an agent named in
- * any role (`agent_id`, `creator_id`, `owner_id`, `participants`, `violators`), and the time window.
- */
-export function matches(record: AuditRecord, filter: AuditFilter): boolean {
-  if (filter.kinds.length > 0 && !filter.kinds.includes(record.kind)) return false;
-  if (filter.channel_id !== null && record['channel_id'] !== filter.channel_id) return false;
-  if (filter.agent_id !== null && !namesAgent(record, filter.agent_id)) return false;
-  const at = Date.parse(record.at);
-  if (filter.since !== null && at < Date.parse(filter.since)) return false;
-  if (filter.until !== null && at >= Date.parse(filter.until)) return false;
-  return true;
-}
-
-function namesAgent(record: AuditRecord, agentId: string): boolean {
-  if (['agent_id', 'creator_id', 'owner_id'].some((f) => record[f] === agentId)) return true;
-  return ['participants', 'violators'].some((f) => {
-    const list = record[f];
-    return Array.isArray(list) && list.includes(agentId);
-  });
 }
 
 function printRecord(out: Output, record: AuditRecord, options: { readonly stream?: boolean } = {}): void {

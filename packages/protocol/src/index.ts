@@ -178,6 +178,8 @@ export { AuditKind, ResumeSource } from './audit-kind.js';
 export { WIRE_SCHEMAS } from './wire.js';
 export type { WireTypeName } from './wire.js';
 export { HUB_OPS, HUB_OP_NAMES, PendingTurnSchema, HealthSchema } from './rpc/ops.js';
+export { auditRecordMatches } from './rpc/audit-filter.js';
+export type { AuditRecordFilter } from './rpc/audit-filter.js';
 export type { HubOp, HubRequest, HubResponse, PendingTurn, Health } from './rpc/ops.js';
 export {
   PrefixSchema,

@@ -1,5 +1,6 @@
 import {
   HUB_OPS,
+  auditRecordMatches,
   IdSchema,
   InvalidRequestError,
   LIST_PAGE_BYTES,
@@ -32,10 +33,6 @@ const AuditRecordSchema = HUB_OPS.readAudit.response.shape.records.element;
 
 /** How long a read waits for the next record before it ends the page (no record arrives after the last one). */
 const AUDIT_READ_IDLE_MS = 3000;
-
-/** Fields of a record that name an agent, in any role. */
-const AGENT_FIELDS = ['agent_id', 'creator_id', 'owner_id'] as const;
-const AGENT_LIST_FIELDS = ['participants', 'violators'] as const;
 
 /**
  * The hub's audit trail: one JetStream message per record on `<prefix>.audit.<kind>` in the `<P>_AUDIT` stream,
@@ -104,7 +101,7 @@ export class AuditLog {
         clearTimeout(idle);
         idle = setTimeout(() => messages.stop(), AUDIT_READ_IDLE_MS);
         const parsed = AuditRecordSchema.safeParse(safeJson(m.string()));
-        if (parsed.success && !seen.has(parsed.data.id) && matches(parsed.data, filter)) {
+        if (parsed.success && !seen.has(parsed.data.id) && auditRecordMatches(parsed.data, filter)) {
           const size = jsonBytes(parsed.data);
           if (records.length > 0 && bytes + size > budgetBytes) {
             nextCursor = String(m.seq);
@@ -146,22 +143,4 @@ function safeJson(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-function matches(record: AuditRecord, filter: AuditFilter): boolean {
-  if (filter.kinds.length > 0 && !filter.kinds.includes(record.kind)) return false;
-  if (filter.channel_id !== null && record['channel_id'] !== filter.channel_id) return false;
-  if (filter.agent_id !== null && !namesAgent(record, filter.agent_id)) return false;
-  const at = Date.parse(record.at);
-  if (filter.since !== null && at < Date.parse(filter.since)) return false;
-  if (filter.until !== null && at >= Date.parse(filter.until)) return false;
-  return true;
-}
-
-function namesAgent(record: AuditRecord, agentId: string): boolean {
-  if (AGENT_FIELDS.some((f) => record[f] === agentId)) return true;
-  return AGENT_LIST_FIELDS.some((f) => {
-    const list = record[f];
-    return Array.isArray(list) && list.includes(agentId);
-  });
 }
