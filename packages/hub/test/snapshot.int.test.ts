@@ -64,7 +64,7 @@ describe('snapshots', () => {
     await net.hub.close();
 
     // Stepping down wrote the channel's snapshot: it covers the whole log.
-    const stored = await (await snapshotsBucket(net)).get(cid);
+    const stored = await (await snapshotsBucket(net)).get(`open.${cid}`);
     const record: unknown = JSON.parse(stored?.string() ?? 'null');
     expect(record).toMatchObject({ channel_id: cid, sequence: log.length, last_envelope_id: log.at(-1)?.envelope_id });
 
@@ -112,13 +112,13 @@ describe('snapshots', () => {
     await net.hub.close();
 
     const bucket = await snapshotsBucket(net);
-    const stored = await bucket.get(cid);
+    const stored = await bucket.get(`open.${cid}`);
     const forged = { ...(JSON.parse(stored?.string() ?? '{}') as Record<string, unknown>) };
     forged['state'] = { turn_count: 1_000 };
     forged['last_envelope_id'] = 'not-the-last';
     forged['envelope_ids'] = [['not-the-last', forged['sequence'], '2026-01-01T00:00:00.000Z']];
-    await bucket.put(cid, JSON.stringify(forged));
-    await bucket.put(other, '{"oops');
+    await bucket.put(`open.${cid}`, JSON.stringify(forged));
+    await bucket.put(`open.${other}`, '{"oops');
 
     const cold = await startColdHub(net);
     expect(logger.lines.at(-1)).toMatchObject({ open: 2, restored: 0, quarantined: 2 });
@@ -126,8 +126,8 @@ describe('snapshots', () => {
     const records = await audit(net, { kinds: ['quarantined'] });
     expect(records.map((r) => [r['source'], r['key']]).sort()).toEqual(
       [
-        ['snapshots', cid],
-        ['snapshots', other],
+        ['snapshots', `open.${cid}`],
+        ['snapshots', `open.${other}`],
       ].sort(),
     );
     expect(cold.health()).toMatchObject({ role: 'active', quarantined: 2 });

@@ -44,11 +44,12 @@ export async function hydrate(ctx: HubContext): Promise<void> {
   ctx.channels.clear();
   ctx.inboxes.clear();
   ctx.snapshots.clear();
-  // The three KV loads are independent; folding needs all of them (the registry for inbox limits).
-  const [, , stored] = await Promise.all([
+  // The KV loads are independent; folding needs all of them (the registry for inbox limits).
+  const [, , stored, snapshots] = await Promise.all([
     ctx.registry.load(quarantine.note),
     ctx.tasks.load(quarantine.note),
     ctx.channels.loadMetadata(lastValues(ctx.js, ctx.names.channelsBucket), quarantine.note),
+    ctx.snapshots.loadOpen(ctx.js, ctx.names.snapshotsBucket),
   ]);
   holdRulesUnderCeilings(ctx);
   const open: ChannelMetadata[] = [];
@@ -65,6 +66,7 @@ export async function hydrate(ctx: HubContext): Promise<void> {
     reconcileMetadata(rt, envelope);
   };
   const options: RebuildOptions = {
+    snapshots,
     quarantine: quarantine.note,
     fold,
     yielder,

@@ -14,6 +14,7 @@ import {
   type RawWalMessage,
 } from '../core/wal-scan.js';
 import { restoreRuntime, type ChannelSnapshotRecord } from './record.js';
+import type { LoadedSnapshot } from './store.js';
 
 /** Tails up to this many envelopes are read one leader read at a time; longer ones with an ordered consumer. */
 export const SHORT_TAIL = 32;
@@ -40,6 +41,8 @@ export interface RebuildOptions {
   readonly quarantine: Quarantine;
   readonly fold: FoldEntry;
   readonly yielder: Yielder;
+  /** The snapshots loaded already, by channel id (hydrate loads the open channels' at once); else each is read. */
+  readonly snapshots?: ReadonlyMap<string, LoadedSnapshot>;
   /** Called with a runtime restored from a snapshot, before the envelopes after it are folded. */
   readonly onRestored?: (rt: ChannelRuntime) => void;
 }
@@ -87,7 +90,7 @@ export async function prepareChannel(
   const channelId = metadata.channel_id;
   const adapter = ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null;
   const [loaded, tail] = await Promise.all([
-    ctx.snapshots.load(channelId),
+    options.snapshots === undefined ? ctx.snapshots.load(channelId) : (options.snapshots.get(channelId) ?? null),
     lastWalMessage(ctx.jsm, ctx.names, ctx.names.wal(channelId)),
   ]);
   let rt: ChannelRuntime | null = null;
@@ -97,7 +100,7 @@ export async function prepareChannel(
       rt = restoreRuntime(metadata, adapter, loaded.record);
       options.onRestored?.(rt);
     } else {
-      options.quarantine({ source: 'snapshots', key: channelId, seq: loaded.revision, reason: reason ?? 'invalid' });
+      options.quarantine({ source: 'snapshots', key: loaded.key, seq: loaded.revision, reason: reason ?? 'invalid' });
     }
   }
   const restored = rt !== null;

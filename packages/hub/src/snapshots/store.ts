@@ -1,7 +1,10 @@
+import { isTerminalChannelState } from '@ag2net/protocol';
 import type { KeyedSerial } from '@ag2net/protocol/internal';
+import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { ChannelRuntime } from '../core/channel-runtime.js';
 import type { ChannelTable } from '../core/channel-table.js';
+import { lastValues, type KvValue } from '../core/kv-scan.js';
 import { parseJson } from '../core/parse-json.js';
 import type { Logger } from '../logger.js';
 import { ChannelSnapshotRecordSchema, inconsistency, recordOf, type ChannelSnapshotRecord } from './record.js';
@@ -18,8 +21,8 @@ export const SNAPSHOT_IDLE_MS = 2_000;
 
 /** A stored snapshot as hydrate finds it: a self-consistent record, or why it cannot be used. */
 export type LoadedSnapshot =
-  | { readonly ok: true; readonly record: ChannelSnapshotRecord; readonly revision: number }
-  | { readonly ok: false; readonly reason: string; readonly revision: number };
+  | { readonly ok: true; readonly key: string; readonly record: ChannelSnapshotRecord; readonly revision: number }
+  | { readonly ok: false; readonly key: string; readonly reason: string; readonly revision: number };
 
 /** What the store needs of the hub. */
 export interface SnapshotStoreDeps {
@@ -32,8 +35,10 @@ export interface SnapshotStoreDeps {
 }
 
 /**
- * Per-channel snapshots in the KV bucket `<PREFIX>_snapshots` (key = channel id): what folding the channel's log
- * through a point built, so that hydrate folds only what follows (see `record.ts` and hydrate).
+ * Per-channel snapshots in the KV bucket `<PREFIX>_snapshots`: what folding the channel's log through a point built,
+ * so that hydrate folds only what follows (see `record.ts` and hydrate). An open channel's is under `open.<id>`; when
+ * the channel ends its final snapshot goes under `ended.<id>` and the open one is deleted, so that hydrate reads the
+ * open channels' snapshots in one pass however many channels ended.
  *
  * When one is written: every `SNAPSHOT_EVERY` envelopes of a channel, when a channel took no envelope for
  * `SNAPSHOT_IDLE_MS` (`flushIdle`), when it ends (its final snapshot, from which an ended channel is served), and for
@@ -89,7 +94,12 @@ export class SnapshotStore {
     if ((this.#covered.get(channelId) ?? 0) >= record.sequence) return true;
     if (!this.deps.mayWrite()) return false;
     try {
-      await this.kv.put(channelId, JSON.stringify(record));
+      if (isTerminalChannelState(rt.metadata.state)) {
+        await this.kv.put(endedKey(channelId), JSON.stringify(record));
+        await this.kv.delete(openKey(channelId));
+      } else {
+        await this.kv.put(openKey(channelId), JSON.stringify(record));
+      }
       this.#covered.set(channelId, record.sequence);
       return true;
     } catch (err) {
@@ -116,14 +126,48 @@ export class SnapshotStore {
     this.#lagging.clear();
   }
 
-  /** The stored snapshot of a channel: `null` when there is none, else the record or why it cannot be trusted. */
-  async load(channelId: string): Promise<LoadedSnapshot | null> {
-    const entry = await this.kv.get(channelId);
-    if (entry === null || entry.operation !== 'PUT') return null;
-    const parsed = parseJson(entry.string(), ChannelSnapshotRecordSchema);
-    if (!parsed.ok) return { ok: false, reason: parsed.reason, revision: entry.revision };
-    const reason = inconsistency(parsed.value, channelId);
-    if (reason !== null) return { ok: false, reason, revision: entry.revision };
-    return { ok: true, record: parsed.value, revision: entry.revision };
+  /**
+   * The stored snapshots of every open channel, by channel id, in one pass over the bucket's `open.` keys (what
+   * hydrate needs, whatever the number of ended channels).
+   */
+  async loadOpen(js: JetStreamClient, bucket: string): Promise<Map<string, LoadedSnapshot>> {
+    const out = new Map<string, LoadedSnapshot>();
+    for await (const entry of lastValues(js, bucket, `${OPEN}>`)) {
+      const channelId = entry.key.slice(OPEN.length);
+      out.set(channelId, parsed(channelId, entry));
+    }
+    return out;
   }
+
+  /** The stored snapshot of one channel: its final one if it ended, else its last open one; `null` when none. */
+  async load(channelId: string): Promise<LoadedSnapshot | null> {
+    for (const key of [endedKey(channelId), openKey(channelId)]) {
+      const entry = await this.kv.get(key);
+      if (entry !== null && entry.operation === 'PUT') {
+        return parsed(channelId, { key, value: entry.string(), revision: entry.revision });
+      }
+    }
+    return null;
+  }
+}
+
+/** Keys of open channels' snapshots start with this; an ended channel's final snapshot is under `ended.<id>`. */
+const OPEN = 'open.';
+
+function openKey(channelId: string): string {
+  return `${OPEN}${channelId}`;
+}
+
+function endedKey(channelId: string): string {
+  return `ended.${channelId}`;
+}
+
+/** A stored record checked for its schema and its own consistency; `key` says where it was found. */
+function parsed(channelId: string, entry: KvValue): LoadedSnapshot {
+  const { key, value, revision } = entry;
+  const result = parseJson(value, ChannelSnapshotRecordSchema);
+  if (!result.ok) return { ok: false, key, reason: result.reason, revision };
+  const reason = inconsistency(result.value, channelId);
+  if (reason !== null) return { ok: false, key, reason, revision };
+  return { ok: true, key, record: result.value, revision };
 }
