@@ -93,13 +93,13 @@ describe('hub-service operations endpoints', () => {
     }
 
     // NATS down: not ready; back: ready again.
-    const restarting = stack.nats.restart(3_000);
+    const restarting = stack.nats.restart(5_000);
     const down = await waitFor(
       async () => {
         const r = await httpGet(`${base}/readyz`);
         return r.status === 503 ? r.body : undefined;
       },
-      { timeoutMs: 3_000, what: '/readyz 503 while NATS is down' },
+      { timeoutMs: 5_000, what: '/readyz 503 while NATS is down' },
     );
     expect(JSON.parse(down)).toEqual({ ready: false, reason: 'NATS connection down; reconnecting' });
     await restarting;
