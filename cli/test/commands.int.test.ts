@@ -1,4 +1,4 @@
-import { HubClient, ackInvite, isInviteFor, type AgentClient, type HumanClient } from '@ag2net/client';
+import { HubClient, type AgentClient, type HumanClient } from '@ag2net/client';
 import { startHub, type Hub } from '@ag2net/hub';
 import {
   ChannelMetadataSchema,
@@ -8,11 +8,11 @@ import {
   PassportSchema,
   TaskMetadataSchema,
   newId,
-  type Envelope,
 } from '@ag2net/protocol';
 import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { echo, helloConversation, text } from './conversation.js';
 import { jsonLines, run, start } from './support.js';
 
 const nats = natsPerFile();
@@ -23,7 +23,6 @@ let alice: HumanClient;
 let bob: AgentClient;
 let channelId: string;
 
-const text = (e: Envelope): unknown => (e.event_type === EV_TEXT ? e.event_data['text'] : e.event_type);
 /** The global flags of every command line here: this file's server and hub. */
 const at = (): string[] => ['--server', nats.url, '--prefix', prefix];
 
@@ -31,23 +30,10 @@ beforeAll(async () => {
   hub = await startHub({ servers: nats.url, prefix, sweepIntervalMs: 0 });
   client = await HubClient.connect({ servers: nats.url, prefix });
   // bob answers every text with "echo: <text>".
-  bob = await client.register(
-    { name: 'bob' },
-    {
-      handler: async (e, self) => {
-        if (isInviteFor(self, e)) await ackInvite(self, e);
-        else if (e.event_type === EV_TEXT) await self.send(e.channel_id, `echo: ${String(e.event_data['text'])}`);
-      },
-    },
-  );
+  bob = await client.register({ name: 'bob' }, { handler: echo });
   alice = await client.registerHuman({ name: 'alice' });
   await client.registerHuman({ name: 'carol' });
-  const channel = await alice.open({ type: 'conversation', target: 'bob' });
-  channelId = channel.channelId;
-  await channel.send('hello');
-  await waitFor(async () => (await alice.readWal(channelId)).some((e) => text(e) === 'echo: hello'), {
-    what: "bob's answer admitted",
-  });
+  channelId = await helloConversation(alice);
 });
 
 afterAll(async () => {

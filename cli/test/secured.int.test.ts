@@ -2,8 +2,8 @@
  * The `ag2net` command on a secured deployment: identity credentials read what the identity may, the operator's
  * read everything, and every refusal (by NATS or by the hub) exits 4.
  */
-import { HubClient, ackInvite, isInviteFor, type AgentClient, type HumanClient } from '@ag2net/client';
-import { EV_TEXT, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { HubClient, type AgentClient, type HumanClient } from '@ag2net/client';
+import { EV_TEXT, EnvelopeSchema } from '@ag2net/protocol';
 import { waitFor } from '@ag2net/test-support';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startSecuredStack, type SecuredStack } from '../../test/support/secured-stack.js';
+import { echo, helloConversation, text } from './conversation.js';
 import { jsonLines, run, start } from './support.js';
 
 let stack: SecuredStack;
@@ -21,7 +22,6 @@ let alice: HumanClient;
 let channelId: string;
 
 const KEYS = { alice: 'k-alice', bob: 'k-bob', carol: 'k-carol', dave: 'k-dave' };
-const text = (e: Envelope): unknown => (e.event_type === EV_TEXT ? e.event_data['text'] : e.event_type);
 const at = (): string[] => ['--server', stack.url, '--prefix', stack.prefix];
 const as = (name: string): string[] => [...at(), '--creds', join(dir, `${name}.creds`)];
 const operator = (): string[] => [...at(), '--operator', '--creds', stack.paths.adminCreds];
@@ -38,25 +38,14 @@ beforeAll(async () => {
   const auth = (name: keyof typeof KEYS) => ({ scheme: 'api_key', claim: { token: KEYS[name] } });
   bob = await registrant.register(
     { name: 'bob', auth: auth('bob') },
-    {
-      credsPath: join(dir, 'bob.creds'),
-      handler: async (e, self) => {
-        if (isInviteFor(self, e)) await ackInvite(self, e);
-        else if (e.event_type === EV_TEXT) await self.send(e.channel_id, `echo: ${String(e.event_data['text'])}`);
-      },
-    },
+    { credsPath: join(dir, 'bob.creds'), handler: echo },
   );
   alice = await registrant.registerHuman(
     { name: 'alice', auth: auth('alice') },
     { credsPath: join(dir, 'alice.creds') },
   );
   await registrant.registerHuman({ name: 'carol', auth: auth('carol') }, { credsPath: join(dir, 'carol.creds') });
-  const channel = await alice.open({ type: 'conversation', target: 'bob' });
-  channelId = channel.channelId;
-  await channel.send('hello');
-  await waitFor(async () => (await alice.readWal(channelId)).some((e) => text(e) === 'echo: hello'), {
-    what: "bob's answer admitted",
-  });
+  channelId = await helloConversation(alice);
 });
 
 afterAll(async () => {
