@@ -8,10 +8,12 @@ import { HubClient } from '@ag2net/client';
 import { EV_TEXT, replyEnvelopeId } from '@ag2net/protocol';
 import { waitFor, within } from '@ag2net/test-support';
 import { fromSeed } from '@nats-io/nkeys';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PYTHON_REQUIRED, pythonWithAg2net, startPythonParty, type PythonParty } from './support/python.js';
@@ -23,6 +25,9 @@ const ASKERS = 6;
 const PY_KEY = 'k-py-secure';
 const KEYS: Readonly<Record<string, string>> = {
   'py-secure': PY_KEY,
+  // The identities of clients/python/README.md's quick start.
+  'echo-py': 'k-echo-py',
+  'py-user': 'k-py-user',
   ...Object.fromEntries(Array.from({ length: ASKERS }, (_, i): [string, string] => [`ts-asker-${i}`, `k-ts-${i}`])),
 };
 /** Short-lived credentials, so that the test sees renewals and a lapse within seconds. */
@@ -168,4 +173,39 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('the Python client on a sec
     expect([fresh.claims.sub, fresh.claims.exp > lapsed.claims.exp]).toEqual([lapsed.publicKey, true]);
     expect((await consult('and now?', pyId)).text).toBe('py:and now?');
   }, 60_000);
+
+  it('runs the quick start of clients/python/README.md as it is, twice: registered, then attached again', async () => {
+    if (python === null) throw new Error('no Python with ag2net');
+    const readme = await readFile(fileURLToPath(new URL('../clients/python/README.md', import.meta.url)), 'utf8');
+    const code = /```python\n([\s\S]*?)```/.exec(readme)?.[1]?.replace(/^ {3}/gm, '') ?? '';
+    const script = join(dir, 'hello.py');
+    const keys = join(dir, 'api-keys.json');
+    const credsDir = join(dir, 'quick-start');
+    await writeFile(script, code);
+    await writeFile(keys, JSON.stringify({ 'echo-py': KEYS['echo-py'], 'py-user': KEYS['py-user'] }));
+    await mkdir(credsDir);
+    // What `npm start` prints on its export line.
+    const env = {
+      ...process.env,
+      NATS_URL: stack.url,
+      AG2NET_PREFIX: stack.prefix,
+      NATS_CREDS: stack.paths.registrantCreds,
+      AG2NET_API_KEYS: keys,
+      AG2NET_CREDS_DIR: credsDir,
+    };
+    for (const run of [1, 2]) {
+      const child = spawn(python, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const code = await within(
+        new Promise<number | null>((resolve) => child.once('exit', resolve)),
+        45_000,
+        `quick start run ${run}`,
+      );
+      expect({ code, out }, err).toEqual({ code: 0, out: 'echo: What is ag2net?\n' });
+    }
+    expect((await readdir(credsDir)).sort()).toEqual(['echo-py.creds', 'py-user.creds']);
+  }, 90_000);
 });
