@@ -1,0 +1,155 @@
+import {
+  ChannelMetadataSchema,
+  ChannelStateSchema,
+  EnvelopeSchema,
+  HUB_OPS,
+  HealthSchema,
+  IdSchema,
+  PassportKindSchema,
+  PassportSchema,
+  ResumeSchema,
+  TaskMetadataSchema,
+  TaskStateSchema,
+  TimestampSchema,
+} from '@ag2net/protocol';
+import { z } from 'zod';
+
+/** A whole number in a query string. */
+const QueryInt = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+const Limit = QueryInt(1, 500).optional();
+const Cursor = z.string().max(64).optional();
+const NextCursor = z.string().nullable();
+
+export const ErrorBodySchema = z.strictObject({
+  error: z.strictObject({
+    code: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+export const SignInSchema = z.strictObject({
+  /** A person's name, or `$operator` with the operator key. */
+  name: z.string().min(1).max(128),
+  api_key: z.string().min(1).max(1024),
+});
+export const SessionSchema = z.strictObject({
+  token: z.string(),
+  expires_at: TimestampSchema,
+  name: z.string(),
+  operator: z.boolean(),
+});
+export const MeSchema = z.strictObject({
+  name: z.string(),
+  operator: z.boolean(),
+  /** The person's agent id; `null` for the operator and anonymous readers. */
+  agent_id: IdSchema.nullable(),
+});
+
+export const AgentsQuerySchema = z.strictObject({
+  capability: z.string().max(256).optional(),
+  query: z.string().max(256).optional(),
+  kind: PassportKindSchema.optional(),
+  limit: Limit,
+  cursor: Cursor,
+});
+export const AgentsPageSchema = z.strictObject({ agents: z.array(PassportSchema), next_cursor: NextCursor });
+export const PassportReplySchema = z.strictObject({ passport: PassportSchema });
+export const ResumeReplySchema = z.strictObject({ resume: ResumeSchema });
+export const SkillReplySchema = z.strictObject({ skill_md: z.string().nullable() });
+
+export const ChannelsQuerySchema = z.strictObject({
+  /** Only channels this agent takes part in too. */
+  agent_id: IdSchema.optional(),
+  state: ChannelStateSchema.optional(),
+  /** Only channels of this type (`consulting`, `workflow`, …), filtered on the bridge over the hub's page. */
+  type: z.string().min(1).max(64).optional(),
+  limit: Limit,
+  cursor: Cursor,
+});
+export const ChannelsPageSchema = z.strictObject({ channels: z.array(ChannelMetadataSchema), next_cursor: NextCursor });
+export const ChannelReplySchema = z.strictObject({ channel: ChannelMetadataSchema });
+export const OpenChannelSchema = z.strictObject({
+  type: z.string().min(1).max(64),
+  /** Names or ids of the invitees. */
+  target: z.union([z.string().min(1).max(128), z.array(z.string().min(1).max(128)).min(1).max(64)]),
+  knobs: z.record(z.string(), z.unknown()).optional(),
+  ttl: z.union([z.string().max(32), z.number().positive()]).optional(),
+  intent: z.string().max(1024).optional(),
+  labels: z.record(z.string(), z.string().max(256)).optional(),
+});
+export const CloseChannelSchema = z.strictObject({ reason: z.string().max(256).optional() });
+export const AdapterStateReplySchema = z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() });
+
+export const LogQuerySchema = z.strictObject({
+  since: QueryInt(1, Number.MAX_SAFE_INTEGER).optional(),
+  until: QueryInt(1, Number.MAX_SAFE_INTEGER).optional(),
+  limit: QueryInt(1, 1000).optional(),
+});
+export const LogPageSchema = z.strictObject({
+  envelopes: z.array(EnvelopeSchema),
+  last_sequence: z.number().int().min(0),
+  next_since: z.number().int().min(1).nullable(),
+});
+
+/** A post as the signed-in person: `text` makes an `ag2.msg.text`; otherwise `event_type` and `event_data`. */
+export const PostSchema = z.strictObject({
+  /** Client-chosen envelope id, so that a retried post is admitted once; default a fresh one. */
+  envelope_id: IdSchema.optional(),
+  event_type: z.string().min(1).max(128).optional(),
+  text: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
+  event_data: z.record(z.string(), z.unknown()).optional(),
+  audience: z.array(IdSchema).max(256).nullable().optional(),
+  causation_id: IdSchema.nullable().optional(),
+});
+export const PostReplySchema = z.strictObject({
+  envelope_id: IdSchema,
+  sequence: z.number().int().positive(),
+  created_at: TimestampSchema,
+});
+
+export const TasksQuerySchema = z.strictObject({
+  agent_id: IdSchema.optional(),
+  channel_id: IdSchema.optional(),
+  state: TaskStateSchema.optional(),
+  limit: Limit,
+  cursor: Cursor,
+});
+export const TasksPageSchema = z.strictObject({ tasks: z.array(TaskMetadataSchema), next_cursor: NextCursor });
+export const TaskReplySchema = z.strictObject({ task: TaskMetadataSchema });
+
+export const AuditQuerySchema = z.strictObject({
+  /** Comma-separated audit kinds (any of). */
+  kinds: z.string().max(2048).optional(),
+  channel_id: IdSchema.optional(),
+  agent_id: IdSchema.optional(),
+  since: TimestampSchema.optional(),
+  until: TimestampSchema.optional(),
+  limit: QueryInt(1, 1000).optional(),
+  cursor: Cursor,
+});
+export const AuditPageSchema = HUB_OPS.readAudit.response;
+
+export const HubHealthSchema = z.strictObject({
+  health: HealthSchema,
+  /** The lease as the answering hub holds it: the active hub's id and epoch; `null` when a standby answered. */
+  lease: z.strictObject({ holder: z.string(), epoch: z.number().int().min(0) }).nullable(),
+});
+
+export const StreamQuerySchema = z.strictObject({
+  /** Channel stream: the first sequence to send (default: after `Last-Event-ID`, else the current end + 1). */
+  since: QueryInt(1, Number.MAX_SAFE_INTEGER).optional(),
+  /** Deliveries stream: start from the beginning of every channel (default: from now). */
+  from: z.enum(['start', 'now']).optional(),
+  /** A stream id to resume from when `Last-Event-ID` cannot be sent (EventSource sends it itself). */
+  last_event_id: z
+    .string()
+    .max(16 * 1024)
+    .optional(),
+  /** The bearer token, for clients that cannot set headers (a browser's EventSource). */
+  access_token: z.string().max(4096).optional(),
+});

@@ -1,0 +1,50 @@
+import type { Logger } from '@ag2net/client';
+
+/** Options of `startBridge`. Every field is optional; `withDefaults` fills them. */
+export interface BridgeOptions {
+  /** NATS server URL(s). Default `nats://127.0.0.1:4222`. */
+  readonly servers?: string;
+  /** The hub's prefix. Default `ag2`. */
+  readonly prefix?: string;
+  /** Interface to listen on. Default `127.0.0.1`. */
+  readonly host?: string;
+  /** Port to listen on; 0 picks a free one. Default 8787. */
+  readonly port?: number;
+  /**
+   * The registrant's credentials (`.creds` text or path) of a secured deployment: people are registered and attached
+   * with them and then act over their own. Unset: an unsecured deployment (no credentials anywhere).
+   */
+  readonly registrantCreds?: string;
+  /** The operator's (admin) credentials, `.creds` text or path: operators act with them as `$operator`. */
+  readonly adminCreds?: string;
+  /** People's API keys by name: sign-in and the hub's admission of each person. Default none. */
+  readonly apiKeys?: Readonly<Record<string, string>>;
+  /**
+   * The secret every replica shares: signs tokens and derives each person's nkey. Required on a secured deployment;
+   * default a random one (tokens then work on this process only).
+   */
+  readonly secret?: Uint8Array;
+  /** The operator's sign-in key (name `$operator`); unset: nobody signs in as the operator. */
+  readonly operatorKey?: string;
+  /** Public hub reads (agents, health) without a token. Default false. */
+  readonly anonymousRead?: boolean;
+  /** Lifetime of a bearer token, in seconds. Default 3 600. */
+  readonly tokenTtlSeconds?: number;
+  /** A person's identity connection unused this long is closed, in ms. Default 300 000. */
+  readonly idleMs?: number;
+  /** Requests a minute per token (or per address before sign-in), on average. Default 600. */
+  readonly ratePerMinute?: number;
+  /** Requests a token may make at once before the rate applies. Default 120. */
+  readonly rateBurst?: number;
+  /** Largest request body, in bytes. Default 262 144. */
+  readonly maxBodyBytes?: number;
+  /** How often a live stream reads the log for more when no delivery wakes it, in ms. Default 500. */
+  readonly pollMs?: number;
+  /** pino-compatible logger. Default silent. */
+  readonly logger?: Logger;
+}
+
+export const DEFAULT_BRIDGE_PORT = 8787;
+
+export type ResolvedBridgeOptions = Required<Omit<BridgeOptions, 'registrantCreds' | 'adminCreds' | 'operatorKey'>> &
+  Pick<BridgeOptions, 'registrantCreds' | 'adminCreds' | 'operatorKey'>;

@@ -1,0 +1,81 @@
+import { InvalidRequestError, type Envelope } from '@ag2net/protocol';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamQuerySchema } from './api-schemas.js';
+import { httpErrorOf } from './http-errors.js';
+import type { People } from './people.js';
+import type { Actor, Route } from './route.js';
+import { SseWriter } from './sse.js';
+import {
+  decodeCursor,
+  openChannelStream,
+  runChannelStream,
+  runDeliveriesStream,
+  startCursor,
+  type StreamWait,
+} from './streams.js';
+
+/** A sequence in `Last-Event-ID` (or `last_event_id`): a whole number. */
+function sequenceOf(id: string): number {
+  if (!/^\d{1,15}$/.test(id)) throw new InvalidRequestError('Last-Event-ID is not a sequence');
+  return Number(id);
+}
+
+/**
+ * Serves a stream route: what can be refused is checked before the response starts (so it is an HTTP error); once
+ * streaming, an error ends the stream with an `error` event carrying the wire error.
+ */
+export async function serveStream(options: {
+  readonly route: Route;
+  readonly actor: Actor;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly people: People;
+  readonly pollMs: number;
+  readonly stop: AbortSignal;
+}): Promise<void> {
+  const { actor, req, res } = options;
+  const parsed = StreamQuerySchema.safeParse(options.query);
+  if (!parsed.success) throw new InvalidRequestError('invalid query');
+  const query = parsed.data;
+  const header = req.headers['last-event-id'];
+  const lastEventId = (typeof header === 'string' ? header : undefined) ?? query.last_event_id;
+  const gone = new AbortController();
+  res.on('close', () => gone.abort());
+  const human = actor.human;
+  const wait: StreamWait = {
+    pollMs: options.pollMs,
+    signal: AbortSignal.any([gone.signal, options.stop]),
+    onDelivery:
+      human === null
+        ? null
+        : (wake) => {
+            const callback = (envelope: Envelope) => wake(envelope);
+            human.onEnvelope(callback);
+            return () => human.removeEnvelopeCallback(callback);
+          },
+  };
+  let run: (out: SseWriter) => Promise<void>;
+  if (options.route.path === '/v1/me/stream') {
+    if (human === null) throw new InvalidRequestError('deliveries are a person’s');
+    const cursor =
+      lastEventId === undefined ? await startCursor(actor, query.from ?? 'now') : decodeCursor(lastEventId);
+    run = (out) => runDeliveriesStream({ actor, agentId: human.agentId, cursor, out, wait });
+  } else {
+    const channelId = options.params['channel_id'] ?? '';
+    const since = lastEventId === undefined ? (query.since ?? 1) : sequenceOf(lastEventId) + 1;
+    const first = await openChannelStream(actor, channelId, since);
+    run = (out) => runChannelStream({ actor, channelId, first, since, out, wait });
+  }
+  const release = actor.role === 'person' ? options.people.hold(actor.name) : () => undefined;
+  const out = new SseWriter(res);
+  try {
+    await run(out);
+  } catch (err) {
+    if (!wait.signal.aborted) await out.send({ event: 'error', data: httpErrorOf(err).body }).catch(() => undefined);
+  } finally {
+    release();
+    out.end();
+  }
+}

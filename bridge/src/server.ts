@@ -1,0 +1,267 @@
+import { HubClient, silentLogger } from '@ag2net/client';
+import { AuthError, DEFAULT_PREFIX, OPERATOR_CALLER } from '@ag2net/protocol';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpError, httpErrorOf } from './http-errors.js';
+import { openApiDocument } from './openapi.js';
+import { DEFAULT_BRIDGE_PORT, type BridgeOptions, type ResolvedBridgeOptions } from './options.js';
+import { People } from './people.js';
+import { RateLimiter } from './rate-limit.js';
+import { bridgeRoutes } from './routes.js';
+import type { Actor, Route } from './route.js';
+import { SessionTokens } from './session-tokens.js';
+import { serveStream } from './serve-stream.js';
+
+/** A running bridge. */
+export interface Bridge {
+  /** `http://host:port` it listens on. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening, ends the streams and closes every connection. Idempotent. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const VERSION = '0.1.0';
+
+function withDefaults(options: BridgeOptions): ResolvedBridgeOptions {
+  return {
+    servers: options.servers ?? 'nats://127.0.0.1:4222',
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? DEFAULT_BRIDGE_PORT,
+    registrantCreds: options.registrantCreds,
+    adminCreds: options.adminCreds,
+    apiKeys: options.apiKeys ?? {},
+    secret: options.secret ?? randomBytes(32),
+    operatorKey: options.operatorKey,
+    anonymousRead: options.anonymousRead ?? false,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+    idleMs: options.idleMs ?? 300_000,
+    ratePerMinute: options.ratePerMinute ?? 600,
+    rateBurst: options.rateBurst ?? 120,
+    maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
+    pollMs: options.pollMs ?? 500,
+    logger: options.logger ?? silentLogger,
+  };
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Starts the bridge: connects to NATS as the registrant (and as the operator when `adminCreds` is given) and serves
+ * the HTTP API. Stateless: any number of replicas with the same secret, keys and hub serve the same people alike.
+ */
+export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
+  const options = withDefaults(input);
+  const log = options.logger;
+  const secured = options.registrantCreds !== undefined;
+  const registrant = await HubClient.connect({
+    servers: options.servers,
+    prefix: options.prefix,
+    logger: log,
+    ...(options.registrantCreds === undefined ? {} : { creds: options.registrantCreds }),
+  });
+  // The operator's connection: operators' requests, and anonymous public reads on a secured deployment (the
+  // registrant may only register, attach and ask for health; public reads carry no caller and reveal nothing more).
+  const operator =
+    options.operatorKey === undefined && options.adminCreds === undefined
+      ? null
+      : await HubClient.connect({
+          servers: options.servers,
+          prefix: options.prefix,
+          logger: log,
+          operator: true,
+          ...(options.adminCreds === undefined ? {} : { creds: options.adminCreds }),
+        });
+  const people = new People({
+    registrant,
+    secured,
+    secret: options.secret,
+    apiKeys: options.apiKeys,
+    idleMs: options.idleMs,
+    logger: log,
+  });
+  const tokens = new SessionTokens(options.secret);
+  const limiter = new RateLimiter({ perMinute: options.ratePerMinute, burst: options.rateBurst });
+  const streams = new AbortController();
+
+  const routes = bridgeRoutes({
+    signIn: async ({ name, api_key }) => {
+      const isOperator = name === OPERATOR_CALLER;
+      if (isOperator) {
+        if (options.operatorKey === undefined || !sameSecret(api_key, options.operatorKey)) {
+          throw new AuthError('operator key mismatch');
+        }
+      } else {
+        const expected = options.apiKeys[name];
+        if (expected === undefined) throw new AuthError(`no api_key registered for '${name}'`);
+        if (!sameSecret(api_key, expected)) throw new AuthError(`api_key mismatch for '${name}'`);
+        // Attached now, so that a refusal by the hub is the sign-in's answer.
+        await people.person(name);
+      }
+      const iat = Math.floor(Date.now() / 1000);
+      const exp = iat + options.tokenTtlSeconds;
+      log.info({ person: name, operator: isOperator }, 'signed in');
+      return {
+        token: tokens.issue({ sub: name, operator: isOperator, iat, exp }),
+        expires_at: new Date(exp * 1000).toISOString(),
+        name,
+        operator: isOperator,
+      };
+    },
+  });
+  const openapi = JSON.stringify(openApiDocument(routes, VERSION));
+
+  const actorOf = async (route: Route, token: string | null): Promise<Actor> => {
+    const anonymous: Actor = { role: 'anonymous', name: '', hub: operator ?? registrant, human: null };
+    if (route.access === 'open') return anonymous;
+    if (token === null) {
+      if (route.access === 'read' && options.anonymousRead) return anonymous;
+      throw new AuthError('sign in first: POST /v1/session, then Authorization: Bearer <token>');
+    }
+    const claims = tokens.verify(token, Date.now());
+    if (claims === null) throw new AuthError('the token is not valid (expired, or not signed by this bridge)');
+    if (claims.operator) {
+      if (operator === null || options.operatorKey === undefined) throw new AuthError('this bridge has no operator');
+      if (route.access === 'person') throw new HttpError(403, 'access_denied', 'the operator reads; it does not act');
+      return { role: 'operator', name: OPERATOR_CALLER, hub: operator, human: null };
+    }
+    if (route.access === 'operator') throw new HttpError(403, 'access_denied', 'for the operator only');
+    const human = await people.person(claims.sub);
+    return { role: 'person', name: claims.sub, hub: human.hub, human };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://bridge');
+    if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
+    if (req.method === 'GET' && url.pathname === '/v1/openapi.json') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(openapi);
+      return;
+    }
+    const found = match(routes, req.method ?? 'GET', url.pathname);
+    if (found === null) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${url.pathname}`);
+    if (found === 'method') throw new HttpError(405, 'invalid_request', `${req.method ?? ''} is not allowed here`);
+    const query = Object.fromEntries(url.searchParams);
+    const token = bearerOf(req) ?? query['access_token'] ?? null;
+    const key = token ?? `addr:${req.socket.remoteAddress ?? ''}`;
+    if (!limiter.take(key, Date.now())) throw new HttpError(429, 'rate_limited', 'too many requests; slow down');
+    const actor = await actorOf(found.route, token);
+    if (found.route.response === null) {
+      await serveStream({
+        route: found.route,
+        actor,
+        params: found.params,
+        query,
+        req,
+        res,
+        people,
+        pollMs: options.pollMs,
+        stop: streams.signal,
+      });
+      return;
+    }
+    const body = found.route.body === null ? undefined : await readJson(req, options.maxBodyBytes);
+    const result = await found.route.handle({ actor, params: found.params, query, body });
+    sendJson(res, found.route.status, result);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const { status, body } = httpErrorOf(err);
+      if (status >= 500) log.error({ err, path: req.url }, 'request failed');
+      if (res.headersSent) res.end();
+      else sendJson(res, status, body);
+    });
+  });
+  server.listen(options.port, options.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? (address satisfies AddressInfo).port : options.port;
+  const url = `http://${options.host}:${port}`;
+  log.info({ url, secured, operator: operator !== null, anonymousRead: options.anonymousRead }, 'bridge listening');
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      streams.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await people.close();
+      await operator?.close();
+      await registrant.close();
+    })();
+    return closing;
+  };
+  return { url, port, close, [Symbol.asyncDispose]: close };
+}
+
+function bearerOf(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (header === undefined) return null;
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  return m?.[1] ?? null;
+}
+
+/** The route of `method` and `path` with its path parameters; `'method'` when only another method matches. */
+function match(
+  routes: readonly Route[],
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } | 'method' | null {
+  let other = false;
+  for (const route of routes) {
+    const names: string[] = [];
+    const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const m = new RegExp(`^${pattern}$`).exec(path);
+    if (m === null) continue;
+    if (route.method !== method) {
+      other = true;
+      continue;
+    }
+    const params: Record<string, string> = {};
+    names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1] ?? '')));
+    return { route, params };
+  }
+  return other ? 'method' : null;
+}
+
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const type = req.headers['content-type'] ?? '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buf.length;
+    if (size > maxBytes) throw new HttpError(413, 'invalid_request', `the body exceeds ${maxBytes} bytes`);
+    chunks.push(buf);
+  }
+  if (size === 0) return {};
+  if (!/^application\/json\b/i.test(type)) {
+    throw new HttpError(415, 'invalid_request', 'the body must be application/json');
+  }
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return value;
+  } catch {
+    throw new HttpError(400, 'invalid_request', 'the body is not JSON');
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(text);
+}

@@ -1,0 +1,235 @@
+import { startBridge, type Bridge } from '@ag2net/bridge';
+import { HubClient, type AgentClient } from '@ag2net/client';
+import { EV_TEXT, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { call, openSse, type SseEvent } from './support/bridge-http.js';
+import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
+
+const KEYS = { alice: 'k-alice', bob: 'k-bob', echo: 'k-echo', dave: 'k-dave' } as const;
+const PEOPLE = { alice: KEYS.alice, bob: KEYS.bob };
+const OPERATOR_KEY = 'k-operator';
+
+const SessionReply = z.object({ token: z.string(), name: z.string(), operator: z.boolean() });
+const ErrorReply = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+const ChannelReply = z.object({ channel: z.object({ channel_id: z.string(), state: z.string() }) });
+const LogReply = z.object({ envelopes: z.array(EnvelopeSchema), last_sequence: z.number() });
+
+let stack: SecuredStack;
+let a: Bridge;
+let b: Bridge;
+let sdk: HubClient;
+let admin: HubClient;
+let echo: AgentClient;
+let dave: AgentClient;
+let token: { alice: string; bob: string; operator: string };
+let channelId: string;
+/** The echo agent's private reply (audience dave only) in the discussion. */
+let privateId: string;
+
+async function signIn(bridge: Bridge, name: string, key: string): Promise<string> {
+  const reply = await call(bridge.url, '/v1/session', { body: { name, api_key: key } });
+  expect(reply.status).toBe(200);
+  return SessionReply.parse(reply.body).token;
+}
+
+function codeOf(body: unknown): string {
+  return ErrorReply.parse(body).error.code;
+}
+
+function envelopesOf(events: readonly SseEvent[]): Envelope[] {
+  return events.filter((e) => e.event === 'envelope').map((e) => EnvelopeSchema.parse(e.data));
+}
+
+beforeAll(async () => {
+  stack = await startSecuredStack({ apiKeys: KEYS });
+  const secret = randomBytes(32);
+  const bridgeOptions = {
+    servers: stack.url,
+    prefix: stack.prefix,
+    registrantCreds: stack.registrantCreds,
+    adminCreds: stack.adminCreds,
+    apiKeys: PEOPLE,
+    secret,
+    operatorKey: OPERATOR_KEY,
+    port: 0,
+    pollMs: 100,
+  };
+  // Two replicas with the same secret: one person, the same identity and key on both.
+  a = await startBridge(bridgeOptions);
+  b = await startBridge(bridgeOptions);
+  sdk = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.registrantCreds });
+  admin = await HubClient.connect({
+    servers: stack.url,
+    prefix: stack.prefix,
+    creds: stack.adminCreds,
+    operator: true,
+  });
+  dave = await sdk.register({ name: 'dave', auth: { scheme: 'api_key', claim: { token: KEYS.dave } } });
+  echo = await sdk.register(
+    { name: 'echo', auth: { scheme: 'api_key', claim: { token: KEYS.echo } } },
+    {
+      skillMd: '# echo\nAnswers privately.',
+      handler: async (envelope, client) => {
+        if (envelope.event_type === 'ag2.channel.invite') {
+          const { ackInvite } = await import('@ag2net/client');
+          await ackInvite(client, envelope);
+          return;
+        }
+        if (envelope.event_type !== EV_TEXT || envelope.sender_id === client.agentId) return;
+        // Private to dave: alice, in the channel, must never learn it.
+        await client.send(envelope.channel_id, 'a secret for dave', { audience: [dave.agentId] });
+      },
+    },
+  );
+  token = {
+    alice: await signIn(a, 'alice', KEYS.alice),
+    bob: await signIn(b, 'bob', KEYS.bob),
+    operator: await signIn(a, '$operator', OPERATOR_KEY),
+  };
+}, 60_000);
+
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  await sdk?.close();
+  await admin?.close();
+  await stack?.stop();
+});
+
+describe('bridge sign-in and refusals', () => {
+  it('refuses a wrong key, an unknown name, a wrong operator key, no token and a forged token', async () => {
+    const wrong = await call(a.url, '/v1/session', { body: { name: 'alice', api_key: 'nope' } });
+    expect([wrong.status, codeOf(wrong.body)]).toEqual([401, 'auth_failed']);
+    const unknown = await call(a.url, '/v1/session', { body: { name: 'mallory', api_key: 'k' } });
+    expect([unknown.status, ErrorReply.parse(unknown.body).error.message]).toEqual([
+      401,
+      "no api_key registered for 'mallory'",
+    ]);
+    const op = await call(a.url, '/v1/session', { body: { name: '$operator', api_key: 'nope' } });
+    expect(op.status).toBe(401);
+    const none = await call(a.url, '/v1/agents');
+    expect([none.status, codeOf(none.body)]).toEqual([401, 'auth_failed']);
+    const forged = await call(a.url, '/v1/channels', { token: `${token.alice.split('.')[0] ?? ''}.AAAA` });
+    expect(forged.status).toBe(401);
+    const badBody = await call(a.url, '/v1/session', { body: { name: 'alice' } });
+    expect([badBody.status, codeOf(badBody.body)]).toEqual([400, 'invalid_request']);
+    const notJson = await call(a.url, '/v1/session', { body: '{', headers: { 'content-type': 'application/json' } });
+    expect(notJson.status).toBe(400);
+    const big = await call(a.url, '/v1/session', { body: { name: 'alice', api_key: 'x'.repeat(300_000) } });
+    expect(big.status).toBe(413);
+    const route = await call(a.url, '/v1/nowhere', { token: token.alice });
+    expect([route.status, codeOf(route.body)]).toEqual([404, 'not_found']);
+  });
+
+  it('acts as the person: /v1/me names the identity the hub registered for them, the same on both replicas', async () => {
+    const onA = await call(a.url, '/v1/me', { token: token.alice });
+    const onB = await call(b.url, '/v1/me', { token: token.alice });
+    const me = z.object({ name: z.string(), operator: z.boolean(), agent_id: z.string() }).parse(onA.body);
+    expect(me.name).toBe('alice');
+    expect(onB.body).toEqual(onA.body);
+    const passport = await admin.getAgent('alice');
+    expect([passport.agent_id, passport.kind]).toEqual([me.agent_id, 'human']);
+    // The hub never returns the API key it admitted the person with.
+    expect(JSON.stringify(passport)).not.toContain(KEYS.alice);
+  });
+});
+
+describe('bridge agents and hub', () => {
+  it('lists agents and serves a passport, resume and skill', async () => {
+    const list = await call(a.url, '/v1/agents?limit=50', { token: token.bob });
+    const names = z
+      .object({ agents: z.array(z.object({ name: z.string() })) })
+      .parse(list.body)
+      .agents.map((p) => p.name)
+      .sort();
+    expect(names).toEqual(['alice', 'bob', 'dave', 'echo']);
+    const passport = await call(a.url, '/v1/agents/echo', { token: token.bob });
+    expect(z.object({ passport: z.object({ agent_id: z.string() }) }).parse(passport.body).passport.agent_id).toBe(
+      echo.agentId,
+    );
+    const resume = await call(a.url, `/v1/agents/${echo.agentId}/resume`, { token: token.bob });
+    expect(resume.status).toBe(200);
+    const skill = await call(a.url, `/v1/agents/${echo.agentId}/skill`, { token: token.bob });
+    expect(skill.body).toEqual({ skill_md: '# echo\nAnswers privately.' });
+    const missing = await call(a.url, '/v1/agents/nobody', { token: token.bob });
+    expect([missing.status, codeOf(missing.body)]).toEqual([404, 'not_found']);
+  });
+
+  it('reports the hub health and lease', async () => {
+    const reply = await call(a.url, '/v1/hub/health', { token: token.alice });
+    const health = z
+      .object({ health: z.object({ role: z.string(), hub_id: z.string(), epoch: z.number() }), lease: z.unknown() })
+      .parse(reply.body);
+    expect(health.health.role).toBe('active');
+    expect(health.lease).toEqual({ holder: health.health.hub_id, epoch: health.health.epoch });
+  });
+});
+
+describe('bridge channels as a person', () => {
+  it('opens a discussion, posts in turn, and reads it back; a non-participant is refused everywhere', async () => {
+    const opened = await call(a.url, '/v1/channels', {
+      token: token.alice,
+      body: { type: 'discussion', target: ['echo', 'dave'] },
+    });
+    expect(opened.status).toBe(201);
+    channelId = ChannelReply.parse(opened.body).channel.channel_id;
+    const posted = await call(b.url, `/v1/channels/${channelId}/envelopes`, {
+      token: token.alice,
+      body: { text: 'hello all' },
+    });
+    expect(posted.status).toBe(201);
+    // echo answers privately to dave; wait for it through dave's own SDK view.
+    const secret = await dave.nextEnvelope({
+      predicate: (e) => e.channel_id === channelId && e.sender_id === echo.agentId && e.event_type === EV_TEXT,
+      timeout: 10_000,
+    });
+    privateId = secret?.envelope_id ?? '';
+    expect(secret?.audience).toEqual([dave.agentId]);
+
+    const listed = await call(a.url, '/v1/channels?type=discussion', { token: token.alice });
+    expect(z.object({ channels: z.array(z.object({ channel_id: z.string() })) }).parse(listed.body).channels).toEqual([
+      expect.objectContaining({ channel_id: channelId }),
+    ]);
+    const state = await call(a.url, `/v1/channels/${channelId}/state`, { token: token.alice });
+    expect(state.status).toBe(200);
+    for (const path of ['', '/state', '/log', '/stream']) {
+      const refused = await call(a.url, `/v1/channels/${channelId}${path}`, { token: token.bob });
+      expect([path, refused.status, codeOf(refused.body)]).toEqual([path, 403, 'access_denied']);
+    }
+    const bobPost = await call(a.url, `/v1/channels/${channelId}/envelopes`, { token: token.bob, body: { text: 'x' } });
+    expect(bobPost.status).toBe(403);
+    const bobList = await call(a.url, '/v1/channels', { token: token.bob });
+    expect(bobList.body).toEqual({ channels: [], next_cursor: null });
+  });
+
+  it("never shows the person another's private envelope: log, channel stream, deliveries stream", async () => {
+    const log = LogReply.parse((await call(a.url, `/v1/channels/${channelId}/log`, { token: token.alice })).body);
+    const ids = log.envelopes.map((e) => e.envelope_id);
+    expect(ids).not.toContain(privateId);
+    expect(log.envelopes.some((e) => e.event_data['text'] === 'hello all')).toBe(true);
+    // The operator reads the whole log, the private reply included.
+    const full = LogReply.parse((await call(a.url, `/v1/channels/${channelId}/log`, { token: token.operator })).body);
+    expect(full.envelopes.map((e) => e.envelope_id)).toContain(privateId);
+    expect(full.last_sequence).toBe(log.last_sequence);
+
+    const stream = await openSse(`${b.url}/v1/channels/${channelId}/stream`, {
+      authorization: `Bearer ${token.alice}`,
+    });
+    const seen: SseEvent[] = [];
+    for (let i = 0; i < log.envelopes.length; i++) seen.push(await stream.next());
+    stream.close();
+    expect(envelopesOf(seen).map((e) => e.envelope_id)).toEqual(ids);
+
+    const me = z.object({ agent_id: z.string() }).parse((await call(a.url, '/v1/me', { token: token.alice })).body);
+    const deliveries = await openSse(`${a.url}/v1/me/stream?from=start`, { authorization: `Bearer ${token.alice}` });
+    const delivered: SseEvent[] = [];
+    // Deliveries are what others sent that alice may see.
+    const expected = log.envelopes.filter((e) => e.sender_id !== me.agent_id);
+    for (let i = 0; i < expected.length; i++) delivered.push(await deliveries.next());
+    deliveries.close();
+    expect(envelopesOf(delivered).map((e) => e.envelope_id)).toEqual(expected.map((e) => e.envelope_id));
+    expect(envelopesOf(delivered).map((e) => e.envelope_id)).not.toContain(privateId);
+  });
+});
