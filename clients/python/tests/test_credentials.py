@@ -15,6 +15,7 @@ from typing import Any
 import nacl.signing
 import pytest
 
+from ag2net import HubClient
 from ag2net.credentials import (
     CredentialsError,
     UserCredentials,
@@ -172,3 +173,10 @@ async def test_renewal_gives_up_once_the_credentials_expired() -> None:
         timeout=5,
     )
     assert len(calls) == 2
+
+
+async def test_connect_takes_a_jwt_only_with_its_seed() -> None:
+    with pytest.raises(TypeError, match=r"^HubClient\.connect: jwt and seed go together$"):
+        await HubClient.connect("nats://127.0.0.1:1", jwt=FIXTURE["jwts"][0]["jwt"])
+    with pytest.raises(CredentialsError):
+        await HubClient.connect("nats://127.0.0.1:1", creds="-----BEGIN NATS USER JWT----- but nothing else")
