@@ -1,10 +1,10 @@
 import { startBridge, type Bridge } from '@ag2net/bridge';
 import { HubClient, type AgentClient } from '@ag2net/client';
-import { EV_TEXT, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { EV_TEXT, EnvelopeSchema, newId, type Envelope } from '@ag2net/protocol';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { call, openSse, type SseEvent } from './support/bridge-http.js';
+import { call, openSse, type SseEvent, type SseStream } from './support/bridge-http.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 
 const KEYS = { alice: 'k-alice', bob: 'k-bob', echo: 'k-echo', dave: 'k-dave' } as const;
@@ -78,8 +78,11 @@ beforeAll(async () => {
           return;
         }
         if (envelope.event_type !== EV_TEXT || envelope.sender_id === client.agentId) return;
+        const text = String(envelope.event_data['text']);
         // Private to dave: alice, in the channel, must never learn it.
-        await client.send(envelope.channel_id, 'a secret for dave', { audience: [dave.agentId] });
+        if (text === 'hello all')
+          await client.send(envelope.channel_id, 'a secret for dave', { audience: [dave.agentId] });
+        else await client.send(envelope.channel_id, `echo: ${text}`);
       },
     },
   );
@@ -231,5 +234,189 @@ describe('bridge channels as a person', () => {
     deliveries.close();
     expect(envelopesOf(delivered).map((e) => e.envelope_id)).toEqual(expected.map((e) => e.envelope_id));
     expect(envelopesOf(delivered).map((e) => e.envelope_id)).not.toContain(privateId);
+  });
+});
+
+/** Reads events until one carries an envelope with `text`; returns them all. */
+async function readUntil(stream: SseStream, text: string): Promise<SseEvent[]> {
+  const out: SseEvent[] = [];
+  for (;;) {
+    const event = await stream.next();
+    out.push(event);
+    if (event.event === 'envelope' && EnvelopeSchema.parse(event.data).event_data['text'] === text) return out;
+  }
+}
+
+async function waitForText(bridge: Bridge, channel: string, text: string): Promise<void> {
+  const stream = await openSse(`${bridge.url}/v1/channels/${channel}/stream`, {
+    authorization: `Bearer ${token.alice}`,
+  });
+  try {
+    await readUntil(stream, text);
+  } finally {
+    stream.close();
+  }
+}
+
+describe('bridge streams resume', () => {
+  it('a channel stream resumed on the other replica with Last-Event-ID has no gap and no duplicate', async () => {
+    const opened = await call(a.url, '/v1/channels', {
+      token: token.alice,
+      body: { type: 'conversation', target: 'echo' },
+    });
+    const id = ChannelReply.parse(opened.body).channel.channel_id;
+    const first = await openSse(`${b.url}/v1/channels/${id}/stream`, { authorization: `Bearer ${token.alice}` });
+    expect(
+      (await call(a.url, `/v1/channels/${id}/envelopes`, { token: token.alice, body: { text: 'one' } })).status,
+    ).toBe(201);
+    const before = await readUntil(first, 'echo: one');
+    first.close();
+    const lastId = before.at(-1)?.id ?? '';
+    // While nobody listens: two more turns.
+    expect(
+      (await call(b.url, `/v1/channels/${id}/envelopes`, { token: token.alice, body: { text: 'two' } })).status,
+    ).toBe(201);
+    await waitForText(a, id, 'echo: two');
+    const resumed = await openSse(`${a.url}/v1/channels/${id}/stream`, {
+      authorization: `Bearer ${token.alice}`,
+      'last-event-id': lastId,
+    });
+    const after = await readUntil(resumed, 'echo: two');
+    resumed.close();
+    const log = LogReply.parse((await call(a.url, `/v1/channels/${id}/log`, { token: token.alice })).body);
+    const streamed = envelopesOf([...before, ...after]);
+    expect(streamed.map((e) => e.sequence)).toEqual(log.envelopes.map((e) => e.sequence));
+    expect(streamed.map((e) => e.envelope_id)).toEqual(log.envelopes.map((e) => e.envelope_id));
+    expect([...before, ...after].map((e) => e.id)).toEqual(log.envelopes.map((e) => String(e.sequence)));
+
+    // The deliveries stream resumes the same way, across replicas, from its cursor.
+    const me = z.object({ agent_id: z.string() }).parse((await call(a.url, '/v1/me', { token: token.alice })).body);
+    const d1 = await openSse(`${a.url}/v1/me/stream?from=start`, { authorization: `Bearer ${token.alice}` });
+    const part1 = await readUntil(d1, 'echo: one');
+    d1.close();
+    const d2 = await openSse(`${b.url}/v1/me/stream`, {
+      authorization: `Bearer ${token.alice}`,
+      'last-event-id': part1.at(-1)?.id ?? '',
+    });
+    const part2 = await readUntil(d2, 'echo: two');
+    d2.close();
+    const mine = envelopesOf([...part1, ...part2]).filter((e) => e.channel_id === id);
+    expect(mine.map((e) => e.envelope_id)).toEqual(
+      log.envelopes.filter((e) => e.sender_id !== me.agent_id).map((e) => e.envelope_id),
+    );
+    const all = envelopesOf([...part1, ...part2]).map((e) => e.envelope_id);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all).not.toContain(privateId);
+
+    const closed = await call(b.url, `/v1/channels/${id}/close`, { token: token.alice, body: { reason: 'done' } });
+    expect(ChannelReply.parse(closed.body).channel.state).toBe('closed');
+  });
+});
+
+describe('bridge operator and tasks', () => {
+  it('the operator reads every channel and the audit trail; people are refused the audit, the operator every write', async () => {
+    const audit = await call(a.url, `/v1/audit?channel_id=${channelId}`, { token: token.operator });
+    expect(audit.status).toBe(200);
+    const records = z.object({ records: z.array(z.object({ kind: z.string(), channel_id: z.string().optional() })) });
+    const kinds = records.parse(audit.body).records.map((r) => r.kind);
+    expect(kinds).toContain('channel_created');
+    const refused = await call(a.url, '/v1/audit', { token: token.alice });
+    expect([refused.status, codeOf(refused.body)]).toEqual([403, 'access_denied']);
+    const post = await call(a.url, `/v1/channels/${channelId}/envelopes`, {
+      token: token.operator,
+      body: { text: 'x' },
+    });
+    expect([post.status, codeOf(post.body)]).toEqual([403, 'access_denied']);
+    const all = await call(a.url, '/v1/channels?limit=100', { token: token.operator });
+    const ids = z.object({ channels: z.array(z.object({ channel_id: z.string() })) }).parse(all.body).channels;
+    expect(ids.map((c) => c.channel_id)).toContain(channelId);
+    const meta = await call(b.url, `/v1/channels/${channelId}`, { token: token.operator });
+    expect(ChannelReply.parse(meta.body).channel.channel_id).toBe(channelId);
+  });
+
+  it("lists and gets a task of the person's channel; a non-participant sees none", async () => {
+    const taskId = newId();
+    await echo.hub.call('observeTask', {
+      task: { task_id: taskId, owner_id: echo.agentId, created_at: new Date().toISOString(), channel_id: channelId },
+    });
+    const list = await call(a.url, `/v1/tasks?channel_id=${channelId}`, { token: token.alice });
+    const tasks = z.object({ tasks: z.array(z.object({ task_id: z.string() })) }).parse(list.body).tasks;
+    expect(tasks.map((t) => t.task_id)).toEqual([taskId]);
+    const one = await call(b.url, `/v1/tasks/${taskId}`, { token: token.alice });
+    expect(z.object({ task: z.object({ task_id: z.string() }) }).parse(one.body).task.task_id).toBe(taskId);
+    const bobs = await call(a.url, `/v1/tasks?channel_id=${channelId}`, { token: token.bob });
+    expect(bobs.body).toEqual({ tasks: [], next_cursor: null });
+    const bobOne = await call(a.url, `/v1/tasks/${taskId}`, { token: token.bob });
+    expect(bobOne.status).toBe(403);
+  });
+});
+
+describe('bridge anonymous reads, rate limit and OpenAPI', () => {
+  it('with --anonymous-read, public reads need no token but channels do; past the burst, 429', async () => {
+    await using open = await startBridge({
+      servers: stack.url,
+      prefix: stack.prefix,
+      registrantCreds: stack.registrantCreds,
+      adminCreds: stack.adminCreds,
+      apiKeys: PEOPLE,
+      secret: randomBytes(32),
+      anonymousRead: true,
+      rateBurst: 3,
+      ratePerMinute: 1,
+      port: 0,
+    });
+    const agents = await call(open.url, '/v1/agents');
+    expect(agents.status).toBe(200);
+    const channels = await call(open.url, '/v1/channels');
+    expect([channels.status, codeOf(channels.body)]).toEqual([401, 'auth_failed']);
+    await call(open.url, '/v1/hub/health');
+    const limited = await call(open.url, '/v1/agents');
+    expect([limited.status, codeOf(limited.body)]).toEqual([429, 'rate_limited']);
+  });
+
+  it('publishes an OpenAPI 3.1 document whose every operation is served', async () => {
+    const doc = z
+      .object({ openapi: z.string(), paths: z.record(z.string(), z.record(z.string(), z.unknown())) })
+      .parse((await call(a.url, '/v1/openapi.json')).body);
+    expect(doc.openapi).toBe('3.1.0');
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        'POST /v1/session',
+        'GET /v1/me',
+        'GET /v1/me/stream',
+        'GET /v1/agents',
+        'GET /v1/agents/{name_or_id}',
+        'GET /v1/agents/{agent_id}/resume',
+        'GET /v1/agents/{agent_id}/skill',
+        'GET /v1/channels',
+        'POST /v1/channels',
+        'GET /v1/channels/{channel_id}',
+        'GET /v1/channels/{channel_id}/state',
+        'POST /v1/channels/{channel_id}/close',
+        'GET /v1/channels/{channel_id}/log',
+        'GET /v1/channels/{channel_id}/stream',
+        'POST /v1/channels/{channel_id}/envelopes',
+        'GET /v1/tasks',
+        'GET /v1/tasks/{task_id}',
+        'GET /v1/audit',
+        'GET /v1/hub/health',
+      ].sort(),
+    );
+    // Each documented operation is routed: with a bad body or an unknown id it is refused by its handler, never
+    // answered "no route".
+    for (const operation of operations) {
+      const [method = '', template = ''] = operation.split(' ');
+      if (template.endsWith('/stream')) continue;
+      const path = template.replace(/\{[a-z_]+\}/g, newId());
+      const reply = await call(a.url, path, {
+        method,
+        token: token.operator,
+        ...(method === 'POST' ? { body: {} } : {}),
+      });
+      expect(ErrorReply.safeParse(reply.body).data?.error.message ?? '').not.toMatch(/^no route/);
+    }
   });
 });
