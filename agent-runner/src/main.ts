@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { HubClient, type AgentClient } from '@ag2net/client';
+import { installCrashPolicy } from '@ag2net/telemetry';
 import { mkdir, readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { loadRunnerConfig, RunnerConfigError } from './config.js';
-import { installCrashPolicy } from './crash-policy.js';
 import { hostAgent } from './host.js';
 import { startRunnerOps } from './ops.js';
 

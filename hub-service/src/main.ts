@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { startHub, type Hub } from '@ag2net/hub';
+import { installCrashPolicy } from '@ag2net/telemetry';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { ConfigError, USAGE, loadConfig, operatorLimits, type HubServiceConfig } from './config.js';
-import { installCrashPolicy } from './crash-policy.js';
 import { loadHubAuth, type HubAuth } from './hub-auth.js';
 import { startOps } from './ops.js';
 

@@ -1,6 +1,6 @@
 /**
  * What the ag2net services share to be operated: the `/healthz`, `/readyz` and `/metrics` HTTP port, a
- * Prometheus registry, and OpenTelemetry tracing configured by the standard `OTEL_*` variables.
+ * Prometheus registry, OpenTelemetry tracing configured by the standard `OTEL_*` variables, and the crash policy.
  *
  * @example
  * ```ts
@@ -18,3 +18,5 @@ export { samplerFrom, startTracing, tracingRequested } from './tracing.js';
 export type { Tracing, TracingOptions } from './tracing.js';
 export { watchConnection } from './connection-watch.js';
 export type { ConnectionWatch, WatchedConnection } from './connection-watch.js';
+export { DEFAULT_CRASH_CLOSE_TIMEOUT_MS, installCrashPolicy } from './crash-policy.js';
+export type { CrashLogger, CrashPolicyOptions } from './crash-policy.js';
