@@ -76,6 +76,7 @@ class HubClient(HubReads):
         self._parent = parent
         self._participants: set[Participant] = set()
         self._renewal: asyncio.Task[None] | None = None
+        self._closing = False
         self._closed = False
 
     @staticmethod
@@ -360,16 +361,18 @@ class HubClient(HubReads):
         if self._parent is None:
             return
         await self._parent._forget(participant)
-        if not self._participants and not self._closed:
+        if not self._participants and not self._closing:
             await self.close()
 
     async def close(self, grace: float = DEFAULT_DISCONNECT_GRACE) -> None:
         """Disconnects every participant (turns in flight get `grace`), stops a bound identity's credential renewal,
         then closes the connection it opened. Idempotent."""
-        if self._closed:
+        if self._closing:
             return
-        self._closed = True
+        self._closing = True
+        # Turns in flight keep calling the hub during their grace: the client refuses calls only once they ended.
         await asyncio.gather(*(p.disconnect(grace) for p in list(self._participants)))
+        self._closed = True
         if self._renewal is not None:
             self._renewal.cancel()
             with contextlib.suppress(BaseException):
