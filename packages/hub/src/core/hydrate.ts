@@ -48,8 +48,11 @@ export async function hydrate(ctx: HubContext): Promise<void> {
   const [, , stored, snapshots] = await Promise.all([
     ctx.registry.load(quarantine.note),
     ctx.tasks.load(quarantine.note),
-    ctx.channels.loadMetadata(lastValues(ctx.js, ctx.names.channelsBucket), quarantine.note),
-    ctx.snapshots.loadOpen(ctx.js, ctx.names.snapshotsBucket),
+    ctx.channels.loadMetadata(
+      lastValues({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.channelsBucket }),
+      quarantine.note,
+    ),
+    ctx.snapshots.loadOpen({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.snapshotsBucket }),
   ]);
   holdRulesUnderCeilings(ctx);
   const open: ChannelMetadata[] = [];

@@ -1,4 +1,4 @@
-import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 
 /** The current value of one key of a KV bucket. */
 export interface KvValue {
@@ -7,31 +7,50 @@ export interface KvValue {
   readonly value: string;
 }
 
+/** Where `lastValues` reads. */
+export interface KvScan {
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly bucket: string;
+  /** Which keys, as a subject filter (`open.>`); default every key. */
+  readonly keys?: string;
+}
+
 /**
- * Every key's current value in the bucket, in one ordered pass over the bucket's stream (last message per key),
- * skipping deleted and purged keys; `keys` filters them like a subject (`open.>`): a streaming read instead of a list of keys and one request per key, which is
- * what makes loading ten thousand records take a fraction of a second. Yields nothing for an empty bucket.
+ * Every key's current value in the bucket, in one pass over the bucket's stream (last message per key), skipping
+ * deleted and purged keys: a streaming read instead of a list of keys and one request per key, which is what makes
+ * loading ten thousand records take a fraction of a second. The consumer's pending count at creation bounds the
+ * read, so it ends at once when no key matches.
  */
-export async function* lastValues(js: JetStreamClient, bucket: string, keys = '>'): AsyncGenerator<KvValue> {
-  const stream = `KV_${bucket}`;
-  const prefix = `$KV.${bucket}.`;
-  const info = await (await js.streams.get(stream)).info(false);
-  if (info.state.messages === 0) return;
-  const consumer = await js.consumers.get(stream, {
-    filter_subjects: `${prefix}${keys}`,
+export async function* lastValues(scan: KvScan): AsyncGenerator<KvValue> {
+  const stream = `KV_${scan.bucket}`;
+  const prefix = `$KV.${scan.bucket}.`;
+  const created = await scan.jsm.consumers.add(stream, {
+    filter_subject: `${prefix}${scan.keys ?? '>'}`,
     deliver_policy: DeliverPolicy.LastPerSubject,
+    ack_policy: AckPolicy.None,
+    inactive_threshold: 30_000_000_000,
+    mem_storage: true,
   });
-  const messages = await consumer.consume({ max_messages: 1000 });
   try {
-    for await (const m of messages) {
-      const operation = m.headers?.get('KV-Operation') ?? '';
-      if (operation === '' || operation === 'PUT') {
-        yield { key: m.subject.slice(prefix.length), revision: m.seq, value: m.string() };
+    let left = created.num_pending;
+    if (left === 0) return;
+    const consumer = await scan.js.consumers.get(stream, created.name);
+    while (left > 0) {
+      const batch = await consumer.fetch({ max_messages: Math.min(left, 1000), expires: 5_000 });
+      let got = 0;
+      for await (const m of batch) {
+        got += 1;
+        left = m.info.pending;
+        const operation = m.headers?.get('KV-Operation') ?? '';
+        if (operation === '' || operation === 'PUT') {
+          yield { key: m.subject.slice(prefix.length), revision: m.seq, value: m.string() };
+        }
+        if (left === 0) break;
       }
-      if (m.info.pending === 0) break;
+      if (got === 0) throw new Error(`bucket ${scan.bucket}: no message where ${left} were pending`);
     }
   } finally {
-    messages.stop();
-    await consumer.delete().catch(() => undefined);
+    await scan.jsm.consumers.delete(stream, created.name).catch(() => undefined);
   }
 }

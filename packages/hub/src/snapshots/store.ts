@@ -1,10 +1,9 @@
 import { isTerminalChannelState } from '@ag2net/protocol';
 import type { KeyedSerial } from '@ag2net/protocol/internal';
-import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { ChannelRuntime } from '../core/channel-runtime.js';
 import type { ChannelTable } from '../core/channel-table.js';
-import { lastValues, type KvValue } from '../core/kv-scan.js';
+import { lastValues, type KvScan, type KvValue } from '../core/kv-scan.js';
 import { parseJson } from '../core/parse-json.js';
 import type { Logger } from '../logger.js';
 import { ChannelSnapshotRecordSchema, inconsistency, recordOf, type ChannelSnapshotRecord } from './record.js';
@@ -130,9 +129,9 @@ export class SnapshotStore {
    * The stored snapshots of every open channel, by channel id, in one pass over the bucket's `open.` keys (what
    * hydrate needs, whatever the number of ended channels).
    */
-  async loadOpen(js: JetStreamClient, bucket: string): Promise<Map<string, LoadedSnapshot>> {
+  async loadOpen(where: Omit<KvScan, 'keys'>): Promise<Map<string, LoadedSnapshot>> {
     const out = new Map<string, LoadedSnapshot>();
-    for await (const entry of lastValues(js, bucket, `${OPEN}>`)) {
+    for await (const entry of lastValues({ ...where, keys: `${OPEN}>` })) {
       const channelId = entry.key.slice(OPEN.length);
       out.set(channelId, parsed(channelId, entry));
     }
