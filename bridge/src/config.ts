@@ -1,0 +1,177 @@
+import { AuthFile } from '@ag2net/auth';
+import { DEFAULT_PREFIX, PrefixSchema, formatIssues } from '@ag2net/protocol';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { DEFAULT_BRIDGE_PORT, type BridgeOptions } from './options.js';
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/** A whole number in decimal digits: flags and env vars are strings, and `" "`, `0x10` or `1e3` are refused. */
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+
+/** The bridge's configuration, from flags and then the environment. */
+export const BridgeConfigSchema = z.strictObject({
+  server: z.string().min(1).default('nats://127.0.0.1:4222'),
+  prefix: PrefixSchema.default(DEFAULT_PREFIX),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: int(0, 65535).default(DEFAULT_BRIDGE_PORT),
+  /** An `auth init` directory: the registrant's and the operator's credentials come from it (a secured deployment). */
+  authDir: z.string().min(1).optional(),
+  /** A JSON file `{ "<person>": "<api key>", … }`: who may sign in (the hub must admit the same keys). */
+  apiKeys: z.string().min(1).optional(),
+  /** A file holding the secret every replica shares (at least 32 bytes): tokens and people's keys derive from it. */
+  secret: z.string().min(1).optional(),
+  /** A file holding the operator's sign-in key. */
+  operatorKey: z.string().min(1).optional(),
+  anonymousRead: z
+    .enum(['true', 'false', '1', '0'], { error: 'expected true, false, 1 or 0' })
+    .transform((v) => v === 'true' || v === '1')
+    .optional(),
+  tokenTtl: int(60, 86_400).default(3600),
+  idleMs: int(1000).default(300_000),
+  ratePerMinute: int(1).default(600),
+  rateBurst: int(1).default(120),
+  maxBodyBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
+  pollMs: int(50, 60_000).default(500),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
+});
+export type BridgeConfig = z.infer<typeof BridgeConfigSchema>;
+
+/** Flag → environment variable. */
+const SOURCES = {
+  server: ['server', 'NATS_URL'],
+  prefix: ['prefix', 'AG2NET_PREFIX'],
+  host: ['host', 'AG2NET_BRIDGE_HOST'],
+  port: ['port', 'AG2NET_BRIDGE_PORT'],
+  authDir: ['auth-dir', 'AG2NET_AUTH_DIR'],
+  apiKeys: ['api-keys', 'AG2NET_API_KEYS'],
+  secret: ['secret', 'AG2NET_BRIDGE_SECRET'],
+  operatorKey: ['operator-key', 'AG2NET_OPERATOR_KEY'],
+  anonymousRead: ['anonymous-read', 'AG2NET_ANONYMOUS_READ'],
+  tokenTtl: ['token-ttl', 'AG2NET_TOKEN_TTL'],
+  idleMs: ['idle-ms', 'AG2NET_BRIDGE_IDLE_MS'],
+  ratePerMinute: ['rate-per-minute', 'AG2NET_BRIDGE_RATE_PER_MINUTE'],
+  rateBurst: ['rate-burst', 'AG2NET_BRIDGE_RATE_BURST'],
+  maxBodyBytes: ['max-body-bytes', 'AG2NET_BRIDGE_MAX_BODY_BYTES'],
+  pollMs: ['poll-ms', 'AG2NET_BRIDGE_POLL_MS'],
+  logLevel: ['log-level', 'LOG_LEVEL'],
+} as const satisfies Record<keyof BridgeConfig, readonly [string, string]>;
+
+const SWITCHES: ReadonlySet<string> = new Set<keyof BridgeConfig>(['anonymousRead']);
+
+/** Thrown on bad flags, environment or files; the message is meant for the person starting the bridge. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const USAGE = [
+  'usage: ag2net-bridge [options]',
+  '',
+  ...Object.values(SOURCES).map(([flag, env]) => `  --${flag.padEnd(18)} (env ${env})`),
+  '  --help',
+].join('\n');
+
+function describeSource(path: readonly PropertyKey[]): string {
+  const key = String(path[0]);
+  const source = Object.entries(SOURCES).find(([name]) => name === key)?.[1];
+  return source === undefined ? key : `--${source[0]} (${source[1]})`;
+}
+
+/** Reads the configuration: a flag wins over its environment variable; unset values take their defaults. */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): BridgeConfig | 'help' {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  for (const [key, [flag]] of Object.entries(SOURCES))
+    options[flag] = { type: SWITCHES.has(key) ? 'boolean' : 'string' };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options, strict: true }).values;
+  } catch (err) {
+    throw new ConfigError(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+  }
+  if (values['help'] === true) return 'help';
+  const raw: Record<string, string> = {};
+  for (const [key, [flag, name]] of Object.entries(SOURCES)) {
+    const given = values[flag];
+    const fromFlag = given === true ? 'true' : given;
+    const value = [fromFlag, env[name]].find((v): v is string => typeof v === 'string' && v !== '');
+    if (value !== undefined) raw[key] = value;
+  }
+  const parsed = BridgeConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(
+      formatIssues('invalid configuration', parsed.error.issues, { layout: 'list', describePath: describeSource }),
+    );
+  }
+  if (parsed.data.authDir !== undefined && parsed.data.secret === undefined) {
+    throw new ConfigError(
+      'invalid configuration:\n  --auth-dir needs --secret (AG2NET_BRIDGE_SECRET): people keep one key across replicas and restarts',
+    );
+  }
+  return parsed.data;
+}
+
+const ApiKeysFileSchema = z.record(z.string().min(1).max(128), z.string().min(1).max(1024));
+
+async function readText(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read ${what} at ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The `startBridge` options of a configuration: reads the key, secret and credentials files it names. */
+export async function bridgeOptionsOf(config: BridgeConfig): Promise<BridgeOptions> {
+  let apiKeys: Record<string, string> = {};
+  if (config.apiKeys !== undefined) {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readText(config.apiKeys, 'the API keys'));
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw new ConfigError(`${config.apiKeys} is not JSON`);
+    }
+    const keys = ApiKeysFileSchema.safeParse(json);
+    if (!keys.success)
+      throw new ConfigError(formatIssues(`${config.apiKeys}: expected { "<name>": "<key>" }`, keys.error.issues));
+    apiKeys = keys.data;
+  }
+  let secret: Uint8Array | undefined;
+  if (config.secret !== undefined) {
+    const text = (await readText(config.secret, 'the bridge secret')).trim();
+    if (Buffer.byteLength(text) < 32) throw new ConfigError(`${config.secret}: the secret needs at least 32 bytes`);
+    secret = new TextEncoder().encode(text);
+  }
+  const operatorKey =
+    config.operatorKey === undefined ? undefined : (await readText(config.operatorKey, 'the operator key')).trim();
+  if (operatorKey !== undefined && operatorKey.length < 16) {
+    throw new ConfigError(`${config.operatorKey}: the operator key needs at least 16 characters`);
+  }
+  const auth =
+    config.authDir === undefined
+      ? {}
+      : {
+          registrantCreds: await readText(join(config.authDir, AuthFile.registrantCreds), 'the registrant credentials'),
+          adminCreds: await readText(join(config.authDir, AuthFile.adminCreds), 'the operator credentials'),
+        };
+  return {
+    servers: config.server,
+    prefix: config.prefix,
+    host: config.host,
+    port: config.port,
+    ...auth,
+    apiKeys,
+    ...(secret === undefined ? {} : { secret }),
+    ...(operatorKey === undefined ? {} : { operatorKey }),
+    anonymousRead: config.anonymousRead ?? false,
+    tokenTtlSeconds: config.tokenTtl,
+    idleMs: config.idleMs,
+    ratePerMinute: config.ratePerMinute,
+    rateBurst: config.rateBurst,
+    maxBodyBytes: config.maxBodyBytes,
+    pollMs: config.pollMs,
+  };
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import { pino } from 'pino';
+import { ConfigError, USAGE, bridgeOptionsOf, loadConfig, type BridgeConfig } from './config.js';
+import { startBridge } from './server.js';
+
+async function main(): Promise<number> {
+  let config: BridgeConfig | 'help';
+  let options;
+  try {
+    config = loadConfig(process.argv.slice(2), process.env);
+    if (config === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    options = await bridgeOptionsOf(config);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const log = pino({ name: 'bridge', level: config.logLevel });
+  if (config.authDir === undefined) log.warn({}, 'no --auth-dir: an unsecured deployment (no credentials anywhere)');
+  if (config.secret === undefined) log.warn({}, 'no --secret: a random one; tokens work on this process only');
+  const bridge = await startBridge({ ...options, logger: log });
+  const stop = new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  await stop;
+  log.info({}, 'stopping');
+  await bridge.close();
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
