@@ -61,6 +61,30 @@ export async function withEnv(io: CliIo, command: Command, body: (env: CommandEn
   await body(env);
 }
 
+/**
+ * The action of a command without arguments: its own options checked against `schema` (see `optionsOf`), then `body`
+ * with its environment, the connection closed afterwards whatever happened (see `withEnv`).
+ */
+export function action<S extends z.ZodType>(
+  io: CliIo,
+  schema: S,
+  body: (env: CommandEnv, opts: z.output<S>) => Promise<void>,
+): (opts: unknown, command: Command) => Promise<void> {
+  return (_opts, command) => withEnv(io, command, (env) => body(env, optionsOf(command, schema)));
+}
+
+/** `action` of a command with one argument (`<channel>`, `<agent>`, `<task>`), which `body` gets after the env. */
+export function actionOn<S extends z.ZodType>(
+  io: CliIo,
+  schema: S,
+  body: (env: CommandEnv, arg: string, opts: z.output<S>) => Promise<void>,
+): (arg: string, opts: unknown, command: Command) => Promise<void> {
+  return (arg, _opts, command) => withEnv(io, command, (env) => body(env, arg, optionsOf(command, schema)));
+}
+
+/** The options of a command that takes none of its own. */
+export const NoOptions = z.object({});
+
 /** A command's own options (`command.opts()`), checked against `schema`: a mismatch is a usage error (exit 2). */
 export function optionsOf<S extends z.ZodType>(command: Command, schema: S): z.output<S> {
   return schema.parse(command.opts());

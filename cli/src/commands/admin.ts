@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { IntFlag, optionsOf, withEnv, type CommandEnv } from '../env.js';
+import { IntFlag, action, type CommandEnv } from '../env.js';
 import { CliError, ExitCode, usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 
@@ -62,9 +62,8 @@ export function adminCommands(program: Command, io: CliIo): void {
     .option('--port <port>', 'server.conf listen port (default 4222)')
     .option('--store-dir <dir>', 'server.conf JetStream store (default <dir>/../jetstream)')
     .option('--force', 'replace every existing key (every credential changes)')
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, InitOptions);
+    .action(
+      action(io, InitOptions, async (env, opts) => {
         const auth = await authInit({
           dir: opts.dir,
           prefix: env.prefix(),
@@ -105,9 +104,8 @@ export function adminCommands(program: Command, io: CliIo): void {
     .option('--public-key <key>', "the identity's nkey public key (U…): prints the JWT only, the seed stays with it")
     .option('--ttl <seconds>', 'lifetime in seconds (default 3600, at most 86400)')
     .option('--out <file>', 'write the .creds file here (mode 0600) instead of standard output')
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, IssueOptions);
+    .action(
+      action(io, IssueOptions, async (env, opts) => {
         const { manifest, signingSeed } = await readAuthDir(opts.dir);
         const session = await env.session();
         const agentId = await session.agentId(opts.agent);
@@ -142,9 +140,8 @@ export function adminCommands(program: Command, io: CliIo): void {
     .requiredOption('--user <key>', "the user's nkey public key (U…)")
     .option('--dir <dir>', `the auth directory (default ${DEFAULT_AUTH_DIR})`)
     .option('--no-push', 'only rewrite the files (a restarted server refuses the user)')
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, RevokeOptions);
+    .action(
+      action(io, RevokeOptions, async (env, opts) => {
         await readAuthDir(opts.dir);
         const revoked = await revokeUser({ dir: opts.dir, userPublicKey: opts.user });
         if (opts.push) await pushToServer(env, opts.dir, revoked);

@@ -1,7 +1,7 @@
 import { PassportKindSchema, effectiveKind, type Passport } from '@ag2net/protocol';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { IntFlag, optionsOf, withEnv } from '../env.js';
+import { IntFlag, NoOptions, action, actionOn } from '../env.js';
 import type { CliIo } from '../io.js';
 import { shortTime } from '../render.js';
 
@@ -22,9 +22,8 @@ export function agentsCommand(program: Command, io: CliIo): void {
     .option('--capability <name>', 'only agents whose resume lists this capability')
     .option('--query <text>', 'only agents whose name or resume matches')
     .option('--limit <n>', 'at most this many (default 100)')
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, LsOptions);
+    .action(
+      action(io, LsOptions, async (env, opts) => {
         const session = await env.session();
         const list = await session.hub.listAgents({
           kind: opts.kind ?? null,
@@ -51,8 +50,8 @@ export function agentsCommand(program: Command, io: CliIo): void {
     .command('show')
     .description("one agent's passport, resume, rule and skill")
     .argument('<agent>', 'name or id')
-    .action((agent: string, _opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
+    .action(
+      actionOn(io, NoOptions, async (env, agent) => {
         const session = await env.session();
         const passport = await session.hub.getAgent(agent);
         const id = passport.agent_id ?? agent;

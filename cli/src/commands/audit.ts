@@ -2,7 +2,7 @@ import { HUB_OPS, auditRecordMatches, type AuditRecordFilter, type HubResponse }
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
-import { IntFlag, optionsOf, withEnv, type CommandEnv } from '../env.js';
+import { IntFlag, action, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import type { Output } from '../output.js';
@@ -40,9 +40,8 @@ export function auditCommand(program: Command, io: CliIo): void {
     .option('--until <time>', 'before this time: ISO-8601, or an age')
     .option('--limit <n>', 'at most this many records before following (default 1000)')
     .option('-f, --follow', 'keep printing new records until Ctrl-C (with --json: one JSON line each)')
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, AuditOptions);
+    .action(
+      action(io, AuditOptions, async (env, opts) => {
         const session = await env.session();
         const caller = session.requireOperator('audit');
         const now = Date.now();

@@ -7,7 +7,7 @@ import {
 } from '@ag2net/protocol';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { IntFlag, optionsOf, withEnv } from '../env.js';
+import { IntFlag, NoOptions, action, actionOn } from '../env.js';
 import type { CliIo } from '../io.js';
 import type { Tone } from '../output.js';
 import { NameBook, shortTime } from '../render.js';
@@ -36,9 +36,8 @@ export function channelsCommand(program: Command, io: CliIo): void {
     .option('--type <type>', 'consulting, conversation, discussion, workflow or a custom type')
     .option('--agent <agent>', 'only channels with this participant (name or id)')
     .option('--limit <n>', 'at most this many (default 100)')
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, LsOptions);
+    .action(
+      action(io, LsOptions, async (env, opts) => {
         const session = await env.session();
         const caller = await session.requireCaller('channels ls');
         const agentId = opts.agent === undefined ? null : await session.agentId(opts.agent);
@@ -78,8 +77,8 @@ export function channelsCommand(program: Command, io: CliIo): void {
     .command('show')
     .description("one channel's metadata, participants and the adapter state the caller may see")
     .argument('<channel>', 'channel id')
-    .action((channel: string, _opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
+    .action(
+      actionOn(io, NoOptions, async (env, channel) => {
         const session = await env.session();
         const caller = await session.requireCaller('channels show');
         const meta = (await session.hub.call('getChannel', { channel_id: channel }, { caller })).channel;

@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { IntFlag, optionsOf, withEnv, type CommandEnv } from '../env.js';
+import { IntFlag, actionOn, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import { NameBook, printEnvelope } from '../render.js';
@@ -36,9 +36,8 @@ export function chatCommand(program: Command, io: CliIo): void {
     .option('--api-key <key>', "the hub's admission key for registering the person (env AG2NET_API_KEY)")
     .option('--creds-dir <dir>', `where the person's issued credentials are kept (default ~/${DEFAULT_CREDS_DIR})`)
     .option('--wait <ms>', 'at end of input, how long to wait for the last answer (default 60000)')
-    .action((agent: string, _opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, ChatOptions);
+    .action(
+      actionOn(io, ChatOptions, async (env, agent, opts) => {
         const session = await env.session();
         const me = session.target.as ?? io.env['USER'] ?? 'cli-user';
         const apiKey = opts.apiKey ?? io.env['AG2NET_API_KEY'];

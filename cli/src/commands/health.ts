@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { withEnv } from '../env.js';
+import { NoOptions, action } from '../env.js';
 import type { CliIo } from '../io.js';
 
 /** `ag2net health`: the active hub's report (role, epoch, counts, quarantined records, dead letters). */
@@ -7,8 +7,8 @@ export function healthCommand(program: Command, io: CliIo): void {
   program
     .command('health')
     .description("the active hub's health: role, epoch, channels, agents, quarantined records, dead letters")
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
+    .action(
+      action(io, NoOptions, async (env) => {
         const session = await env.session();
         const health = await session.hub.health({ timeout: session.target.timeoutMs });
         if (env.out.json) return env.out.data(health);

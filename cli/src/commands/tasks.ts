@@ -1,7 +1,7 @@
 import { TaskStateSchema, type TaskMetadata, type HubResponse } from '@ag2net/protocol';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { IntFlag, optionsOf, withEnv } from '../env.js';
+import { IntFlag, NoOptions, action, actionOn } from '../env.js';
 import type { CliIo } from '../io.js';
 import type { Tone } from '../output.js';
 import { NameBook, shortTime } from '../render.js';
@@ -26,9 +26,8 @@ export function tasksCommand(program: Command, io: CliIo): void {
     .option('--agent <agent>', 'only tasks owned by this agent (name or id)')
     .option('--channel <channel>', 'only tasks of this channel')
     .option('--limit <n>', 'at most this many (default 100)')
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, LsOptions);
+    .action(
+      action(io, LsOptions, async (env, opts) => {
         const session = await env.session();
         const caller = await session.requireCaller('tasks ls');
         const agentId = opts.agent === undefined ? null : await session.agentId(opts.agent);
@@ -70,8 +69,8 @@ export function tasksCommand(program: Command, io: CliIo): void {
     .command('show')
     .description('one task')
     .argument('<task>', 'task id')
-    .action((task: string, _opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
+    .action(
+      actionOn(io, NoOptions, async (env, task) => {
         const session = await env.session();
         const caller = await session.requireCaller('tasks show');
         const t = (await session.hub.call('getTask', { task_id: task }, { caller })).task;

@@ -2,7 +2,7 @@ import { EnvelopeSchema, type Envelope } from '@ag2net/protocol';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { IntFlag, optionsOf, withEnv, type CommandEnv } from '../env.js';
+import { IntFlag, action, actionOn, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
 import { FOLLOW_POLL_MS, pause } from '../follow.js';
 import type { CliIo } from '../io.js';
@@ -38,9 +38,8 @@ export function walCommands(program: Command, io: CliIo): void {
     .option('--since <seq>', 'first sequence (default 1)')
     .option('--limit <n>', 'at most this many envelopes, then the --since that continues')
     .option('-f, --follow', 'keep printing new envelopes until Ctrl-C (with --json: one JSON line each)')
-    .action((channel: string, _opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, WalOptions);
+    .action(
+      actionOn(io, WalOptions, async (env, channel, opts) => {
         const session = await env.session();
         const caller = await session.requireCaller('wal');
         await readLog(env, session, { channel, caller, ...opts });
@@ -54,9 +53,8 @@ export function walCommands(program: Command, io: CliIo): void {
     .option('--type <event>', 'only this event type (a trailing * matches a prefix: ag2.channel.*)')
     .option('--all', 'start from the oldest envelope, not from now')
     .option('--max <n>', 'stop after this many envelopes')
-    .action((_opts: unknown, command: Command) =>
-      withEnv(io, command, async (env) => {
-        const opts = optionsOf(command, TailOptions);
+    .action(
+      action(io, TailOptions, async (env, opts) => {
         const session = await env.session();
         session.requireOperator('tail');
         await tail(env, session, opts);
