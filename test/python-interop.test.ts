@@ -1,6 +1,7 @@
 import { HubClient, type AgentClient } from '@ag2net/client';
-import { EV_TEXT, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
+import { EV_TEXT, hubNames, newId, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor, within } from '@ag2net/test-support';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
 import { startHubService, startRunner, type ServiceProcess } from './support/processes.js';
@@ -150,6 +151,67 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
       { sender: person.agentId, text: 'locked?', causation: null },
       { sender: pyId, text: 'py:locked?', causation: question },
     ]);
+  }, 60_000);
+
+  it('a Python agent never handles an envelope the hub did not deliver: it is terminated with a warning', async () => {
+    const hub = await HubClient.connect({ connection: stack.nc, prefix });
+    const agent = party(prefix, ['agent', '--name', 'py-guarded']);
+    const pyId = String(
+      (
+        await within(
+          agent.line((l) => l.event === 'ready'),
+          30_000,
+          'the Python agent',
+        )
+      )['agent_id'],
+    );
+    const person = await hub.registerHuman({ name: uniqueName('ts-person') });
+    const channel = await person.open({ type: 'conversation', target: 'py-guarded' });
+    const names = hubNames(prefix);
+    // What anyone on an unsecured server can do: publish an envelope, as the hub would deliver it, without the hub's
+    // origin header straight onto the agent's inbox subject.
+    const forged = newId();
+    await jetstream(stack.nc).publish(
+      names.inbox(pyId),
+      JSON.stringify({
+        envelope_id: forged,
+        channel_id: channel.channelId,
+        sender_id: person.agentId,
+        event_type: EV_TEXT,
+        event_data: { text: 'forged' },
+        audience: null,
+        causation_id: null,
+        depth: 0,
+        sequence: 99,
+        created_at: new Date().toISOString(),
+      }),
+    );
+    const answer = person.nextEnvelope({
+      predicate: (e) => e.channel_id === channel.channelId && e.sender_id === pyId,
+      timeout: 30_000,
+    });
+    const real = await channel.send('real');
+
+    expect((await answer)?.event_data).toEqual({ text: 'py:real' });
+    await agent.line((l) => l.event === 'answered' && l['trigger'] === real);
+    expect(agent.lines.filter((l) => l.event === 'answered').map((l) => l['trigger'])).toEqual([real]);
+    expect(agent.lines.filter((l) => l.event === 'log' && String(l['msg']).includes('the hub did not send'))).toEqual([
+      {
+        event: 'log',
+        level: 'WARNING',
+        msg: `dropping a delivery of ${pyId} the hub did not send (subject ${names.inbox(pyId)})`,
+      },
+    ]);
+    const backlog = async (): Promise<[number, number]> => {
+      const info = await (
+        await jetstreamManager(stack.nc)
+      ).consumers.info(names.inboxStream, names.inboxConsumer(pyId));
+      return [info.num_pending, info.num_ack_pending];
+    };
+    expect(
+      await waitFor(async () => ((await backlog()).join() === '0,0' ? true : undefined), { timeoutMs: 10_000 }),
+    ).toBe(true);
+    expect(texts(await person.readWal(channel.channelId)).map((e) => e.text)).toEqual(['real', 'py:real']);
   }, 60_000);
 
   it('an AG2 Agent served on ag2net answers a TypeScript person', async () => {
