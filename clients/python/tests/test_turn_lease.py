@@ -1,5 +1,6 @@
-"""The turn lock heartbeat, as the TypeScript `TurnLease`: renewals keep it, a moved revision loses it at once, and
-renewals that get no answer lose it one TTL after the last renewal known to have succeeded was sent."""
+"""The turn lock heartbeat, as the TypeScript `TurnLease`: renewals keep it, a renewal the hub answers `renewed:
+false` loses it at once, and renewals that get no answer lose it one TTL after the last renewal known to have succeeded
+was sent."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ async def lost_reason(renew_results: list[bool | None], ttl: float = 0.3) -> tup
     return str(reason), sent
 
 
-async def test_a_moved_revision_loses_the_lock_at_the_renewal_that_finds_it() -> None:
+async def test_a_renewal_answered_lost_loses_the_lock_at_once() -> None:
     assert await lost_reason([True, True, False]) == ("turn lock taken by another replica or lapsed", 3)
 
 
