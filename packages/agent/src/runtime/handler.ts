@@ -21,7 +21,7 @@ import { toModelMessages } from '../views/messages.js';
 import { viewFromSpec } from '../views/spec.js';
 import type { ViewPolicy } from '../views/types.js';
 import { loadDirectory } from './directory.js';
-import { readLogUntil } from './log.js';
+import { ChannelLogCache, readLogUntil } from './log.js';
 import { hubTaskDirectory } from './tasks.js';
 import { describeTurnFailure, reportTurnFailure } from './turn-failure.js';
 import { renderCurrentInput } from './turn-input.js';
@@ -65,6 +65,8 @@ export interface DefaultHandlerOptions {
 export function createDefaultHandler(agent: Agent, options: DefaultHandlerOptions = {}): AgentHandler {
   const adapters = options.adapters ?? createDefaultAdapterRegistry();
   const waiters = new ChannelWaiters();
+  // Each turn reads only what its channel's log gained since this agent's last turn there.
+  const logs = new ChannelLogCache();
   return async (envelope, client, turn) => {
     if (waiters.offer(envelope)) return;
     // Every line of the handler names the agent by name and id.
@@ -88,7 +90,7 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
       observer: options.observer,
       run: async (record) => {
         try {
-          return await runTurn(envelope, client, { agent, adapters, waiters, options, signal, record });
+          return await runTurn(envelope, client, { agent, adapters, waiters, logs, options, signal, record });
         } catch (err) {
           // Log lines name the channel by its label as well as its id, once the turn has read its metadata.
           const log = record.channel === null ? logger : withBindings(logger, { channel: record.channel });
@@ -110,6 +112,7 @@ interface TurnDeps {
   readonly agent: Agent;
   readonly adapters: AdapterRegistry;
   readonly waiters: ChannelWaiters;
+  readonly logs: ChannelLogCache;
   readonly options: DefaultHandlerOptions;
   readonly signal: AbortSignal;
   /** What the turn tells its observer: filled in as it goes. */
@@ -130,7 +133,7 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
   const spec = adapter.defaultViewPolicy(metadata, self);
   const view = deps.options.view?.(metadata, self, spec) ?? viewFromSpec(spec);
   const directory = await loadDirectory(client.hub);
-  const history = await view.project(await readLogUntil(client, envelope), {
+  const history = await view.project(await readLogUntil(client, envelope, deps.logs), {
     participantId: self,
     channel: metadata,
     renderEnvelope: (e) => adapter.renderEnvelope(e),
