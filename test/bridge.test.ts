@@ -2,7 +2,7 @@ import { startBridge, type Bridge } from '@ag2net/bridge';
 import { HubClient, type AgentClient } from '@ag2net/client';
 import { EV_TEXT, EnvelopeSchema, newId, type Envelope } from '@ag2net/protocol';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { call, openSse, type SseEvent, type SseStream } from './support/bridge-http.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
@@ -25,6 +25,7 @@ let echo: AgentClient;
 let dave: AgentClient;
 let token: { alice: string; bob: string; operator: string };
 let channelId: string;
+const secret = randomBytes(32);
 /** The echo agent's private reply (audience dave only) in the discussion. */
 let privateId: string;
 
@@ -44,7 +45,6 @@ function envelopesOf(events: readonly SseEvent[]): Envelope[] {
 
 beforeAll(async () => {
   stack = await startSecuredStack({ apiKeys: KEYS });
-  const secret = randomBytes(32);
   const bridgeOptions = {
     servers: stack.url,
     prefix: stack.prefix,
@@ -418,5 +418,68 @@ describe('bridge anonymous reads, rate limit and OpenAPI', () => {
       });
       expect(ErrorReply.safeParse(reply.body).data?.error.message ?? '').not.toMatch(/^no route/);
     }
+  });
+});
+
+describe('bridge people', () => {
+  it('a person invited by another accepts through the API; both see the channel active', async () => {
+    const bob = z.object({ agent_id: z.string() }).parse((await call(b.url, '/v1/me', { token: token.bob })).body);
+    const invites = await openSse(`${b.url}/v1/me/stream`, { authorization: `Bearer ${token.bob}` });
+    // alice's open answers once bob acked, so it runs while bob reads his deliveries.
+    const opening = call(a.url, '/v1/channels', { token: token.alice, body: { type: 'conversation', target: 'bob' } });
+    let invite: Envelope | undefined;
+    while (invite === undefined) {
+      const [first] = envelopesOf([await invites.next()]);
+      if (first?.event_type === 'ag2.channel.invite') invite = first;
+    }
+    invites.close();
+    expect(invite.audience).toEqual([bob.agent_id]);
+    const ack = await call(b.url, `/v1/channels/${invite.channel_id}/envelopes`, {
+      token: token.bob,
+      body: {
+        event_type: 'ag2.channel.invite.ack',
+        event_data: { channel_id: invite.channel_id },
+        causation_id: invite.envelope_id,
+      },
+    });
+    expect(ack.status).toBe(201);
+    const opened = await opening;
+    expect(opened.status).toBe(201);
+    expect(ChannelReply.parse(opened.body).channel).toMatchObject({ channel_id: invite.channel_id, state: 'active' });
+  });
+
+  it('a bridge with another secret derives another key: the hub refuses to attach the person with it', async () => {
+    await using other = await startBridge({
+      servers: stack.url,
+      prefix: stack.prefix,
+      registrantCreds: stack.registrantCreds,
+      apiKeys: PEOPLE,
+      secret: randomBytes(32),
+      port: 0,
+    });
+    const refused = await call(other.url, '/v1/session', { body: { name: 'alice', api_key: KEYS.alice } });
+    expect([refused.status, codeOf(refused.body)]).toEqual([401, 'auth_failed']);
+  });
+
+  it('closes an idle person connection and attaches the person again with the same key on the next request', async () => {
+    const lines: string[] = [];
+    const record = (_: object, msg?: string): void => void lines.push(msg ?? '');
+    await using idle = await startBridge({
+      servers: stack.url,
+      prefix: stack.prefix,
+      registrantCreds: stack.registrantCreds,
+      apiKeys: PEOPLE,
+      secret,
+      idleMs: 1000,
+      port: 0,
+      logger: { debug: record, info: record, warn: record, error: record },
+    });
+    // A token of replica a works here: the same secret.
+    const first = await call(idle.url, '/v1/me', { token: token.alice });
+    expect(first.status).toBe(200);
+    await vi.waitFor(() => expect(lines).toContain('idle person connection closed'), { timeout: 10_000 });
+    const again = await call(idle.url, '/v1/me', { token: token.alice });
+    expect(again.body).toEqual(first.body);
+    expect(lines.filter((l) => l === 'person attached')).toHaveLength(2);
   });
 });

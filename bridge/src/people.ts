@@ -114,6 +114,8 @@ export class People {
     const credsPath = join(await this.#privateDir(), `${name.replace(/[^A-Za-z0-9_-]/g, '_')}-${newId()}.creds`);
     await writeFile(credsPath, credsFile(reply.credentials.jwt, seed), { mode: 0o600 });
     const human = await registrant.attachHuman(name, { credsPath, autoAckInvites: false });
+    // The file is this connection's only (renewals rewrite it); a later attach writes its own.
+    void human.closed().then(() => rm(credsPath, { force: true }).catch(() => undefined));
     this.#options.logger.info({ person: name, agentId: human.agentId }, 'person attached');
     return human;
   }
