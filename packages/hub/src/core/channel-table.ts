@@ -1,5 +1,6 @@
 import { ChannelMetadataSchema, NotFoundError, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
 import type { KV } from '@nats-io/kv';
+import { setImmediate } from 'node:timers/promises';
 import type { ChannelRuntime } from './channel-runtime.js';
 import type { KvValue } from './kv-scan.js';
 import { parseJson } from './parse-json.js';
@@ -45,7 +46,10 @@ export class ChannelTable {
    */
   async loadMetadata(records: AsyncIterable<KvValue>, quarantine: Quarantine): Promise<ChannelMetadata[]> {
     const out: ChannelMetadata[] = [];
+    let count = 0;
     for await (const { key, revision, value } of records) {
+      // Buffered records parse without returning to the event loop: give timers (lease renewal) a turn now and then.
+      if (++count % 500 === 0) await setImmediate();
       const parsed = parseJson(value, ChannelMetadataSchema);
       const reason = !parsed.ok
         ? parsed.reason
