@@ -168,7 +168,7 @@ describe('hydrate over garbage', () => {
     await net.hub.close();
 
     // Without the channel's snapshot the next hub folds its whole log, through the foreign messages.
-    await (await new Kvm(net.nc).open(net.names.snapshotsBucket)).purge(cid);
+    await (await new Kvm(net.nc).open(net.names.snapshotsBucket)).purge(`open.${cid}`);
     await startColdHub(net);
     expect(logger.lines.at(-1)).toMatchObject({ quarantined: 4 });
     expect(net.hub.snapshot()).toEqual(live);
