@@ -372,6 +372,9 @@ describe('bridge anonymous reads, rate limit and OpenAPI', () => {
     await call(open.url, '/v1/hub/health');
     const limited = await call(open.url, '/v1/agents');
     expect([limited.status, codeOf(limited.body)]).toEqual([429, 'rate_limited']);
+    // A made-up token buys no fresh bucket: guessing keys stays limited by address.
+    const guess = await call(open.url, '/v1/session', { token: 'made.up', body: { name: 'alice', api_key: 'guess' } });
+    expect([guess.status, codeOf(guess.body)]).toEqual([429, 'rate_limited']);
   });
 
   it('publishes an OpenAPI 3.1 document whose every operation is served', async () => {

@@ -149,7 +149,9 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     if (found === 'method') throw new HttpError(405, 'invalid_request', `${req.method ?? ''} is not allowed here`);
     const query = Object.fromEntries(url.searchParams);
     const token = bearerOf(req) ?? query['access_token'] ?? null;
-    const key = token ?? `addr:${req.socket.remoteAddress ?? ''}`;
+    // Keyed by a token only once it verifies: made-up tokens must not buy fresh buckets (say, to guess API keys).
+    const key =
+      token !== null && tokens.verify(token, Date.now()) !== null ? token : `addr:${req.socket.remoteAddress ?? ''}`;
     if (!limiter.take(key, Date.now())) throw new HttpError(429, 'rate_limited', 'too many requests; slow down');
     const actor = await actorOf(found.route, token);
     if (found.route.response === null) {

@@ -1,4 +1,4 @@
-import type { Envelope } from '@ag2net/protocol';
+import type { Envelope, HubResponse } from '@ag2net/protocol';
 import { InvalidRequestError } from '@ag2net/protocol';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -7,7 +7,7 @@ import type { SseWriter } from './sse.js';
 
 /** Envelopes read per `readWal` call of a stream. */
 const STREAM_PAGE = 200;
-/** Channels a deliveries stream follows: the caller's first page of them, newest state included. */
+/** Channels a deliveries stream follows at most (the first the hub lists). */
 const DELIVERY_CHANNELS = 500;
 
 /** How a stream waits between polls: `pollMs`, or less when a delivery to the person wakes it. */
@@ -16,6 +16,21 @@ export interface StreamWait {
   readonly signal: AbortSignal;
   /** Registers a wake-up for deliveries of the person (whatever the channel); returns the unregister function. */
   readonly onDelivery: ((wake: (envelope: Envelope) => void) => () => void) | null;
+}
+
+/** The ids of the channels the caller takes part in, following the hub's pages up to `DELIVERY_CHANNELS`. */
+async function channelIdsOf(actor: Actor): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: HubResponse<'listChannels'> = await actor.hub.call('listChannels', {
+      limit: DELIVERY_CHANNELS - ids.length,
+      cursor,
+    });
+    ids.push(...page.channels.map((c) => c.channel_id));
+    cursor = page.next_cursor;
+  } while (cursor !== null && ids.length < DELIVERY_CHANNELS);
+  return ids;
 }
 
 /** The end of a channel's log as the caller may read it (`readWal` past the end answers only `last_sequence`). */
@@ -85,8 +100,7 @@ function encodeCursor(cursor: ReadonlyMap<string, number>): string {
 export async function startCursor(actor: Actor, from: 'start' | 'now'): Promise<Map<string, number>> {
   const cursor = new Map<string, number>();
   if (from === 'start') return cursor;
-  const { channels } = await actor.hub.call('listChannels', { limit: DELIVERY_CHANNELS });
-  for (const channel of channels) cursor.set(channel.channel_id, await lastSequence(actor, channel.channel_id));
+  for (const id of await channelIdsOf(actor)) cursor.set(id, await lastSequence(actor, id));
   return cursor;
 }
 
@@ -106,9 +120,7 @@ export async function runDeliveriesStream(options: {
 }): Promise<void> {
   const { actor, agentId, cursor, out, wait } = options;
   for (;;) {
-    const { channels } = await actor.hub.call('listChannels', { limit: DELIVERY_CHANNELS });
-    for (const channel of channels) {
-      const id = channel.channel_id;
+    for (const id of await channelIdsOf(actor)) {
       let since = (cursor.get(id) ?? 0) + 1;
       for (;;) {
         const page = await actor.hub.call('readWal', { channel_id: id, since, limit: STREAM_PAGE });
