@@ -102,10 +102,11 @@ export class People {
     const { registrant, apiKeys } = this.#options;
     const token = apiKeys[name];
     const auth = token === undefined ? undefined : { scheme: 'api_key', claim: { token } };
-    const passport = { name, kind: 'human' as const, ...(auth === undefined ? {} : { auth }) };
     if (!this.#options.secured) {
-      return registrant.attachHuman(name, { passport, autoAckInvites: false });
+      // An unsecured hub admits anyone (it has no authenticator, scheme `none`); the bridge checked the key.
+      return registrant.attachHuman(name, { passport: { name, kind: 'human' }, autoAckInvites: false });
     }
+    const passport = { name, kind: 'human' as const, ...(auth === undefined ? {} : { auth }) };
     const seed = personSeed(this.#options.secret, name);
     const publicKey = publicKeyOfSeed(seed);
     const reply = await this.#credentials({ name, publicKey, auth, passport });
