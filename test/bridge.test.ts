@@ -208,6 +208,15 @@ describe('bridge channels as a person', () => {
   });
 
   it("never shows the person another's private envelope: log, channel stream, deliveries stream", async () => {
+    // No read of alice's shows what the private envelope carried.
+    for (const path of [`/v1/channels/${channelId}`, `/v1/channels/${channelId}/state`, '/v1/channels', '/v1/tasks']) {
+      const reply = await call(a.url, path, { token: token.alice });
+      expect([path, reply.status, JSON.stringify(reply.body).includes('a secret for dave')]).toEqual([
+        path,
+        200,
+        false,
+      ]);
+    }
     const log = LogReply.parse((await call(a.url, `/v1/channels/${channelId}/log`, { token: token.alice })).body);
     const ids = log.envelopes.map((e) => e.envelope_id);
     expect(ids).not.toContain(privateId);
