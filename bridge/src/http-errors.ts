@@ -1,5 +1,5 @@
 import { ErrorCode, NetworkError, type WireError } from '@ag2net/protocol';
-import { HubUnavailableError } from '@ag2net/client';
+import { DisconnectedError, HubUnavailableError } from '@ag2net/client';
 
 /** HTTP status of each wire error code; a code this bridge does not know answers 500. */
 const STATUS: Readonly<Record<string, number>> = {
@@ -34,6 +34,10 @@ export function httpErrorOf(err: unknown): { status: number; body: { error: Wire
   if (err instanceof NetworkError) return { status: STATUS[err.code] ?? 500, body: { error: err.toWire() } };
   if (err instanceof HubUnavailableError) {
     return { status: 503, body: { error: { code: ErrorCode.Unavailable, message: 'no hub answered' } } };
+  }
+  // The person's connection closed under the request (idle, or lost): the next request attaches again.
+  if (err instanceof DisconnectedError) {
+    return { status: 503, body: { error: { code: ErrorCode.Unavailable, message: 'reconnecting; retry' } } };
   }
   return { status: 500, body: { error: { code: ErrorCode.Internal, message: 'internal error' } } };
 }
