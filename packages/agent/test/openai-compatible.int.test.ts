@@ -94,6 +94,8 @@ describe('OpenAI-compatible provider over HTTP', () => {
         { type: 'tool_call', callId: 'call_abc', name: 'capital', arguments: '{"country":"France"}' },
         { type: 'tool_result', callId: 'call_abc', result: 'Paris' },
       ],
+      // Two completions of 10 prompt and 5 completion tokens each, summed over the turn.
+      usage: { inputTokens: 20, outputTokens: 10 },
     });
     expect(endpoint.paths).toEqual([
       'POST /v1/chat/completions Bearer sk-test',

@@ -22,6 +22,7 @@ import {
   EV_CHANNEL_INVITE_ACK,
   EV_TEXT,
   EnvelopeSchema,
+  OPERATOR_CALLER,
   hubNames,
   type HubNames,
 } from '@ag2net/protocol';
@@ -222,9 +223,9 @@ describe('an identity user', () => {
 });
 
 describe('reads the hub serves from its streams', () => {
-  it("a participant reads the channel's WAL through the hub", async () => {
+  it("a participant reads the channel's WAL through the hub, and the operator lists every channel", async () => {
     const channels = z.looseObject({ channels: z.array(z.looseObject({ channel_id: z.string() })) });
-    const list = channels.parse(await call(hubAdmin(), names.rpc('listChannels'), {}));
+    const list = channels.parse(await call(hubAdmin(), names.rpc('listChannels', OPERATOR_CALLER), {}));
     const channelId = list.channels[0]?.channel_id;
     if (channelId === undefined) throw new Error('no channel');
     const wal = z.looseObject({ envelopes: z.array(z.looseObject({ event_type: z.string() })) });
@@ -232,9 +233,9 @@ describe('reads the hub serves from its streams', () => {
     expect(read.envelopes.map((e) => e.event_type)).toContain(EV_TEXT);
   });
 
-  it('the admin reads the audit trail through the hub', async () => {
+  it('the admin reads the audit trail through the hub as the operator caller', async () => {
     const audit = z.looseObject({ records: z.array(z.unknown()) });
-    const read = audit.parse(await call(hubAdmin(), names.rpc('readAudit'), {}));
+    const read = audit.parse(await call(hubAdmin(), names.rpc('readAudit', OPERATOR_CALLER), {}));
     expect(read.records.length).toBeGreaterThan(0);
   });
 });
