@@ -108,7 +108,9 @@ const fingerprint = (token: string): string => createHash('sha256').update(token
 
 describe('registration on a secured hub', () => {
   it('issues a JWT for the caller’s key with the identity’s permissions, and the identity calls as itself', async () => {
+    const before = Math.floor(Date.now() / 1000);
     const alice = await identity('alice');
+    const after = Math.floor(Date.now() / 1000);
     const claims = decode<User>(alice.credentials.jwt);
     expect(claims.sub).toBe(alice.keys.publicKey);
     expect(claims.name).toBe(alice.id);
@@ -117,8 +119,11 @@ describe('registration on a secured hub', () => {
     const permissions = identityPermissions(stack.names, alice.id);
     expect(claims.nats.pub?.allow).toEqual(permissions.pub.allow);
     expect(claims.nats.sub?.allow).toEqual(permissions.sub.allow);
-    // Default lifetime: one hour, and `expires_at` says exactly when.
-    expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(3_600);
+    // Default lifetime: one hour from when the hub issued it (the JWT's own `iat` is stamped a moment later, so it
+    // may fall in the next second), and `expires_at` says exactly when.
+    const issuedAt = (claims.exp ?? 0) - 3_600;
+    expect(issuedAt >= before && issuedAt <= after).toBe(true);
+    expect([3_599, 3_600]).toContain((claims.exp ?? 0) - (claims.iat ?? 0));
     expect(alice.credentials.expires_at).toBe(new Date((claims.exp ?? 0) * 1000).toISOString());
     expect(alice.credentials.inbox_prefix).toBe(identityInboxPrefix(alice.id));
 
