@@ -32,6 +32,7 @@ import { latency } from './scenarios/latency.js';
 import { scale } from './scenarios/scale.js';
 import { round } from './stats.js';
 import { evaluateTargets } from './targets.js';
+import { benchAuth } from './nats-auth.js';
 
 const RUNNERS: { readonly [K in ScenarioName]: (ctx: ScenarioContext) => Promise<Scenarios[K]> } = {
   admission,
@@ -58,7 +59,7 @@ async function run(options: BenchOptions): Promise<PartialBenchResults> {
   let nats: NatsServer | null = null;
   if (options.natsUrl === undefined) nats = await startNatsServer();
   const natsUrl = options.natsUrl ?? nats?.url ?? '';
-  const nc = await connect({ servers: natsUrl, name: 'bench-driver' });
+  const nc = await connect({ servers: natsUrl, name: 'bench-driver', ...benchAuth() });
   try {
     const base: ContextBase = {
       natsUrl,

@@ -14,6 +14,7 @@ import { startEcho } from '../raw/echo.js';
 import { RawRelay } from '../raw/relay.js';
 import { loadBucket, replayStream } from '../raw/replay.js';
 import { BENCH_LIMITS } from '../limits.js';
+import { benchAuth } from '../nats-auth.js';
 import { HOST_OPS, HostRequestSchema, type HostOp, type HostReply, type HostResult } from './protocol.js';
 
 /** Each handler parses its own parameters with its operation's schema. */
@@ -25,12 +26,14 @@ type Handlers = { readonly [Op in HostOp]: (params: unknown) => Promise<HostResu
  */
 
 let hub: Hub | null = null;
+/** The hub's own connection, as hub-service gives it one (the host's is shared by the baselines). */
+let hubConnection: NatsConnection | null = null;
 let nc: NatsConnection | null = null;
 const subs: Subscription[] = [];
 const relays: RawRelay[] = [];
 
 async function connection(servers: string): Promise<NatsConnection> {
-  nc ??= await connect({ servers, name: 'bench-host' });
+  nc ??= await connect({ servers, name: 'bench-host', ...benchAuth() });
   return nc;
 }
 
@@ -39,12 +42,15 @@ const handlers: Handlers = {
     const { servers, prefix } = HOST_OPS.startHub.params.parse(params);
     if (hub !== null) throw new Error('a hub is already running in this host');
     const started = performance.now();
-    hub = await startHub({ servers, prefix, limits: BENCH_LIMITS });
+    hubConnection = await connect({ servers, name: 'bench-hub', ...benchAuth() });
+    hub = await startHub({ connection: hubConnection, prefix, limits: BENCH_LIMITS });
     return { start_ms: performance.now() - started, hub_id: hub.hubId };
   },
   async stopHub() {
     await hub?.close();
+    await hubConnection?.close();
     hub = null;
+    hubConnection = null;
     return {};
   },
   memory() {

@@ -212,7 +212,7 @@ describe('snapshot records', () => {
   });
 
   it('that do not add up are refused before anything is checked against the log', () => {
-    const rt = newRuntime(CASES[1]?.metadata ?? CASES[0].metadata, null, null);
+    const rt = newRuntime(metadataFor(new ConversationAdapter(), ['bob']), null, null);
     const opened = createEnvelope({
       channel_id: 'c1',
       sender_id: 'alice',
