@@ -18,6 +18,8 @@ export const BridgeConfigSchema = z.strictObject({
   prefix: PrefixSchema.default(DEFAULT_PREFIX),
   host: z.string().min(1).default('127.0.0.1'),
   port: int(0, 65535).default(DEFAULT_BRIDGE_PORT),
+  /** The port of `/healthz`, `/readyz` and `/metrics`; unset: none. */
+  opsPort: int(0, 65535).optional(),
   /** An `auth init` directory: the registrant's and the operator's credentials come from it (a secured deployment). */
   authDir: z.string().min(1).optional(),
   /** A JSON file `{ "<person>": "<api key>", … }`: who may sign in (the hub must admit the same keys). */
@@ -46,6 +48,7 @@ const SOURCES = {
   prefix: ['prefix', 'AG2NET_PREFIX'],
   host: ['host', 'AG2NET_BRIDGE_HOST'],
   port: ['port', 'AG2NET_BRIDGE_PORT'],
+  opsPort: ['ops-port', 'AG2NET_BRIDGE_OPS_PORT'],
   authDir: ['auth-dir', 'AG2NET_AUTH_DIR'],
   apiKeys: ['api-keys', 'AG2NET_API_KEYS'],
   secret: ['secret', 'AG2NET_BRIDGE_SECRET'],

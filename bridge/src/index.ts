@@ -13,7 +13,11 @@
  * ```
  */
 export { startBridge } from './server.js';
-export type { Bridge } from './server.js';
+export type { Bridge, BridgeState } from './server.js';
+export { bridgeMetrics } from './metrics.js';
+export type { BridgeGauges, BridgeObserver } from './metrics.js';
+export { bridgeReadiness, startBridgeOps } from './ops.js';
+export type { BridgeOps } from './ops.js';
 export type { BridgeOptions } from './options.js';
 export { DEFAULT_BRIDGE_PORT } from './options.js';
 export { personSeed } from './person-keys.js';

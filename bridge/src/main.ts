@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { pino } from 'pino';
 import { ConfigError, USAGE, bridgeOptionsOf, loadConfig, type BridgeConfig } from './config.js';
+import { startBridgeOps } from './ops.js';
 import { startBridge } from './server.js';
 
 async function main(): Promise<number> {
@@ -23,14 +24,18 @@ async function main(): Promise<number> {
   const log = pino({ name: 'bridge', level: config.logLevel });
   if (config.authDir === undefined) log.warn({}, 'no --auth-dir: an unsecured deployment (no credentials anywhere)');
   if (config.secret === undefined) log.warn({}, 'no --secret: a random one; tokens work on this process only');
-  const bridge = await startBridge({ ...options, logger: log });
+  const ops = await startBridgeOps({ port: config.opsPort, log });
+  const bridge = await startBridge({ ...options, logger: log, observer: ops.observer });
+  ops.serving(bridge);
   const stop = new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
   await stop;
   log.info({}, 'stopping');
+  ops.stopping();
   await bridge.close();
+  await ops.close();
   return 0;
 }
 

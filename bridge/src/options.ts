@@ -1,4 +1,5 @@
 import type { Logger } from '@ag2net/client';
+import type { BridgeObserver } from './metrics.js';
 
 /** Options of `startBridge`. Every field is optional; `withDefaults` fills them. */
 export interface BridgeOptions {
@@ -42,9 +43,11 @@ export interface BridgeOptions {
   readonly pollMs?: number;
   /** pino-compatible logger. Default silent. */
   readonly logger?: Logger;
+  /** Told of every answered request, rate-limited request and stream (`bridgeMetrics`). Default none. */
+  readonly observer?: BridgeObserver;
 }
 
 export const DEFAULT_BRIDGE_PORT = 8787;
 
-export type ResolvedBridgeOptions = Required<Omit<BridgeOptions, 'registrantCreds' | 'adminCreds' | 'operatorKey'>> &
-  Pick<BridgeOptions, 'registrantCreds' | 'adminCreds' | 'operatorKey'>;
+type Unset = 'registrantCreds' | 'adminCreds' | 'operatorKey' | 'observer';
+export type ResolvedBridgeOptions = Required<Omit<BridgeOptions, Unset>> & Pick<BridgeOptions, Unset>;

@@ -45,6 +45,11 @@ export class People {
     this.#sweeper.unref();
   }
 
+  /** People with an identity connection open or being attached on this replica. */
+  get size(): number {
+    return this.#held.size;
+  }
+
   /** The person's participant, attaching it on first use; marks it used. */
   async person(name: string): Promise<HumanClient> {
     let held = this.#held.get(name);

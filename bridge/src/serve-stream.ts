@@ -34,6 +34,8 @@ export async function serveStream(options: {
   readonly people: People;
   readonly pollMs: number;
   readonly stop: AbortSignal;
+  /** Told when the stream starts (`+1`, once the response is an event stream) and ends (`-1`). */
+  readonly streamsChanged?: (delta: 1 | -1) => void;
 }): Promise<void> {
   const { actor, req, res } = options;
   const parsed = StreamQuerySchema.safeParse(options.query);
@@ -70,11 +72,13 @@ export async function serveStream(options: {
   }
   const release = actor.role === 'person' ? options.people.hold(actor.name) : () => undefined;
   const out = new SseWriter(res);
+  options.streamsChanged?.(1);
   try {
     await run(out);
   } catch (err) {
     if (!wait.signal.aborted) await out.send({ event: 'error', data: httpErrorOf(err).body }).catch(() => undefined);
   } finally {
+    options.streamsChanged?.(-1);
     release();
     out.end();
   }

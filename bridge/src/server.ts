@@ -1,5 +1,6 @@
 import { HubClient, silentLogger } from '@ag2net/client';
 import { AuthError, DEFAULT_PREFIX, OPERATOR_CALLER } from '@ag2net/protocol';
+import { watchConnection } from '@ag2net/telemetry';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,9 +19,19 @@ export interface Bridge {
   /** `http://host:port` it listens on. */
   readonly url: string;
   readonly port: number;
+  /** What the bridge holds now: read by readiness and the metrics' gauges. */
+  state(): BridgeState;
   /** Stops listening, ends the streams and closes every connection. Idempotent. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A bridge's state as readiness and the metrics see it. */
+export interface BridgeState {
+  /** Whether every NATS connection of the bridge's own (the registrant's, the operator's) is up now. */
+  readonly hubConnected: boolean;
+  /** People with an identity connection open (or being attached) on this replica. */
+  readonly people: number;
 }
 
 const VERSION = '0.1.0';
@@ -44,6 +55,7 @@ function withDefaults(options: BridgeOptions): ResolvedBridgeOptions {
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
     pollMs: options.pollMs ?? 500,
     logger: options.logger ?? silentLogger,
+    observer: options.observer,
   };
 }
 
@@ -90,6 +102,8 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
   const tokens = new SessionTokens(options.secret);
   const limiter = new RateLimiter({ perMinute: options.ratePerMinute, burst: options.rateBurst });
   const streams = new AbortController();
+  const observer = options.observer;
+  const watches = [registrant, ...(operator === null ? [] : [operator])].map((c) => watchConnection(c.nc));
 
   const routes = bridgeRoutes({
     signIn: async ({ name, api_key }) => {
@@ -137,22 +151,31 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     return { role: 'person', name: claims.sub, hub: human.hub, human };
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** `seen.route` is the route template once matched: the metrics' label (`unmatched` until then). */
+  const handle = async (req: IncomingMessage, res: ServerResponse, seen: { route: string }): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://bridge');
-    if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
+    if (req.method === 'GET' && url.pathname === '/healthz') {
+      seen.route = url.pathname;
+      return sendJson(res, 200, { ok: true });
+    }
     if (req.method === 'GET' && url.pathname === '/v1/openapi.json') {
+      seen.route = url.pathname;
       res.writeHead(200, { 'content-type': 'application/json' }).end(openapi);
       return;
     }
     const found = match(routes, req.method ?? 'GET', url.pathname);
     if (found === null) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${url.pathname}`);
     if (found === 'method') throw new HttpError(405, 'invalid_request', `${req.method ?? ''} is not allowed here`);
+    seen.route = found.route.path;
     const query = Object.fromEntries(url.searchParams);
     const token = bearerOf(req) ?? query['access_token'] ?? null;
     // Keyed by a token only once it verifies: made-up tokens must not buy fresh buckets (say, to guess API keys).
     const key =
       token !== null && tokens.verify(token, Date.now()) !== null ? token : `addr:${req.socket.remoteAddress ?? ''}`;
-    if (!limiter.take(key, Date.now())) throw new HttpError(429, 'rate_limited', 'too many requests; slow down');
+    if (!limiter.take(key, Date.now())) {
+      observer?.rateLimited();
+      throw new HttpError(429, 'rate_limited', 'too many requests; slow down');
+    }
     const actor = await actorOf(found.route, token);
     if (found.route.response === null) {
       await serveStream({
@@ -165,6 +188,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
         people,
         pollMs: options.pollMs,
         stop: streams.signal,
+        ...(observer === undefined ? {} : { streamsChanged: (delta: 1 | -1) => observer.streamsChanged(delta) }),
       });
       return;
     }
@@ -174,7 +198,15 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
   };
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    const seen = { route: 'unmatched' };
+    if (observer !== undefined) {
+      const started = performance.now();
+      res.once('close', () => {
+        const seconds = (performance.now() - started) / 1000;
+        observer.requestFinished({ route: seen.route, status: res.statusCode, seconds });
+      });
+    }
+    handle(req, res, seen).catch((err: unknown) => {
       const { status, body } = httpErrorOf(err);
       if (status >= 500) log.error({ err, path: req.url }, 'request failed');
       if (res.headersSent) res.end();
@@ -205,7 +237,8 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     })();
     return closing;
   };
-  return { url, port, close, [Symbol.asyncDispose]: close };
+  const state = (): BridgeState => ({ hubConnected: watches.every((w) => w.connected()), people: people.size });
+  return { url, port, state, close, [Symbol.asyncDispose]: close };
 }
 
 function bearerOf(req: IncomingMessage): string | null {
