@@ -228,7 +228,13 @@ describe('fencing', () => {
     expect(warnings.filter((w) => w.msg === 'folded an entry another writer appended')).toEqual([
       {
         msg: 'folded an entry another writer appended',
-        obj: { channelId: cid, streamSeq: foreignAck.seq, epoch: oldEpoch, ownEpoch: net.hub.epoch },
+        obj: {
+          channel: 'conversation',
+          channelId: cid,
+          streamSeq: foreignAck.seq,
+          epoch: oldEpoch,
+          ownEpoch: net.hub.epoch,
+        },
       },
     ]);
 

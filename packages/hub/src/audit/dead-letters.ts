@@ -1,5 +1,6 @@
 import type { Envelope } from '@ag2net/protocol';
 import type { HubContext } from '../core/context.js';
+import { channelFields } from '../observe/log-names.js';
 import { AuditKind } from '@ag2net/protocol';
 
 /** How much of a failure's message a dead-letter record keeps. */
@@ -25,8 +26,16 @@ export async function deadLetter(ctx: HubContext, letter: DeadLetter): Promise<v
   const { envelope, streamSeq, recipients } = letter;
   const reason = letter.reason.slice(0, REASON_MAX_CHARS);
   ctx.counters.deadLetters += 1;
+  const metadata = ctx.channels.get(envelope.channel_id)?.metadata;
   ctx.logger.error(
-    { channelId: envelope.channel_id, envelopeId: envelope.envelope_id, streamSeq, recipients, reason },
+    {
+      // The channel's label when it is still in memory (it always is while its deliveries run).
+      ...(metadata === undefined ? { channelId: envelope.channel_id } : channelFields(metadata)),
+      envelopeId: envelope.envelope_id,
+      streamSeq,
+      recipients,
+      reason,
+    },
     'delivery dead-lettered',
   );
   await ctx.audit.recordAfter(

@@ -81,7 +81,7 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
       publicKey,
     });
     await ensureInboxConsumer(ctx.jsm, ctx.names, stamped.agent_id ?? '', ctx.inboxAckWaitMs);
-    ctx.logger.info({ agentId: stamped.agent_id, name: stamped.name }, 'agent registered');
+    ctx.logger.info({ agent: stamped.name, agentId: stamped.agent_id }, 'agent registered');
     await auditRegistered(ctx, record.passport);
     return { passport: record.passport, credentials: await issueFor(ctx, record) };
   });
@@ -122,7 +122,10 @@ export async function issueFor(ctx: HubContext, record: AgentRecord): Promise<Is
     );
   }
   const credentials = await ctx.issuer.issue(id, record.publicKey);
-  ctx.logger.info({ agentId: id, expiresAt: credentials.expires_at }, 'credentials issued');
+  ctx.logger.info(
+    { agent: record.passport.name, agentId: id, expiresAt: credentials.expires_at },
+    'credentials issued',
+  );
   return credentials;
 }
 
@@ -143,7 +146,7 @@ export async function unregister(ctx: HubContext, agentId: string): Promise<void
     await removeInbox(ctx.jsm, ctx.names, agentId);
     ctx.inboxes.forget(agentId);
     ctx.rateLimiter.forget(agentId);
-    ctx.logger.info({ agentId, name: record.passport.name }, 'agent unregistered');
+    ctx.logger.info({ agent: record.passport.name, agentId }, 'agent unregistered');
     await ctx.audit.recordAfter(
       AuditKind.AgentUnregistered,
       { agent_id: agentId, name: record.passport.name },

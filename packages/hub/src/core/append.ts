@@ -215,7 +215,10 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Pro
     const { envelope } = entry;
     const notNext = whyNotNext(rt, entry);
     if (envelope === null || notNext !== null) {
-      ctx.logger.warn({ channelId, streamSeq: entry.streamSeq }, 'unexpected WAL entry skipped; the tail moves on');
+      ctx.logger.warn(
+        { ...channelFields(rt.metadata), streamSeq: entry.streamSeq },
+        'unexpected WAL entry skipped; the tail moves on',
+      );
       rt.lastStreamSeq = entry.streamSeq;
       const reason = notNext ?? 'not an envelope';
       await auditQuarantined(ctx, { source: 'wal', key: ctx.names.wal(channelId), seq: entry.streamSeq, reason });
@@ -224,7 +227,7 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Pro
     if (entry.epoch !== ctx.epoch) {
       ctx.counters.foreignWrites += 1;
       ctx.logger.warn(
-        { channelId, streamSeq: entry.streamSeq, epoch: entry.epoch, ownEpoch: ctx.epoch },
+        { ...channelFields(rt.metadata), streamSeq: entry.streamSeq, epoch: entry.epoch, ownEpoch: ctx.epoch },
         'folded an entry another writer appended',
       );
     }

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { deadLetter } from '../audit/dead-letters.js';
 import { auditFromWal } from '../audit/wal-records.js';
 import { observedDelivery } from '../observe/delivery.js';
+import { channelFields } from '../observe/log-names.js';
 import { ConsumeWatchdog } from './consume-watchdog.js';
 import type { HubContext } from './context.js';
 import { allowedRecipients } from './fan-out.js';
@@ -369,7 +370,7 @@ export class Deliverer {
     void this.ctx.serial
       .run(envelope.channel_id, () => finishCloseLocked(this.ctx, rt))
       .catch((err: unknown) =>
-        this.ctx.logger.error({ err, channelId: envelope.channel_id }, 'closing a channel failed'),
+        this.ctx.logger.error({ err, ...channelFields(rt.metadata) }, 'closing a channel failed'),
       );
   }
 }

@@ -13,6 +13,7 @@ import {
 import type { ChannelRuntime } from '../core/channel-runtime.js';
 import type { HubContext } from '../core/context.js';
 import { appendLocked, beginCloseLocked } from '../core/lifecycle.js';
+import { channelFields } from '../observe/log-names.js';
 import type { Violation } from './evaluators.js';
 import { runUserHandler, type FiredViolation, type ViolationHandler } from './violation-handlers.js';
 import { firedKey } from './violation-record.js';
@@ -44,7 +45,7 @@ export async function evaluateExpectationsLocked(ctx: HubContext, rt: ChannelRun
     const record = await appendLocked(ctx, rt, recordEnvelope(rt, due));
     ctx.logger.info(
       {
-        channelId: rt.metadata.channel_id,
+        ...channelFields(rt.metadata),
         expectation: expectation.name,
         onViolation: expectation.on_violation,
         violators: due.violation.violators,
@@ -72,7 +73,7 @@ function dueViolation(
   try {
     violation = evaluator.evaluate(expectation, { metadata: rt.metadata, state: rt.state, facts: rt.facts, nowMs });
   } catch (err) {
-    ctx.logger.warn({ err, channelId: rt.metadata.channel_id, expectation: expectation.name }, 'evaluator failed');
+    ctx.logger.warn({ err, ...channelFields(rt.metadata), expectation: expectation.name }, 'evaluator failed');
     return null;
   }
   if (violation === null) return null;

@@ -4,6 +4,7 @@ import { setImmediate } from 'node:timers/promises';
 import { newRuntime, type ChannelRuntime } from '../core/channel-runtime.js';
 import type { HubContext } from '../core/context.js';
 import { countsTowardInbox } from '../governance/inbox-counters.js';
+import { channelFields } from '../observe/log-names.js';
 import type { Quarantine } from '../core/quarantined-record.js';
 import {
   checkWalMessage,
@@ -217,7 +218,7 @@ function initialState(ctx: HubContext, metadata: ChannelMetadata, adapter: Chann
   try {
     return adapter?.initialState(metadata) ?? null;
   } catch (err) {
-    ctx.logger.error({ err, channelId: metadata.channel_id }, 'stored channel has knobs its adapter rejects');
+    ctx.logger.error({ err, ...channelFields(metadata) }, 'stored channel has knobs its adapter rejects');
     return null;
   }
 }

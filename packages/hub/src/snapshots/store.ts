@@ -6,6 +6,7 @@ import type { ChannelTable } from '../core/channel-table.js';
 import { lastValues, type KvScan, type KvValue } from '../core/kv-scan.js';
 import { parseJson } from '../core/parse-json.js';
 import type { Logger } from '../logger.js';
+import { channelFields } from '../observe/log-names.js';
 import { ChannelSnapshotRecordSchema, inconsistency, recordOf, type ChannelSnapshotRecord } from './record.js';
 
 /**
@@ -102,7 +103,7 @@ export class SnapshotStore {
       this.#covered.set(channelId, record.sequence);
       return true;
     } catch (err) {
-      this.deps.logger.warn({ err, channelId, sequence: record.sequence }, 'snapshot write failed');
+      this.deps.logger.warn({ err, ...channelFields(rt.metadata), sequence: record.sequence }, 'snapshot write failed');
       return false;
     }
   }
