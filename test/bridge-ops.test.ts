@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, openSse } from './support/bridge-http.js';
+import { startService } from './support/processes.js';
 import { httpGet, parsePromText, sampleValue } from './support/prom-text.js';
 
 const nats = natsPerFile();
@@ -106,6 +107,47 @@ describe('bridge operations endpoints', () => {
     } finally {
       await ops.close();
       await sdk.close();
+      await hub.close();
+      await nc.close();
+    }
+  });
+
+  it('the ag2net-bridge process serves them on AG2NET_BRIDGE_OPS_PORT, ready once connected, and stops with code 0', async () => {
+    const prefix = uniqueName('bopsp');
+    const nc = await connect({ servers: nats.url });
+    const hub = await startHub({ connection: nc, prefix, awaitActive: true });
+    const bridge = startService(
+      'bridge-ops',
+      'bridge/src/main.ts',
+      ['--server', nats.url, '--prefix', prefix, '--port', '0'],
+      { AG2NET_BRIDGE_OPS_PORT: '0' },
+    );
+    try {
+      const port = await waitFor(
+        () => {
+          const line = bridge
+            .output()
+            .split('\n')
+            .find((l) => l.includes('"msg":"serving /healthz, /readyz and /metrics"'));
+          const logged: unknown = line === undefined ? undefined : (JSON.parse(line) as { port?: unknown }).port;
+          return typeof logged === 'number' ? logged : undefined;
+        },
+        { timeoutMs: 20_000, what: 'the ops port in the log' },
+      );
+      const base = `http://127.0.0.1:${String(port)}`;
+      const ready = await waitFor(
+        async () => {
+          const res = await httpGet(`${base}/readyz`);
+          return res.status === 200 ? res : undefined;
+        },
+        { timeoutMs: 20_000, what: 'the bridge to be ready' },
+      );
+      expect(JSON.parse(ready.body)).toEqual({ ready: true, reason: 'serving; 0 person(s) signed in' });
+      const samples = parsePromText((await httpGet(`${base}/metrics`)).body);
+      expect(samples.some((s) => s.name === 'ag2net_bridge_open_streams')).toBe(true);
+      expect(sampleValue(samples, 'ag2net_bridge_signed_in_people')).toBe(0);
+    } finally {
+      expect(await bridge.stop()).toBe(0);
       await hub.close();
       await nc.close();
     }
