@@ -13,7 +13,7 @@ import {
 import type { ChannelRuntime } from '../core/channel-runtime.js';
 import type { HubContext } from '../core/context.js';
 import { appendLocked, beginCloseLocked } from '../core/lifecycle.js';
-import { channelFields } from '../observe/log-names.js';
+import { channelFields, channelLabel } from '../observe/log-names.js';
 import type { Violation } from './evaluators.js';
 import { runUserHandler, type FiredViolation, type ViolationHandler } from './violation-handlers.js';
 import { firedKey } from './violation-record.js';
@@ -145,6 +145,8 @@ async function runHandler(ctx: HubContext, rt: ChannelRuntime, due: Due, record:
     detail: violation.detail,
     envelope_id: record.envelope_id,
   };
-  // Detached: the channel's lock is released while a user handler runs, so a slow or hung one never blocks it.
-  void runUserHandler(ctx, handler, fired);
+  // Detached: the channel's lock is released while a user handler runs, so a slow or hung one never blocks it. Its
+  // failure line names the channel by its label too (the child's binding) beside `channelId`.
+  const logger = ctx.logger.child({ channel: channelLabel(rt.metadata) });
+  void runUserHandler({ logger, audit: ctx.audit }, handler, fired);
 }
