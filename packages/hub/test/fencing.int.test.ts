@@ -8,7 +8,7 @@ import {
   newId,
   type HubNames,
 } from '@ag2net/protocol';
-import { natsPerFile, uniqueName } from '@ag2net/test-support';
+import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, headers } from '@nats-io/transport-node';
@@ -177,6 +177,12 @@ describe('fencing', () => {
     expect(await refused).toEqual({ code: 'unavailable', message: 'this hub no longer holds the writer lease; retry' });
     spy.mockRestore();
 
+    // The hub stepped down; it serves again once it holds the lease anew, which may take the old lease's TTL and a
+    // campaign, longer than one call's retries.
+    await waitFor(async () => (await net.rpc.call('health', {})).role === 'active', {
+      timeoutMs: 30_000,
+      what: 'the hub to hold the lease again',
+    });
     expect(await readWal(net, alice, cid)).toEqual(before);
     const next = await say(net, alice, cid, 'after');
     expect(next.sequence).toBe(before.length + 1);
