@@ -1,8 +1,8 @@
 import { AuthFile } from '@ag2net/auth';
 import { DEFAULT_PREFIX, PrefixSchema, formatIssues } from '@ag2net/protocol';
+import { ConfigError, readServiceConfig } from '@ag2net/telemetry';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DEFAULT_BRIDGE_PORT, type BridgeOptions } from './options.js';
 
@@ -65,10 +65,7 @@ const SOURCES = {
 
 const SWITCHES: ReadonlySet<string> = new Set<keyof BridgeConfig>(['anonymousRead']);
 
-/** Thrown on bad flags, environment or files; the message is meant for the person starting the bridge. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 export const USAGE = [
   'usage: ag2net-bridge [options]',
@@ -77,43 +74,20 @@ export const USAGE = [
   '  --help',
 ].join('\n');
 
-function describeSource(path: readonly PropertyKey[]): string {
-  const key = String(path[0]);
-  const source = Object.entries(SOURCES).find(([name]) => name === key)?.[1];
-  return source === undefined ? key : `--${source[0]} (${source[1]})`;
-}
-
 /** Reads the configuration: a flag wins over its environment variable; unset values take their defaults. */
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): BridgeConfig | 'help' {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
-  for (const [key, [flag]] of Object.entries(SOURCES))
-    options[flag] = { type: SWITCHES.has(key) ? 'boolean' : 'string' };
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({ args: [...argv], options, strict: true }).values;
-  } catch (err) {
-    throw new ConfigError(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-  }
-  if (values['help'] === true) return 'help';
-  const raw: Record<string, string> = {};
-  for (const [key, [flag, name]] of Object.entries(SOURCES)) {
-    const given = values[flag];
-    const fromFlag = given === true ? 'true' : given;
-    const value = [fromFlag, env[name]].find((v): v is string => typeof v === 'string' && v !== '');
-    if (value !== undefined) raw[key] = value;
-  }
-  const parsed = BridgeConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(
-      formatIssues('invalid configuration', parsed.error.issues, { layout: 'list', describePath: describeSource }),
-    );
-  }
-  if (parsed.data.authDir !== undefined && parsed.data.secret === undefined) {
+  const parsed = readServiceConfig(
+    { sources: SOURCES, switches: SWITCHES, schema: BridgeConfigSchema, usage: USAGE },
+    argv,
+    env,
+  );
+  if (parsed === 'help') return 'help';
+  if (parsed.authDir !== undefined && parsed.secret === undefined) {
     throw new ConfigError(
       'invalid configuration:\n  --auth-dir needs --secret (AG2NET_BRIDGE_SECRET): people keep one key across replicas and restarts',
     );
   }
-  return parsed.data;
+  return parsed;
 }
 
 const ApiKeysFileSchema = z.record(z.string().min(1).max(128), z.string().min(1).max(1024));

@@ -1,6 +1,6 @@
 import type { OperatorLimits } from '@ag2net/hub';
-import { DEFAULT_PREFIX, PrefixSchema, formatIssues } from '@ag2net/protocol';
-import { parseArgs } from 'node:util';
+import { DEFAULT_PREFIX, PrefixSchema } from '@ag2net/protocol';
+import { ConfigError, describeConfigSource, readServiceConfig } from '@ag2net/telemetry';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -114,10 +114,7 @@ export function operatorLimits(config: HubServiceConfig): OperatorLimits {
   return limits;
 }
 
-/** Thrown on bad flags or environment; the message is meant for the person starting the service. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 export const USAGE = [
   'usage: ag2net-hub [options]',
@@ -127,40 +124,16 @@ export const USAGE = [
 ].join('\n');
 
 /** A config key as the flag and environment variable that set it: `--nats-url (NATS_URL)`. */
-function describeSource(path: readonly PropertyKey[]): string {
-  const key = String(path[0]);
-  const source = Object.entries(SOURCES).find(([name]) => name === key)?.[1];
-  return source === undefined ? key : `--${source[0]} (${source[1]})`;
-}
-
 /** Reads the configuration: a flag wins over its environment variable; unset values take their defaults. */
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): HubServiceConfig | 'help' {
-  const options = Object.fromEntries(
-    Object.entries(SOURCES).map(([key, [flag]]) => [flag, { type: SWITCHES.has(key) ? 'boolean' : 'string' }]),
-  ) as Record<string, { type: 'string' | 'boolean' }>;
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({ args: [...argv], options: { ...options, help: { type: 'boolean' } }, strict: true }).values;
-  } catch (err) {
-    throw new ConfigError(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-  }
-  if (values['help'] === true) return 'help';
-  const raw: Record<string, string> = {};
-  for (const [key, [flag, name]] of Object.entries(SOURCES)) {
-    const given = values[flag];
-    // A switch on the command line is `true`; off, it leaves the environment variable to decide.
-    const fromFlag = given === true ? 'true' : given;
-    const value = [fromFlag, env[name]].find((v): v is string => typeof v === 'string' && v !== '');
-    if (value !== undefined) raw[key] = value;
-  }
-  const parsed = HubServiceConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(
-      formatIssues('invalid configuration', parsed.error.issues, { layout: 'list', describePath: describeSource }),
-    );
-  }
-  checkAuth(parsed.data);
-  return parsed.data;
+  const parsed = readServiceConfig(
+    { sources: SOURCES, switches: SWITCHES, schema: HubServiceConfigSchema, usage: USAGE },
+    argv,
+    env,
+  );
+  if (parsed === 'help') return 'help';
+  checkAuth(parsed);
+  return parsed;
 }
 
 /**
@@ -172,12 +145,15 @@ function checkAuth(config: HubServiceConfig): void {
   const problems: string[] = [];
   if (config.authDir === undefined) {
     for (const key of ['apiKeys', 'openRegistration', 'credentialsTtl'] as const) {
-      if (config[key] !== undefined) problems.push(`${describeSource([key])} needs --auth-dir (AG2NET_AUTH_DIR)`);
+      if (config[key] !== undefined)
+        problems.push(`${describeConfigSource(SOURCES, [key])} needs --auth-dir (AG2NET_AUTH_DIR)`);
     }
   } else {
     for (const key of ['creds', 'user', 'password', 'token'] as const) {
       if (config[key] !== undefined) {
-        problems.push(`${describeSource([key])} cannot go with --auth-dir, which connects with its hub-service.creds`);
+        problems.push(
+          `${describeConfigSource(SOURCES, [key])} cannot go with --auth-dir, which connects with its hub-service.creds`,
+        );
       }
     }
   }

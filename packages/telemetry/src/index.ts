@@ -20,3 +20,5 @@ export { watchConnection } from './connection-watch.js';
 export type { ConnectionWatch, WatchedConnection } from './connection-watch.js';
 export { DEFAULT_CRASH_CLOSE_TIMEOUT_MS, installCrashPolicy } from './crash-policy.js';
 export type { CrashLogger, CrashPolicyOptions } from './crash-policy.js';
+export { ConfigError, describeConfigSource, readServiceConfig } from './service-config.js';
+export type { ConfigSources, ServiceConfigSpec } from './service-config.js';
