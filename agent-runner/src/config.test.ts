@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunnerConfigError, loadRunnerConfig, parseRunnerConfig } from './config.js';
+import { modelConfigOf } from './host.js';
 
 function refusal(text: string, path = 'agents.yaml'): string {
   try {
@@ -23,8 +24,18 @@ describe('runner configuration', () => {
         { tool: 'transfer_to_billing', args: { reason: 'duplicate charge' } },
         'Billing will take care of the duplicate charge.',
       ],
+      loop: true,
     });
     expect(triage?.tools).toEqual({ module: './tools.ts', export: 'triageTools' });
+    // Offline, every demo agent gets its script started over once used up: it keeps answering after the demo.
+    const offline = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', AG2NET_LLM_BASE_URL: '' };
+    expect(config.agents.map((a) => modelConfigOf(a, offline).model)).toEqual(
+      config.agents.map((a) => ({
+        provider: 'scripted',
+        script: a.model.provider === 'auto' ? a.model.script : [],
+        loop: true,
+      })),
+    );
   });
 
   it('reads JSON as well as YAML', () => {
@@ -34,7 +45,13 @@ describe('runner configuration', () => {
     );
     expect(config).toEqual({
       prefix: 'team',
-      agents: [{ name: 'a', instructions: '', model: { provider: 'scripted', model: 'scripted', script: ['hi'] } }],
+      agents: [
+        {
+          name: 'a',
+          instructions: '',
+          model: { provider: 'scripted', model: 'scripted', script: ['hi'], loop: false },
+        },
+      ],
     });
   });
 

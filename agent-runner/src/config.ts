@@ -7,11 +7,13 @@ import { z } from 'zod';
 
 /**
  * `provider: auto` — a real model when the environment names one (OPENAI_API_KEY, ANTHROPIC_API_KEY,
- * AG2NET_LLM_BASE_URL), otherwise the scripted model with `script`. What the offline demo uses.
+ * AG2NET_LLM_BASE_URL), otherwise the scripted model with `script` (started over when used up, with `loop`). What
+ * the offline demo uses.
  */
 const AutoModelSchema = z.strictObject({
   provider: z.literal('auto'),
   script: z.array(ScriptStepSchema).default([]),
+  loop: z.boolean().default(false),
 });
 
 /** Where an agent's extra tools come from: an ES module exporting an AI SDK tool set. */

@@ -22,7 +22,10 @@ export function modelConfigOf(
   if (config.model.provider !== 'auto') return { model: config.model, source: config.model.provider };
   const fromEnv = modelConfigFromEnv(env);
   if (fromEnv !== null) return { model: fromEnv, source: `${fromEnv.provider} (from the environment)` };
-  return { model: { provider: 'scripted', script: config.model.script }, source: 'scripted (offline)' };
+  return {
+    model: { provider: 'scripted', script: config.model.script, loop: config.model.loop },
+    source: 'scripted (offline)',
+  };
 }
 
 /** Loads an agent's extra tools from its module. */

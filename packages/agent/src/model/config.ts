@@ -37,6 +37,8 @@ export const ModelConfigSchema = z.discriminatedUnion('provider', [
     model: z.string().min(1).default('scripted'),
     /** Replies and tool calls, one per model call (see `createScriptedModel`). */
     script: z.array(ScriptStepSchema).default([]),
+    /** Start the script over once it is used up (see `createScriptedModel`). */
+    loop: z.boolean().default(false),
   }),
 ]);
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
@@ -64,7 +66,7 @@ export function createModel(config: ModelConfigInput, limits: ModelLimits = {}):
         limits,
       );
     case 'scripted':
-      return createScriptedModel(parsed.script, { modelId: parsed.model });
+      return createScriptedModel(parsed.script, { modelId: parsed.model, loop: parsed.loop });
     default:
       return unreachable(parsed);
   }

@@ -18,6 +18,22 @@ describe('scripted model', () => {
     );
   });
 
+  it('with loop, starts the script over once it is used up, tool calls included, and answers "" for an empty one', async () => {
+    const model = createScriptedModel([toolCall('ping'), 'pinged'], { loop: true });
+    const tools = { ping: tool({ inputSchema: z.object({}), execute: () => 'pong' }) };
+    const turn = async (prompt: string) => generateText({ model, prompt, tools, stopWhen: stepCountIs(5) });
+    for (const prompt of ['a', 'b', 'c']) {
+      const result = await turn(prompt);
+      expect(result.text).toBe('pinged');
+      expect(result.steps.map((s) => s.toolCalls.map((c) => c.toolName))).toEqual([['ping'], []]);
+    }
+    expect(model.calls).toHaveLength(6);
+    expect(model.remaining).toBe(0);
+    const empty = createScriptedModel([], { loop: true });
+    expect((await generateText({ model: empty, prompt: 'x' })).text).toBe('');
+    expect((await generateText({ model: empty, prompt: 'y' })).text).toBe('');
+  });
+
   it('makes a tool call, which the AI SDK executes before taking the next step', async () => {
     const model = createScriptedModel([toolCall('add', { a: 2, b: 2 }), 'The sum is 4.']);
     const result = await generateText({

@@ -15,13 +15,13 @@ import { ScriptStepSchema, type ScriptStep, type ScriptStepInput } from './scrip
 /**
  * A deterministic language model that answers from a script: each call takes the next step (a reply or tool
  * calls) with one cursor across every turn, and answers `""` once the script is exhausted, so that exchanges
- * driven by default handlers halt (an empty reply posts nothing). A real AI SDK `LanguageModelV3`, for tests
- * and the offline demo.
+ * driven by default handlers halt (an empty reply posts nothing); with `loop` it starts the script over instead,
+ * so an agent keeps answering. A real AI SDK `LanguageModelV3`, for tests and the offline demo.
  */
 export interface ScriptedModel extends LanguageModelV3 {
   /** Every call the model received, in order (prompt, tools, settings). */
   readonly calls: readonly LanguageModelV3CallOptions[];
-  /** Steps not yet used. */
+  /** Steps not yet used in this pass through the script. */
   readonly remaining: number;
 }
 
@@ -29,6 +29,11 @@ export interface ScriptedModel extends LanguageModelV3 {
 export interface ScriptedModelOptions {
   /** The model id reported to the AI SDK; default `scripted`. */
   readonly modelId?: string;
+  /**
+   * Start the script over once it is used up, instead of answering `""`: an agent that keeps answering after its
+   * scripted exchange (the offline demo's agents, which people talk to after the demo). Default false.
+   */
+  readonly loop?: boolean;
 }
 
 /** A scripted model over `script` (validated; throws a `ZodError` on a malformed step). */
@@ -38,7 +43,10 @@ export function createScriptedModel(
 ): ScriptedModel {
   return new ScriptedLanguageModel(
     script.map((s) => ScriptStepSchema.parse(s)),
-    options.modelId ?? 'scripted',
+    {
+      modelId: options.modelId ?? 'scripted',
+      loop: options.loop ?? false,
+    },
   );
 }
 
@@ -52,15 +60,16 @@ class ScriptedLanguageModel implements ScriptedModel {
   readonly provider = 'ag2net.scripted';
   readonly supportedUrls = {};
   readonly calls: LanguageModelV3CallOptions[] = [];
+  readonly modelId: string;
   readonly #script: readonly ScriptStep[];
+  readonly #loop: boolean;
   #cursor = 0;
   #callIds = 0;
 
-  constructor(
-    script: readonly ScriptStep[],
-    readonly modelId: string,
-  ) {
+  constructor(script: readonly ScriptStep[], options: { readonly modelId: string; readonly loop: boolean }) {
     this.#script = script;
+    this.modelId = options.modelId;
+    this.#loop = options.loop;
   }
 
   get remaining(): number {
@@ -96,6 +105,7 @@ class ScriptedLanguageModel implements ScriptedModel {
   #next(options: LanguageModelV3CallOptions): (LanguageModelV3Text | LanguageModelV3ToolCall)[] {
     options.abortSignal?.throwIfAborted();
     this.calls.push(options);
+    if (this.#loop && this.#cursor >= this.#script.length) this.#cursor = 0;
     const step = this.#script[this.#cursor];
     if (step === undefined) return [{ type: 'text', text: '' }];
     this.#cursor += 1;
