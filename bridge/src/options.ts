@@ -43,6 +43,11 @@ export interface BridgeOptions {
   readonly pollMs?: number;
   /** pino-compatible logger. Default silent. */
   readonly logger?: Logger;
+  /**
+   * The built web console (`npm run build:console`): `index.html` and `assets/`, indexed once at startup. Default
+   * `bridge/console-dist/`; when it does not exist, `GET /` answers 503 saying how to build it.
+   */
+  readonly consoleDir?: string | URL;
   /** Told of every answered request, rate-limited request and stream (`bridgeMetrics`). Default none. */
   readonly observer?: BridgeObserver;
 }

@@ -4,6 +4,7 @@ import { watchConnection } from '@ag2net/telemetry';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConsoleFiles, DEFAULT_CONSOLE_DIR } from './console-files.js';
 import { HttpError, httpErrorOf } from './http-errors.js';
 import { openApiDocument } from './openapi.js';
 import { DEFAULT_BRIDGE_PORT, type BridgeOptions, type ResolvedBridgeOptions } from './options.js';
@@ -55,6 +56,7 @@ function withDefaults(options: BridgeOptions): ResolvedBridgeOptions {
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
     pollMs: options.pollMs ?? 500,
     logger: options.logger ?? silentLogger,
+    consoleDir: options.consoleDir ?? DEFAULT_CONSOLE_DIR,
     observer: options.observer,
   };
 }
@@ -131,6 +133,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     },
   });
   const openapi = JSON.stringify(openApiDocument(routes, VERSION));
+  const consoleFiles = ConsoleFiles.load(options.consoleDir);
 
   const actorOf = async (route: Route, token: string | null): Promise<Actor> => {
     const anonymous: Actor = { role: 'anonymous', name: '', hub: operator ?? registrant, human: null };
@@ -162,6 +165,10 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
       seen.route = url.pathname;
       res.writeHead(200, { 'content-type': 'application/json' }).end(openapi);
       return;
+    }
+    if (req.method === 'GET' && ConsoleFiles.serves(url.pathname)) {
+      seen.route = url.pathname.startsWith('/assets/') ? '/assets/{file}' : '/';
+      return consoleFiles.serve(url.pathname, res);
     }
     const found = match(routes, req.method ?? 'GET', url.pathname);
     if (found === null) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${url.pathname}`);
