@@ -64,8 +64,8 @@ describe('hubServicePermissions', () => {
     expect(p.pub.allow.filter((s) => s === '>' || s === '$JS.API.>')).toEqual([]);
   });
 
-  it('subscribes only to its RPC subjects and its own reply inbox, and answers each request once', () => {
-    expect(p.sub.allow).toEqual(['acme.hub.v1.>', '_HUB_INBOX_acme.>']);
+  it('subscribes only to its RPC subjects, the roster and its own reply inbox, and answers each request once', () => {
+    expect(p.sub.allow).toEqual(['acme.hub.v1.>', 'acme.hubs.v1.ping', '_HUB_INBOX_acme.>']);
     expect(hubServiceInboxPrefix(names)).toBe('_HUB_INBOX_acme');
     expect(p.resp).toEqual({ max: 1, ttlMs: 0 });
   });
@@ -77,6 +77,19 @@ describe('registrant and operator', () => {
       pub: { allow: ['acme.hub.v1.register', 'acme.hub.v1.attach', 'acme.hub.v1.health'], deny: [] },
       sub: { allow: ['_REGISTRANT_INBOX_acme.>'], deny: [] },
     });
+  });
+
+  it('only the operator may ask the roster; only hubs answer it', () => {
+    expect(names.hubsPing).toBe('acme.hubs.v1.ping');
+    const identity = identityPermissions(names, 'alice-1');
+    const registrant = registrantPermissions(names);
+    for (const { pub, sub } of [identity, registrant]) {
+      expect([...pub.allow, ...sub.allow].filter((s) => s.startsWith('acme.hubs') || s === '>')).toEqual([]);
+    }
+    expect(hubServicePermissions(names).pub.allow.filter((s) => s.startsWith('acme.hubs'))).toEqual([]);
+    const operator = operatorPermissions(names);
+    expect(operator.pub.allow).toEqual(['>']);
+    expect(operator.pub.deny.filter((s) => s.startsWith('acme.hubs'))).toEqual([]);
   });
 
   it('the operator may not write the WAL, the inboxes or the lease', () => {

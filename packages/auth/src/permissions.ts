@@ -109,6 +109,7 @@ function hubStreams(names: HubNames): { streams: string[]; buckets: string[] } {
  * Exactly what the hub uses, derived from its code (`provision`, the WAL writer and reader, delivery, the audit
  * log, the lease, the registry and the RPC server):
  * - RPC: subscribe to `<p>.hub.v1.>` (queue group `hub`) and answer each request once (`allow_responses`);
+ * - the roster: subscribe to `<p>.hubs.v1.ping` (`names.hubsPing`, no queue group) and answer it the same way;
  * - streams `<P>_WAL`, `<P>_INBOX`, `<P>_AUDIT` and `KV_<bucket>` of its buckets: info, create, update, purge,
  *   leader reads (`STREAM.MSG.GET`), direct reads, consumers on them (create, durable create, info, delete, pull) and
  *   flow control of its ordered consumers;
@@ -146,14 +147,15 @@ export function hubServicePermissions(names: HubNames): UserPermissions {
       ],
       deny: [],
     },
-    sub: { allow: [`${names.prefix}.hub.v1.>`, `${hubServiceInboxPrefix(names)}.>`], deny: [] },
+    sub: { allow: [`${names.prefix}.hub.v1.>`, names.hubsPing, `${hubServiceInboxPrefix(names)}.>`], deny: [] },
     resp: { max: 1, ttlMs: 0 },
   };
 }
 
 /**
  * The operator (administrator) of the deployment: reads and manages everything in the hub's account (every stream,
- * the full WAL and audit trail, every bucket, every RPC), with the default reply inbox. Publishing straight onto the
+ * the full WAL and audit trail, every bucket, every RPC, the hub roster `names.hubsPing` and the delivery consumer's
+ * info), with the default reply inbox. Publishing straight onto the
  * WAL, the inboxes and the lease key is denied: only the hub writes there, and an administrator's tool must not
  * break the single writer by accident. This is a guard against mistakes, not against a hostile administrator, who
  * holds the account's keys anyway.

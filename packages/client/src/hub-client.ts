@@ -5,6 +5,8 @@ import {
   OPERATOR_CALLER,
   ProtocolError,
   newId,
+  type DeliveryLag,
+  type Health,
   type HubOp,
   type HubRequest,
   type HubResponse,
@@ -17,6 +19,7 @@ import { CredentialSource, openConnection, serverOf } from './connection.js';
 import type { DisconnectOptions, Disconnectable, ParticipantHub } from './contracts.js';
 import { createIdentityKeys, publicKeyOf, type UserCredentials } from './credentials.js';
 import { HubReads } from './hub-reads.js';
+import { deliveryLag, hubRoster, type RosterOptions } from './hub-roster.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
 import {
   IdentityCredentialsError,
@@ -120,6 +123,19 @@ export class HubClient extends HubReads implements ParticipantHub {
     const caller = options?.caller ?? this.defaultCaller;
     const withCaller = HUB_OPS[op].caller && caller !== null ? { ...options, caller } : options;
     return this.rpc.call(op, request, withCaller);
+  }
+
+  /**
+   * Every hub of the prefix, active and standbys, each with its own `Health` (active first, then by hub id), as
+   * collected within `timeout` (default 1 s). Operator connections only: others get `AccessDeniedError`.
+   */
+  hubs(options: RosterOptions = {}): Promise<Health[]> {
+    return hubRoster(this.nc, this.rpc.names, { ...options, logger: this.logger });
+  }
+
+  /** How far the hub's delivery lags behind admission (`DeliveryLag`); operator connections only. */
+  deliveryLag(): Promise<DeliveryLag | null> {
+    return deliveryLag(this.nc, this.rpc.names);
   }
 
   /**

@@ -23,6 +23,7 @@ import { provision } from './nats/provision.js';
 import { WalReader, WalWriter } from './nats/wal.js';
 import { withDefaults, type HubOptions, type ResolvedHubOptions } from './options.js';
 import { RpcServer } from './rpc-server.js';
+import { HubRoster } from './hub-roster.js';
 import { KeyedSerial } from '@ag2net/protocol/internal';
 import { snapshotOf, type HubSnapshot } from './snapshot.js';
 import { SNAPSHOT_IDLE_MS, SnapshotStore } from './snapshots/store.js';
@@ -146,6 +147,8 @@ class HubInstance implements Hub {
   #activeWaiters: (() => void)[] = [];
   #timers: NodeJS.Timeout[] = [];
   readonly #rpc: RpcServer;
+  /** Answers the roster (`names.hubsPing`) in every role, from the election's start to the close. */
+  readonly #roster: HubRoster;
   readonly #deliverer: Deliverer;
   readonly #startedAt: number;
   readonly #closedResult: Promise<void | Error>;
@@ -160,6 +163,7 @@ class HubInstance implements Hub {
     this.names = ctx.names;
     this.#rpc = new RpcServer(ctx.nc, ctx.names, ctx.logger);
     this.#rpc.observe(ctx.observer);
+    this.#roster = new HubRoster(ctx.nc, ctx.names, ctx.logger);
     this.#deliverer = new Deliverer(ctx);
     this.#startedAt = Date.now();
     this.#closedResult = new Promise((resolve) => (this.#settleClosed = resolve));
@@ -190,6 +194,7 @@ class HubInstance implements Hub {
   }
 
   startElection(): void {
+    this.#roster.start(() => this.health());
     this.#election = this.#campaign().catch((err: unknown) => {
       // #campaign catches everything it awaits; this is the last line, so that nothing is ever unhandled.
       this.ctx.logger.error({ err }, 'election failed');
@@ -404,6 +409,7 @@ class HubInstance implements Hub {
     this.#closed = true;
     this.#stop.abort();
     await this.#election;
+    await this.#roster.stop();
     if (this.ownsConnection && !this.ctx.nc.isClosed()) {
       await this.ctx.nc.close().catch((err: unknown) => this.ctx.logger.warn({ err }, 'closing NATS failed'));
     }

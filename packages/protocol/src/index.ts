@@ -182,6 +182,13 @@ export { auditRecordMatches } from './rpc/audit-filter.js';
 export type { AuditRecordFilter } from './rpc/audit-filter.js';
 export type { HubOp, HubRequest, HubResponse, PendingTurn, Health } from './rpc/ops.js';
 export {
+  HubsPingRequestSchema,
+  HUBS_PING_MAX_REQUEST_BYTES,
+  HubRosterSchema,
+  DeliveryLagSchema,
+} from './rpc/hub-roster.js';
+export type { HubRoster, DeliveryLag } from './rpc/hub-roster.js';
+export {
   PrefixSchema,
   DEFAULT_PREFIX,
   RPC_VERSION,

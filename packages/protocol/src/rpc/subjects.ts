@@ -44,6 +44,11 @@ export interface HubNames {
   readonly turnLocksBucket: string;
   /** The hub's durable consumer over the WAL that fans admitted envelopes out to inboxes. */
   readonly deliveryConsumer: string;
+  /**
+   * `<prefix>.hubs.v1.ping`: the hub roster. Every hub of the prefix, active or standby, answers a request here with
+   * its own `Health` (no queue group), so that one request collects the whole roster.
+   */
+  readonly hubsPing: string;
 }
 
 /** The names of the hub with `prefix`. */
@@ -72,6 +77,7 @@ export function hubNames(prefix: string = DEFAULT_PREFIX): HubNames {
     snapshotsBucket: `${P}_snapshots`,
     turnLocksBucket: `${P}_turn_locks`,
     deliveryConsumer: 'hub_delivery',
+    hubsPing: `${p}.hubs.${RPC_VERSION}.ping`,
   };
 }
 
