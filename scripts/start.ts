@@ -6,13 +6,18 @@
  * hub-service runs with `--auth-dir` and the API keys and issues each identity its own credentials; the demo's
  * agent-runner and person connect as the registrant, register with their API keys, and keep their issued
  * credentials in `.data/creds/<server>/<prefix>/`. It closes the channels an earlier unfinished run left open,
- * starts an agent-runner hosting the demo agents, runs one channel of each protocol as a human participant and prints
- * the transcripts. The stack keeps running until Ctrl-C, and says where its URL, credentials and API keys are
- * (`--exit` stops it after the demo). Logs of the services go to .data/logs/. It can be run again in any state the
- * last run left.
+ * starts an agent-runner hosting the demo agents, builds the web console (when its build is older than its sources)
+ * and starts the bridge serving it on 127.0.0.1:8787 (a free port when 8787 is taken), then runs one channel of each
+ * protocol as a human participant and prints the transcripts. The bridge's files are in `.data/auth/`: the people file
+ * (`bridge-people.json`, the demo's person only, with the key the hub admits it with), the secret and the operator key
+ * (random once, kept); the demo's person is registered with the key the bridge derives for it, so whoever signs in
+ * to the console as `you` is the demo's person. The stack keeps running until Ctrl-C, and says where the console, its
+ * sign-in link, the URL, credentials and API keys are (`--exit` stops it after the demo). Logs of the services go to
+ * .data/logs/. It can be run again in any state the last run left.
  *
  * `--insecure` runs everything without authentication, as NATS does by default: anyone who reaches the server can
- * act as anyone. For experiments only; it says so loudly.
+ * act as anyone (the bridge still asks the person's key, kept in `.data/bridge/`). For experiments only; it says so
+ * loudly.
  */
 import { DEFAULT_PREFIX } from '@ag2net/protocol';
 import type { NatsServer } from '@ag2net/test-support';
@@ -20,6 +25,8 @@ import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { credsServerKey, prepareStackAuth, type StackAuth } from './stack/auth.js';
+import { INSECURE_BRIDGE_DIR, prepareBridgeFiles, startStackBridge } from './stack/bridge.js';
+import { buildConsole } from './stack/console.js';
 import { DEMO_AGENTS, DEMO_PERSON, runDemo } from './stack/demo.js';
 import { closeLeftoverChannels } from './stack/leftovers.js';
 import { NATS_PORT, placeLocalNats, startLocalNats } from './stack/nats.js';
@@ -52,6 +59,12 @@ const CONNECTION_ENV = [
   'AG2NET_API_KEYS',
   'AG2NET_AUTH_DIR',
   'AG2NET_OPEN_REGISTRATION',
+  'AG2NET_BRIDGE_SECRET',
+  'AG2NET_OPERATOR_KEY',
+  'AG2NET_ANONYMOUS_READ',
+  'AG2NET_BRIDGE_HOST',
+  'AG2NET_BRIDGE_PORT',
+  'AG2NET_BRIDGE_OPS_PORT',
 ] as const;
 
 async function main(): Promise<number> {
@@ -81,6 +94,8 @@ async function main(): Promise<number> {
 
   try {
     if (insecure) say(INSECURE_WARNING);
+    // First, while nothing runs yet: a console that does not build stops here.
+    await buildConsole({ root: ROOT, say });
     // With NATS_URL, a server someone else runs; otherwise one of our own, placed now (its port goes into the auth).
     const externalUrl = process.env['NATS_URL'] ?? '';
     const place = externalUrl === '' ? await placeLocalNats(dataDir) : null;
@@ -117,8 +132,19 @@ async function main(): Promise<number> {
         env,
       }),
     );
+    const bridgeFiles = await prepareBridgeFiles({
+      dir: auth?.dir ?? join(dataDir, INSECURE_BRIDGE_DIR),
+      personKey: auth === null ? null : (auth.apiKeys[DEMO_PERSON] ?? null),
+    });
     const demoAuth =
-      auth === null ? null : { creds: auth.registrantCreds, apiKeys: auth.apiKeys, credsDir: auth.credsDir };
+      auth === null
+        ? null
+        : {
+            creds: auth.registrantCreds,
+            apiKeys: auth.apiKeys,
+            credsDir: auth.credsDir,
+            personSeed: bridgeFiles.personSeed,
+          };
     const leftovers = await closeLeftoverChannels({ natsUrl, prefix, retryForMs: 30_000, auth: demoAuth });
     if (leftovers > 0) say(`· closed ${leftovers} channel(s) an earlier run left open`);
     say('· starting agent-runner with the demo agents');
@@ -145,6 +171,11 @@ async function main(): Promise<number> {
           ? process.env['AG2NET_LLM_BASE_URL']
           : 'the scripted offline model (set OPENAI_API_KEY, ANTHROPIC_API_KEY or AG2NET_LLM_BASE_URL for a real one)';
     say(`· agents answer with ${llm}`);
+    say('· starting the bridge (HTTP API and web console)');
+    const bridge = await startStackBridge({ root: ROOT, logDir, env, authDir: auth?.dir ?? null, files: bridgeFiles });
+    services.push(bridge.service);
+    if (bridge.movedFrom !== null) say(`· port ${bridge.movedFrom} is taken; the bridge listens on ${bridge.url}`);
+    say(`· web console  ${bridge.url}  (sign in: ${bridge.signInUrl})`);
     const started = Date.now();
     await runDemo({ natsUrl, prefix, say, turnTimeoutMs: 120_000, auth: demoAuth });
     say(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s. Logs: ${shown(logDir)}/`);
@@ -152,7 +183,13 @@ async function main(): Promise<number> {
       await stopAll();
       return 0;
     }
-    printNextSteps({ say, natsUrl, prefix, auth: auth === null ? null : { ...auth, shown } });
+    printNextSteps({
+      say,
+      natsUrl,
+      prefix,
+      auth: auth === null ? null : { ...auth, shown },
+      console: { url: bridge.url, signInUrl: bridge.signInUrl, operatorKeyFile: shown(bridgeFiles.operatorKeyFile) },
+    });
     if (insecure) say(INSECURE_WARNING);
     await new Promise(() => undefined);
     return 0;

@@ -1,5 +1,6 @@
 import { HubClient, type Channel, type HumanClient } from '@ag2net/client';
 import { join } from 'node:path';
+import { ensurePersonKey } from './person-key.js';
 import { FromSpeaker, ToolCalled, AgentTarget, Transition, TransitionGraph, TerminateTarget } from '@ag2net/adapters';
 import {
   EV_CHANNEL_CLOSED,
@@ -25,11 +26,18 @@ export interface DemoAuth {
   readonly apiKeys: Readonly<Record<string, string>>;
   /** Where the person's issued credentials are kept (`you.creds`) and reused on the next run. */
   readonly credsDir: string;
+  /**
+   * The person's nkey seed: the one the bridge derives for it from its secret (`personSeed`), so that the person
+   * who signs in to the web console is the demo's person, with its channels. Without it the person gets a key of its
+   * own the first time (and a bridge cannot attach it).
+   */
+  readonly personSeed?: string;
 }
 
 /**
  * Connects to the stack and attaches the demo's person: on an insecure stack over the shared connection; on a
- * secured one as the registrant, registering the person with its API key the first time and reconnecting with the
+ * secured one as the registrant, registering the person with its API key and the bridge's key for it the first time
+ * (`ensurePersonKey`, which also moves a person registered with another key to that one) and reconnecting with the
  * credentials it kept on every later run. The person's own connection (`you.hub`) is the one the demo works on.
  */
 export async function connectPerson(options: {
@@ -49,8 +57,12 @@ export async function connectPerson(options: {
     if (auth === null) return { hub, you: await hub.attachHuman(DEMO_PERSON, { passport: { name: DEMO_PERSON } }) };
     const token = auth.apiKeys[DEMO_PERSON];
     if (token === undefined) throw new Error(`no API key for ${DEMO_PERSON}`);
+    const credsPath = join(auth.credsDir, `${DEMO_PERSON}.creds`);
+    if (auth.personSeed !== undefined) {
+      await ensurePersonKey({ hub, name: DEMO_PERSON, apiKey: token, seed: auth.personSeed, credsPath });
+    }
     const you = await hub.attachHuman(DEMO_PERSON, {
-      credsPath: join(auth.credsDir, `${DEMO_PERSON}.creds`),
+      credsPath,
       passport: { name: DEMO_PERSON, kind: 'human', auth: { scheme: 'api_key', claim: { token } } },
     });
     return { hub, you };

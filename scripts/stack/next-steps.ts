@@ -17,11 +17,21 @@ export interface NextStepsOptions {
   readonly prefix: string;
   /** The stack's credentials, `null` on an insecure stack; `shown` shortens a path for display. */
   readonly auth: (StackAuth & { readonly shown: (path: string) => string }) | null;
+  /** The web console: its URL, the demo person's sign-in link, and the operator key's file as shown. */
+  readonly console: { readonly url: string; readonly signInUrl: string; readonly operatorKeyFile: string };
+}
+
+/** The lines that say where the web console is and how to sign in to it. */
+function printConsole(say: (line: string) => void, web: NextStepsOptions['console']): void {
+  say('the web console (docs/bridge.md):');
+  say(`  console         ${web.url}`);
+  say(`  sign in as you  ${web.signInUrl}`);
+  say(`  operator key    ${web.operatorKeyFile}  (sign in as $operator with it: every channel, the audit trail)`);
 }
 
 /**
- * What `npm start` prints once the demo ran and the stack keeps running: where the stack is, where its credentials
- * and API keys are, and the two lines that run README.md's SDK example against it. The `export` line names absolute
+ * What `npm start` prints once the demo ran and the stack keeps running: where the stack is, the web console and how
+ * to sign in to it, where its credentials and API keys are, and the two lines that run README.md's SDK example against it. The `export` line names absolute
  * paths, so it works from any directory.
  */
 export function printNextSteps(options: NextStepsOptions): void {
@@ -29,6 +39,7 @@ export function printNextSteps(options: NextStepsOptions): void {
   const prefixVar = prefix === DEFAULT_PREFIX ? '' : ` AG2NET_PREFIX=${prefix}`;
   if (auth === null) {
     say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}), without authentication; press Ctrl-C to stop.`);
+    printConsole(say, options.console);
     say('next, in another terminal, run the SDK example of README.md against it:');
     say(`  export NATS_URL=${natsUrl}${prefixVar}`);
     say(`  ${README_EXAMPLE_COMMAND}`);
@@ -36,6 +47,7 @@ export function printNextSteps(options: NextStepsOptions): void {
   }
   const { shown } = auth;
   say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}); press Ctrl-C to stop.`);
+  printConsole(say, options.console);
   say('every connection needs credentials (docs/security.md):');
   say(`  NATS URL        ${natsUrl}`);
   say(`  operator        ${shown(auth.adminCreds)}  (reads everything; e.g. nats --creds <it> stream ls)`);
