@@ -1,4 +1,5 @@
 /** HTTP helpers of the bridge tests: JSON calls with a bearer token, and a Server-Sent Events reader. */
+import { request } from 'node:http';
 import type { ReadableStreamReadResult } from 'node:stream/web';
 
 export interface JsonReply {
@@ -23,6 +24,43 @@ export async function call(
   });
   const text = await res.text();
   return { status: res.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
+}
+
+/**
+ * Like `call`, on a connection of its own that is closed after the answer: for a request the bridge answers before
+ * reading its whole body (413), whose connection must not carry the next request.
+ */
+export function callOnce(
+  base: string,
+  path: string,
+  init: { token?: string; body: string; contentType?: string },
+): Promise<JsonReply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${base}${path}`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': init.contentType ?? 'application/json',
+          'content-length': Buffer.byteLength(init.body),
+          ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, body: text === '' ? null : (JSON.parse(text) as unknown) });
+        });
+        res.on('error', reject);
+      },
+    );
+    // The bridge may answer and close before the body is all sent: the answer is what counts.
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }
 
 export interface SseEvent {
