@@ -1,0 +1,70 @@
+/**
+ * Steps of the web console's browser tests, written against the console's stable hooks (docs/bridge.md, "Web
+ * console"): `data-testid`s, nav link texts and form field names. Every wait is Playwright's own (auto-waiting
+ * locators, `waitForFunction`) with an explicit timeout; none sleeps.
+ */
+import type { Locator, Page } from 'playwright-core';
+import { UI_TIMEOUT_MS } from './browser.js';
+
+/** Signs in on the sign-in form and waits until the shell shows who is signed in. */
+export async function signInWithForm(page: Page, name: string, key: string): Promise<void> {
+  const form = page.getByTestId('signin');
+  await form.locator('input[name="name"]').fill(name);
+  await form.locator('input[name="api_key"]').fill(key);
+  await form.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('whoami').waitFor({ timeout: UI_TIMEOUT_MS });
+}
+
+/** Follows one of the shell's nav links (`Agents`, `Channels`, `Tasks`, `Audit`, `Hub`). */
+export async function navigate(page: Page, link: 'Agents' | 'Channels' | 'Tasks' | 'Audit' | 'Hub'): Promise<void> {
+  await page.locator('nav').getByRole('link', { name: link, exact: true }).click();
+}
+
+/** The value of `attribute` on every element `locator` matches now, in document order. */
+export async function attributesOf(locator: Locator, attribute: string): Promise<(string | null)[]> {
+  return Promise.all((await locator.all()).map((element) => element.getAttribute(attribute)));
+}
+
+/** The page's hash (`#/channels`, …), as its URL says now. */
+export function hashOf(page: Page): string {
+  return new URL(page.url()).hash;
+}
+
+/**
+ * Waits until the page's hash is `hash` exactly (or matches it, for a RegExp); resolves with the hash. The test runs
+ * in the page as a string: this project's type checking has no DOM library.
+ */
+export async function waitForHash(page: Page, hash: string | RegExp): Promise<string> {
+  const test =
+    typeof hash === 'string'
+      ? `window.location.hash === ${JSON.stringify(hash)}`
+      : `new RegExp(${JSON.stringify(hash.source)}).test(window.location.hash)`;
+  await page.waitForFunction(test, undefined, { timeout: UI_TIMEOUT_MS });
+  return hashOf(page);
+}
+
+/** Goes to a view by changing the hash only, as a link in the console does (the page and its session stay). */
+export async function goToHash(page: Page, hash: string): Promise<void> {
+  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+  await waitForHash(page, hash);
+}
+
+/** Selects the transcript's envelopes with these attributes (`data-kind`, `data-sender`, `data-event-type`, …). */
+export function envelopes(page: Page, attributes: Readonly<Record<string, string>> = {}): Locator {
+  const filters = Object.entries(attributes)
+    .map(([name, value]) => `[data-${name}="${value}"]`)
+    .join('');
+  return page.getByTestId('transcript').locator(`[data-testid="envelope"]${filters}`);
+}
+
+/** Waits for the first element `locator` matches to hold `text`, and resolves with its whole text. */
+export async function waitForText(locator: Locator, text: string): Promise<string> {
+  const match = locator.filter({ hasText: text }).first();
+  await match.waitFor({ timeout: UI_TIMEOUT_MS });
+  return (await match.textContent()) ?? '';
+}
+
+/** Waits until the channel page's header shows `state` (`data-state`). */
+export async function waitForChannelState(page: Page, state: string): Promise<void> {
+  await page.locator(`[data-testid="channel-header"][data-state="${state}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+}
