@@ -31,6 +31,7 @@ export default defineConfig({
             'hub-service/src/**/*.test.ts',
             'agent-runner/src/**/*.test.ts',
             'bridge/src/**/*.test.ts',
+            'bridge/console/src/**/*.test.ts',
             'cli/src/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],

@@ -1,0 +1,99 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { relativeTime, parseTime } from './logic/time.js';
+
+/** The error alert every refused or failed request shows: the code and the message. */
+export function ErrorAlert(props: { error: { code: string; message: string } | null; onDismiss?: () => void }) {
+  if (props.error === null) return null;
+  return (
+    <div class="alert" role="alert" data-testid="error">
+      <span class="alert-icon" aria-hidden="true">
+        ⚠
+      </span>
+      <span>
+        <strong>{props.error.code}</strong>: {props.error.message}
+      </span>
+      {props.onDismiss === undefined ? null : (
+        <button type="button" class="link-button" onClick={props.onDismiss} aria-label="Dismiss">
+          ✕
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** Re-renders every `ms` so that relative times stay true. */
+export function useNow(ms = 5000): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}
+
+/** "3 min ago" with the exact time in the title. */
+export function Time(props: { at: string | null | undefined; now: number; empty?: string }) {
+  const ms = parseTime(props.at);
+  if (ms === null) return <span class="muted">{props.empty ?? '—'}</span>;
+  return (
+    <time dateTime={props.at ?? ''} title={new Date(ms).toLocaleString()}>
+      {relativeTime(ms, props.now)}
+    </time>
+  );
+}
+
+const STATE_TONES: Readonly<Record<string, string>> = {
+  active: 'ok',
+  running: 'ok',
+  completed: 'ok',
+  pending: 'wait',
+  created: 'wait',
+  closing: 'wait',
+  closed: 'off',
+  expired: 'bad',
+  failed: 'bad',
+  cancelled: 'off',
+  standby: 'off',
+};
+
+/** A state as a coloured badge. */
+export function Badge(props: { value: string; tone?: string }) {
+  return <span class={`badge badge-${props.tone ?? STATE_TONES[props.value] ?? 'off'}`}>{props.value}</span>;
+}
+
+/** What an empty list says: what it is and what to do. */
+export function Empty(props: { children: ComponentChildren }) {
+  return <p class="empty">{props.children}</p>;
+}
+
+export function Loading() {
+  return <p class="muted">Loading…</p>;
+}
+
+/** A view's title row, with actions on the right. */
+export function ViewHeader(props: { title: ComponentChildren; children?: ComponentChildren }) {
+  return (
+    <div class="view-header">
+      <h1>{props.title}</h1>
+      <div class="actions">{props.children}</div>
+    </div>
+  );
+}
+
+/** Polls `load` every `ms` (and at once), until unmounted or the dependencies change. */
+export function usePoll(load: () => Promise<void>, ms: number, deps: readonly unknown[]): void {
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async (): Promise<void> => {
+      await load();
+      if (!stopped) timer = setTimeout(() => void tick(), ms);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+    };
+  }, deps);
+}

@@ -1,0 +1,28 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Api } from './api.js';
+import type { Passport, Session } from './api-types.js';
+
+/** What every view of a signed-in console reads: the API as the person, who they are, names, the error alert. */
+export interface Console {
+  readonly api: Api;
+  readonly session: Session;
+  /** The person's agent id; `null` for the operator (and until `/v1/me` answered). */
+  readonly myId: string | null;
+  /** Every passport of the directory, by name. */
+  readonly agents: readonly Passport[];
+  /** The directory's name for an id (never `you`: callers decide that); an unknown id shows shortened. */
+  readonly nameOf: (id: string) => string;
+  /** Looks up ids the directory did not list (say, an agent that registered since). */
+  readonly learn: (ids: readonly string[]) => void;
+  /** Shows a failure in the error alert (`null` clears it). */
+  readonly reportError: (err: unknown) => void;
+}
+
+export const ConsoleContext = createContext<Console | null>(null);
+
+export function useConsole(): Console {
+  const value = useContext(ConsoleContext);
+  if (value === null) throw new Error('useConsole outside a signed-in console');
+  return value;
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import type { Envelope } from '../api-types.js';
+
+/** How the transcript shows an envelope (the `data-kind` of its line). */
+export type EnvelopeKind = 'message' | 'event' | 'violation' | 'failure';
+
+export const EV_TEXT = 'ag2.msg.text';
+export const EV_PACKET = 'ag2.packet';
+export const EV_INVITE = 'ag2.channel.invite';
+export const EV_INVITE_ACK = 'ag2.channel.invite.ack';
+export const EV_VIOLATED = 'ag2.expectation.violated';
+export const EV_TURN_FAILED = 'ag2.turn.failed';
+
+/** Texts and packets are messages; a violated expectation and a failed turn are marked; the rest are events. */
+export function envelopeKind(eventType: string): EnvelopeKind {
+  switch (eventType) {
+    case EV_TEXT:
+    case EV_PACKET:
+      return 'message';
+    case EV_VIOLATED:
+      return 'violation';
+    case EV_TURN_FAILED:
+      return 'failure';
+    default:
+      return 'event';
+  }
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+const RecordSchema = z.record(z.string(), z.unknown());
+
+function record(value: unknown): Record<string, unknown> {
+  const parsed = RecordSchema.safeParse(value);
+  return parsed.success ? parsed.data : {};
+}
+
+/** A packet's handoff or finish, when it routes: `{ kind: 'handoff', tool, reason, target }`. */
+export function packetRouting(envelope: Pick<Envelope, 'event_type' | 'event_data'>): {
+  kind: string;
+  tool: string;
+  reason: string;
+} | null {
+  if (envelope.event_type !== EV_PACKET) return null;
+  const routing = record(envelope.event_data['routing']);
+  const kind = str(routing['kind']);
+  if (kind === '' || kind === 'text') return null;
+  return { kind, tool: str(routing['tool']), reason: str(routing['reason']) };
+}
+
+/** The words a message line shows: a text's text, a packet's body. */
+export function messageText(envelope: Pick<Envelope, 'event_type' | 'event_data'>): string {
+  if (envelope.event_type === EV_TEXT) return str(envelope.event_data['text']);
+  if (envelope.event_type === EV_PACKET) return str(envelope.event_data['body']);
+  return '';
+}
+
+/** Short names of the channel protocol's events, for the compact system lines. */
+const EVENT_LABELS: Readonly<Record<string, string>> = {
+  'ag2.channel.invite': 'invited',
+  'ag2.channel.invite.ack': 'accepted the invite',
+  'ag2.channel.invite.reject': 'declined the invite',
+  'ag2.channel.opened': 'channel opened',
+  'ag2.channel.closed': 'channel closed',
+  'ag2.channel.expired': 'channel expired',
+  'ag2.context.set': 'context changed',
+  'ag2.task.cancel_request': 'asked to cancel a task',
+  'ag2.task.cancelled': 'task cancelled',
+};
+
+/**
+ * One line describing a non-message envelope: the event's name and what it carries that matters (a close reason,
+ * the violated expectation and who violated it, the failed turn's reason). `nameOf` turns ids into names.
+ */
+export function eventSummary(
+  envelope: Pick<Envelope, 'event_type' | 'event_data'>,
+  nameOf: (id: string) => string,
+): string {
+  const data = envelope.event_data;
+  switch (envelopeKind(envelope.event_type)) {
+    case 'violation': {
+      const violators = Array.isArray(data['violators']) ? data['violators'].map((v) => nameOf(str(v))) : [];
+      const who = violators.length > 0 ? ` by ${violators.join(', ')}` : '';
+      return `expectation ${str(data['expectation']) || '(unnamed)'} violated${who}`;
+    }
+    case 'failure': {
+      const code = str(data['code']);
+      return `turn failed${str(data['agent_name']) === '' ? '' : ` for ${str(data['agent_name'])}`}: ${
+        str(data['reason']) || 'no reason given'
+      }${code === '' ? '' : ` (${code})`}`;
+    }
+    case 'message':
+      return messageText(envelope);
+    case 'event':
+      break;
+  }
+  const label = EVENT_LABELS[envelope.event_type] ?? envelope.event_type;
+  const reason = str(data['reason']);
+  if (envelope.event_type === 'ag2.context.set') {
+    const keys = Object.keys(record(data['set']));
+    const deleted = Array.isArray(data['delete']) ? data['delete'].map(str) : [];
+    const parts = [...keys.map((k) => `set ${k}`), ...deleted.map((k) => `deleted ${k}`)];
+    return parts.length > 0 ? `${label}: ${parts.join(', ')}` : label;
+  }
+  return reason === '' ? label : `${label}: ${reason}`;
+}
+
+/** Whether the envelope is seen by some of the channel only (an audience is set). */
+export function isPrivate(envelope: Pick<Envelope, 'audience'>): boolean {
+  return envelope.audience !== null;
+}

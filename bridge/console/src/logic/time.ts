@@ -1,0 +1,31 @@
+/** "3 min ago", "in 2 h", "just now": `at` relative to `now`, both epoch milliseconds. */
+export function relativeTime(at: number, now: number): string {
+  const seconds = Math.round((at - now) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 5) return 'just now';
+  const [value, unit] =
+    abs < 60
+      ? [abs, 's']
+      : abs < 3600
+        ? [Math.floor(abs / 60), 'min']
+        : abs < 86_400
+          ? [Math.floor(abs / 3600), 'h']
+          : [Math.floor(abs / 86_400), 'd'];
+  return seconds < 0 ? `${value} ${unit} ago` : `in ${value} ${unit}`;
+}
+
+/** A duration in seconds as "45 s", "12 min", "3 h", "2 d" (floored). */
+export function shortDuration(seconds: number): string {
+  const abs = Math.max(0, Math.floor(seconds));
+  if (abs < 60) return `${abs} s`;
+  if (abs < 3600) return `${Math.floor(abs / 60)} min`;
+  if (abs < 86_400) return `${Math.floor(abs / 3600)} h`;
+  return `${Math.floor(abs / 86_400)} d`;
+}
+
+/** Epoch milliseconds of an ISO timestamp; `null` for empty or unparsable text. */
+export function parseTime(text: string | null | undefined): number | null {
+  if (text === null || text === undefined || text === '') return null;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : ms;
+}

@@ -1,0 +1,53 @@
+import type { Channel } from '../api-types.js';
+
+/** Whose turn it is in a channel: one participant, anyone (free chat), or nobody (ended, waiting for acks, done). */
+export type Turn =
+  | { readonly kind: 'agent'; readonly agentId: string }
+  | { readonly kind: 'anyone' }
+  | { readonly kind: 'none'; readonly why: string };
+
+const ENDED = new Set(['closing', 'closed', 'expired']);
+
+function roleHolder(channel: Pick<Channel, 'participants'>, role: string): string | null {
+  return channel.participants.find((p) => p.role === role)?.agent_id ?? null;
+}
+
+/**
+ * Reads the next speaker from a channel's adapter state, per adapter: `consulting` (the initiator asks, then the
+ * respondent answers, then nobody), `discussion` and `workflow` (`expected_next_speaker`, `null` once a workflow
+ * terminated), `conversation` (anyone, any time). An adapter this console does not know: `expected_next_speaker`
+ * when its state has one, else nobody in particular. `state` is `null` when the caller may not see it.
+ */
+export function whoseTurn(
+  channel: Pick<Channel, 'state' | 'participants' | 'manifest'>,
+  state: Readonly<Record<string, unknown>> | null,
+): Turn {
+  if (ENDED.has(channel.state)) return { kind: 'none', why: channel.state };
+  if (channel.state === 'pending') return { kind: 'none', why: 'waiting for invitees' };
+  if (channel.manifest.type === 'conversation') return { kind: 'anyone' };
+  if (state === null) return { kind: 'none', why: 'unknown' };
+  if (channel.manifest.type === 'consulting') {
+    const who =
+      state['initiator_sent'] !== true
+        ? roleHolder(channel, 'initiator')
+        : state['respondent_replied'] !== true
+          ? roleHolder(channel, 'respondent')
+          : null;
+    return who === null ? { kind: 'none', why: 'answered' } : { kind: 'agent', agentId: who };
+  }
+  const next = state['expected_next_speaker'];
+  if (typeof next === 'string' && next !== '') return { kind: 'agent', agentId: next };
+  return { kind: 'none', why: channel.manifest.type === 'workflow' ? 'finished' : 'nobody' };
+}
+
+/** The turn as the channel list and header say it: a name, `you`, `anyone`, or why nobody. */
+export function turnLabel(turn: Turn, nameOf: (id: string) => string, me: string | null): string {
+  switch (turn.kind) {
+    case 'agent':
+      return turn.agentId === me ? 'you' : nameOf(turn.agentId);
+    case 'anyone':
+      return 'anyone';
+    case 'none':
+      return `— (${turn.why})`;
+  }
+}

@@ -1,0 +1,101 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Resume } from '../api-types.js';
+import { Badge, Empty, ViewHeader } from '../components.js';
+import { useConsole } from '../context.js';
+
+/** The agent directory: every registered identity with its kind, capabilities and summary. */
+export function AgentsView() {
+  const { api, agents } = useConsole();
+  const [resumes, setResumes] = useState<ReadonlyMap<string, Resume>>(new Map());
+  const [filter, setFilter] = useState('');
+  const [kind, setKind] = useState('');
+
+  useEffect(() => {
+    let stopped = false;
+    for (const a of agents) {
+      const id = a.agent_id;
+      if (id === null || resumes.has(id)) continue;
+      api.resume(id).then(
+        (reply) => {
+          if (!stopped) setResumes((m) => new Map(m).set(id, reply.resume));
+        },
+        () => {},
+      );
+    }
+    return () => {
+      stopped = true;
+    };
+  }, [agents, api]);
+
+  const text = filter.trim().toLowerCase();
+  const shown = agents.filter((a) => {
+    const resume = a.agent_id === null ? undefined : resumes.get(a.agent_id);
+    const haystack = [a.name, resume?.summary ?? '', ...(resume?.claimed_capabilities ?? [])].join(' ').toLowerCase();
+    return (kind === '' || (a.kind ?? 'agent') === kind) && (text === '' || haystack.includes(text));
+  });
+  const kinds = [...new Set(agents.map((a) => a.kind ?? 'agent'))].sort();
+
+  return (
+    <section>
+      <ViewHeader title="Agents">
+        <input
+          type="search"
+          name="query"
+          placeholder="Filter by name or capability"
+          value={filter}
+          onInput={(e) => setFilter(e.currentTarget.value)}
+        />
+        <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)} aria-label="Kind">
+          <option value="">any kind</option>
+          {kinds.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
+        </select>
+      </ViewHeader>
+      {agents.length === 0 ? (
+        <Empty>No agents registered yet — start agent-runner (npm start does) and they appear here.</Empty>
+      ) : shown.length === 0 ? (
+        <Empty>No agent matches the filter.</Empty>
+      ) : (
+        <table class="table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Kind</th>
+              <th>Capabilities</th>
+              <th>Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((a) => {
+              const resume = a.agent_id === null ? undefined : resumes.get(a.agent_id);
+              const href = `#/agents/${encodeURIComponent(a.agent_id ?? a.name)}`;
+              return (
+                <tr key={a.agent_id ?? a.name} data-testid="agent-row" data-agent-name={a.name}>
+                  <td>
+                    <a href={href}>
+                      <strong>{a.name}</strong>
+                    </a>
+                  </td>
+                  <td>
+                    <Badge value={a.kind ?? 'agent'} tone={a.kind === 'human' ? 'wait' : 'info'} />
+                  </td>
+                  <td>
+                    {(resume?.claimed_capabilities ?? []).map((c) => (
+                      <span key={c} class="chip">
+                        {c}
+                      </span>
+                    ))}
+                  </td>
+                  <td class="muted clamp">{resume?.summary ?? ''}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,187 @@
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import type { AuditRecord } from '../api-types.js';
+import { Empty, Loading, Time, usePoll, useNow, ViewHeader } from '../components.js';
+import { useConsole } from '../context.js';
+
+/** Audit kinds the hub writes (the set is open: kinds seen in the trail are offered too). */
+const KNOWN_KINDS = [
+  'agent_registered',
+  'agent_unregistered',
+  'channel_created',
+  'channel_closed',
+  'channel_expired',
+  'delivery_dead_lettered',
+  'expectation_violated',
+  'quarantined',
+  'resume_set',
+  'rule_set',
+  'skill_set',
+  'task_event',
+  'task_terminated',
+  'turn_failed',
+  'violation_handler_failed',
+];
+const SHOWN_FIELDS = new Set(['id', 'kind', 'at']);
+
+/** The audit trail with kind, channel and agent filters (the operator's; people see a note). */
+export function AuditView() {
+  const { session } = useConsole();
+  if (!session.operator) {
+    return (
+      <section>
+        <div class="view-header">
+          <h1>Audit</h1>
+        </div>
+        <Empty>The audit trail is for operators only: sign in as $operator with the operator key to read it.</Empty>
+      </section>
+    );
+  }
+  return <AuditTrail />;
+}
+
+function AuditTrail() {
+  const { api, agents, nameOf, reportError } = useConsole();
+  const now = useNow(10_000);
+  const [records, setRecords] = useState<readonly AuditRecord[] | null>(null);
+  const [kind, setKind] = useState('');
+  const [channel, setChannel] = useState('');
+  const [agent, setAgent] = useState('');
+  const [open, setOpen] = useState<string | null>(null);
+  const [raw, setRaw] = useState(false);
+  const [seenKinds, setSeenKinds] = useState<readonly string[]>(KNOWN_KINDS);
+
+  usePoll(
+    async () => {
+      try {
+        const page = await api.audit({ kinds: kind, channel_id: channel.trim(), agent_id: agent });
+        setRecords(page.records);
+        setSeenKinds((known) => [...new Set([...known, ...page.records.map((r) => r.kind)])].sort());
+      } catch (err) {
+        reportError(err);
+      }
+    },
+    5000,
+    [api, kind, channel, agent],
+  );
+
+  const describe = (key: string, value: unknown): string => {
+    if (typeof value === 'string') return /(^|_)id$/.test(key) || key === 'creator_id' ? `${nameOf(value)}` : value;
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+      return value.map((v) => nameOf(v)).join(', ');
+    return JSON.stringify(value);
+  };
+
+  return (
+    <section>
+      <ViewHeader title="Audit">
+        <select name="kind" aria-label="Kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+          <option value="">any kind</option>
+          {seenKinds.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
+        </select>
+        <select name="agent" aria-label="Agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
+          <option value="">any agent</option>
+          {agents
+            .filter((a) => a.agent_id !== null)
+            .map((a) => (
+              <option key={a.agent_id} value={a.agent_id ?? ''}>
+                {a.name}
+              </option>
+            ))}
+        </select>
+        <input
+          name="channel"
+          placeholder="Channel id"
+          aria-label="Channel id"
+          value={channel}
+          onChange={(e) => setChannel(e.currentTarget.value)}
+        />
+        <button type="button" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
+          Raw JSON
+        </button>
+      </ViewHeader>
+      {records === null ? (
+        <Loading />
+      ) : records.length === 0 ? (
+        <Empty>
+          No audit records match — the hub writes one when agents register, channels close or rules are broken.
+        </Empty>
+      ) : (
+        <table class="table">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Kind</th>
+              <th>Channel</th>
+              <th>Agent</th>
+              <th>Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...records].reverse().map((r) => {
+              const channelId = typeof r['channel_id'] === 'string' ? r['channel_id'] : null;
+              const agentId = typeof r['agent_id'] === 'string' ? r['agent_id'] : null;
+              const reason = typeof r['reason'] === 'string' ? r['reason'] : '';
+              const expanded = open === r.id;
+              return (
+                <Fragment key={r.id}>
+                  <tr
+                    data-testid="audit-row"
+                    data-kind={r.kind}
+                    class={`clickable${r.kind.includes('violat') || r.kind.includes('dead') ? ' row-bad' : ''}`}
+                    aria-expanded={expanded}
+                    onClick={() => setOpen(expanded ? null : r.id)}
+                  >
+                    <td>
+                      <Time at={r.at} now={now} />
+                    </td>
+                    <td>
+                      <span class="chip">{r.kind}</span>
+                    </td>
+                    <td>
+                      {channelId === null ? (
+                        <span class="muted">—</span>
+                      ) : (
+                        <a class="mono" href={`#/channels/${encodeURIComponent(channelId)}`}>
+                          {channelId.slice(0, 8)}
+                        </a>
+                      )}
+                    </td>
+                    <td>{agentId === null ? <span class="muted">—</span> : nameOf(agentId)}</td>
+                    <td class="clamp">{reason}</td>
+                  </tr>
+                  {expanded ? (
+                    <tr class="details">
+                      <td colSpan={5}>
+                        {raw ? (
+                          <pre class="raw">{JSON.stringify(r, null, 2)}</pre>
+                        ) : (
+                          <dl class="fields">
+                            {Object.entries(r)
+                              .filter(([k]) => !SHOWN_FIELDS.has(k))
+                              .map(([k, v]) => (
+                                <Fragment key={k}>
+                                  <dt>{k}</dt>
+                                  <dd>{describe(k, v)}</dd>
+                                </Fragment>
+                              ))}
+                            <dt>record id</dt>
+                            <dd class="mono">{r.id}</dd>
+                          </dl>
+                        )}
+                      </td>
+                    </tr>
+                  ) : null}
+                </Fragment>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,205 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { describeError } from '../api.js';
+import type { Channel, Envelope } from '../api-types.js';
+import { Badge, ErrorAlert, Loading, Time, useNow } from '../components.js';
+import { useConsole } from '../context.js';
+import { EV_INVITE, EV_INVITE_ACK } from '../logic/envelopes.js';
+import { relativeTime, parseTime } from '../logic/time.js';
+import { turnLabel, whoseTurn } from '../logic/turn.js';
+import { envelopeOfEvent, streamError } from '../stream.js';
+import { Composer } from './composer.js';
+import { Transcript } from './transcript.js';
+import { WorkflowGraph } from './workflow-graph.js';
+
+const ENDED = new Set(['closing', 'closed', 'expired']);
+
+/** One channel: its header and whose turn, the transcript live, the composer, and a workflow's graph. */
+export function ChannelView(props: { channelId: string }) {
+  const { api, session, myId, nameOf, learn } = useConsole();
+  const now = useNow(5000);
+  const id = props.channelId;
+  const [channel, setChannel] = useState<Channel | null>(null);
+  const [state, setState] = useState<Record<string, unknown> | null>(null);
+  const [envelopes, setEnvelopes] = useState<ReadonlyMap<number, Envelope>>(new Map());
+  const [raw, setRaw] = useState(false);
+  const [error, setError] = useState<{ code: string; message: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const refreshing = useRef(false);
+
+  const refresh = useCallback(async () => {
+    if (refreshing.current) return;
+    refreshing.current = true;
+    try {
+      const [meta, adapter] = await Promise.all([api.channel(id), api.channelState(id)]);
+      setChannel(meta.channel);
+      setState(adapter.state);
+      learn(meta.channel.participants.map((p) => p.agent_id));
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      refreshing.current = false;
+    }
+  }, [api, id, learn]);
+
+  useEffect(() => {
+    void refresh();
+    const timer = setInterval(() => void refresh(), 3000);
+    return () => clearInterval(timer);
+  }, [refresh]);
+
+  // The log live from its first envelope; EventSource resumes after a drop with Last-Event-ID by itself.
+  useEffect(() => {
+    const source = new EventSource(api.streamUrl(`/v1/channels/${encodeURIComponent(id)}/stream`, { since: 1 }));
+    source.addEventListener('envelope', (event) => {
+      const envelope = envelopeOfEvent(event);
+      if (envelope?.sequence === undefined) return;
+      const sequence = envelope.sequence;
+      setEnvelopes((m) => (m.has(sequence) ? m : new Map(m).set(sequence, envelope)));
+      learn([envelope.sender_id, ...(envelope.audience ?? [])]);
+      void refresh();
+    });
+    source.addEventListener('error', (event) => {
+      const failure = streamError(event);
+      if (failure !== null) setError(failure);
+      else if (source.readyState === EventSource.CLOSED) {
+        setError({ code: 'unavailable', message: 'the live transcript stopped; reload the page to follow it again' });
+      }
+    });
+    return () => source.close();
+  }, [api, id]);
+
+  const list = useMemo(
+    () => [...envelopes.values()].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0)),
+    [envelopes],
+  );
+
+  if (channel === null) return error === null ? <Loading /> : <ErrorAlert error={error} />;
+
+  const ended = ENDED.has(channel.state);
+  const turn = whoseTurn(channel, state);
+  const invited = myId !== null && channel.pending_acks.includes(myId);
+  const isParticipant = myId !== null && channel.participants.some((p) => p.agent_id === myId);
+  const expires = parseTime(channel.expires_at);
+
+  const act = async (what: () => Promise<unknown>): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await what();
+      await refresh();
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const acceptInvite = (): Promise<void> => {
+    const invite = list
+      .filter((e) => e.event_type === EV_INVITE && (e.audience === null || e.audience.includes(myId ?? '')))
+      .pop();
+    return act(() =>
+      api.post(id, {
+        event_type: EV_INVITE_ACK,
+        event_data: { channel_id: id },
+        ...(invite === undefined || invite.envelope_id === '' ? {} : { causation_id: invite.envelope_id }),
+      }),
+    );
+  };
+
+  return (
+    <section class="channel-page">
+      <p class="crumbs">
+        <a href="#/channels">Channels</a> /
+      </p>
+      <div
+        class="card channel-header"
+        data-testid="channel-header"
+        data-state={channel.state}
+        data-type={channel.manifest.type}
+      >
+        <div class="channel-title">
+          <h1>
+            {channel.manifest.type} <span class="mono muted small">{channel.channel_id}</span>
+          </h1>
+          <Badge value={channel.state} />
+          {channel.close_reason === '' ? null : <span class="muted">({channel.close_reason})</span>}
+        </div>
+        <dl class="fields inline">
+          <dt>Participants</dt>
+          <dd>
+            {[...channel.participants]
+              .sort((a, b) => a.order - b.order)
+              .map((p) => `${p.agent_id === myId ? 'you' : nameOf(p.agent_id)} (${p.role})`)
+              .join(', ')}
+          </dd>
+          <dt>Whose turn</dt>
+          <dd data-testid="turn" class={turn.kind === 'agent' && turn.agentId === myId ? 'turn-mine' : ''}>
+            {turnLabel(turn, nameOf, myId)}
+          </dd>
+          <dt>Opened</dt>
+          <dd>
+            <Time at={channel.created_at} now={now} />
+          </dd>
+          <dt>TTL</dt>
+          <dd>
+            {expires === null ? (
+              'none'
+            ) : (
+              <span title={new Date(expires).toLocaleString()}>{relativeTime(expires, now)}</span>
+            )}
+          </dd>
+        </dl>
+        <div class="actions">
+          {invited ? (
+            <button
+              type="button"
+              class="primary"
+              data-testid="ack-invite"
+              disabled={busy}
+              onClick={() => void acceptInvite()}
+            >
+              Accept invite
+            </button>
+          ) : null}
+          {!ended && isParticipant && !session.operator ? (
+            <button
+              type="button"
+              class="danger"
+              data-testid="close-channel"
+              disabled={busy}
+              onClick={() => void act(() => api.closeChannel(id))}
+            >
+              Close channel
+            </button>
+          ) : null}
+          <button type="button" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
+            Raw JSON
+          </button>
+        </div>
+      </div>
+      <ErrorAlert error={error} onDismiss={() => setError(null)} />
+      {channel.manifest.type === 'workflow' ? (
+        <WorkflowGraph channel={channel} state={state} envelopes={list} myId={myId} nameOf={nameOf} />
+      ) : null}
+      <Transcript envelopes={list} now={now} raw={raw} myId={myId} nameOf={nameOf} />
+      {session.operator || ended || !isParticipant ? null : (
+        <Composer
+          disabled={busy}
+          onSend={(text) =>
+            api.post(id, { text }).then(
+              () => {
+                setError(null);
+                void refresh();
+                return true;
+              },
+              (err: unknown) => {
+                setError(describeError(err));
+                return false;
+              },
+            )
+          }
+        />
+      )}
+    </section>
+  );
+}

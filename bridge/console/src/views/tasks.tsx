@@ -1,0 +1,114 @@
+import { useState } from 'preact/hooks';
+import type { Task } from '../api-types.js';
+import { Badge, Empty, Loading, Time, usePoll, useNow, ViewHeader } from '../components.js';
+import { useConsole } from '../context.js';
+
+const STATES = ['created', 'running', 'completed', 'failed', 'expired', 'cancelled'];
+
+/** The tasks the caller may see (owned, or of their channels; every task for the operator), with filters. */
+export function TasksView() {
+  const { api, agents, myId, nameOf, learn, reportError } = useConsole();
+  const now = useNow(10_000);
+  const [tasks, setTasks] = useState<readonly Task[] | null>(null);
+  const [state, setState] = useState('');
+  const [agent, setAgent] = useState('');
+  const [channel, setChannel] = useState('');
+
+  usePoll(
+    async () => {
+      try {
+        const page = await api.tasks({ state, agent_id: agent, channel_id: channel.trim() });
+        setTasks(page.tasks);
+        learn(page.tasks.map((t) => t.owner_id));
+      } catch (err) {
+        reportError(err);
+      }
+    },
+    5000,
+    [api, state, agent, channel],
+  );
+
+  return (
+    <section>
+      <ViewHeader title="Tasks">
+        <select name="state" aria-label="State" value={state} onChange={(e) => setState(e.currentTarget.value)}>
+          <option value="">any state</option>
+          {STATES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <select name="agent" aria-label="Agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
+          <option value="">any agent</option>
+          {agents
+            .filter((a) => a.agent_id !== null)
+            .map((a) => (
+              <option key={a.agent_id} value={a.agent_id ?? ''}>
+                {a.name}
+              </option>
+            ))}
+        </select>
+        <input
+          name="channel"
+          placeholder="Channel id"
+          value={channel}
+          onChange={(e) => setChannel(e.currentTarget.value)}
+          aria-label="Channel id"
+        />
+      </ViewHeader>
+      {tasks === null ? (
+        <Loading />
+      ) : tasks.length === 0 ? (
+        <Empty>
+          {state !== '' || agent !== '' || channel !== ''
+            ? 'No task matches these filters.'
+            : 'No tasks yet — agents create them when they take on work.'}
+        </Empty>
+      ) : (
+        <table class="table">
+          <thead>
+            <tr>
+              <th>Task</th>
+              <th>State</th>
+              <th>Owner</th>
+              <th>Channel</th>
+              <th>Created</th>
+              <th>Completed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tasks.map((t) => (
+              <tr key={t.task_id} data-testid="task-row" data-state={t.state}>
+                <td>
+                  <strong>{t.spec.title || t.task_id}</strong>
+                  {t.spec.objective === '' ? null : <div class="muted clamp">{t.spec.objective}</div>}
+                  {t.error === null ? null : <div class="text-bad">{t.error}</div>}
+                </td>
+                <td>
+                  <Badge value={t.state} />
+                </td>
+                <td>{t.owner_id === myId ? 'you' : nameOf(t.owner_id)}</td>
+                <td>
+                  {t.channel_id === null ? (
+                    <span class="muted">—</span>
+                  ) : (
+                    <a class="mono" href={`#/channels/${encodeURIComponent(t.channel_id)}`}>
+                      {t.channel_id.slice(0, 8)}
+                    </a>
+                  )}
+                </td>
+                <td>
+                  <Time at={t.created_at} now={now} />
+                </td>
+                <td>
+                  <Time at={t.completed_at} now={now} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+import { useEffect, useRef } from 'preact/hooks';
+import type { Envelope } from '../api-types.js';
+import { Time } from '../components.js';
+import { envelopeKind, eventSummary, isPrivate, messageText, packetRouting } from '../logic/envelopes.js';
+
+const ICONS = { message: '', event: '•', violation: '⚠', failure: '✖' } as const;
+
+/** A channel's transcript: messages as bubbles, protocol events as compact lines, violations and failures marked. */
+export function Transcript(props: {
+  envelopes: readonly Envelope[];
+  now: number;
+  raw: boolean;
+  myId: string | null;
+  nameOf: (id: string) => string;
+}) {
+  const { envelopes, now, raw, myId, nameOf } = props;
+  const box = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  useEffect(() => {
+    const el = box.current;
+    if (el !== null && stick.current) el.scrollTop = el.scrollHeight;
+  }, [envelopes.length, raw]);
+
+  return (
+    <div
+      class="transcript"
+      data-testid="transcript"
+      ref={box}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+    >
+      {envelopes.length === 0 ? <p class="empty">Nothing said yet.</p> : null}
+      {envelopes.map((e) => {
+        const kind = envelopeKind(e.event_type);
+        const sender = nameOf(e.sender_id);
+        const mine = e.sender_id === myId;
+        const priv = isPrivate(e);
+        const audience = (e.audience ?? []).map((id) => (id === myId ? 'you' : nameOf(id)));
+        const routing = packetRouting(e);
+        return (
+          <div
+            key={e.sequence ?? e.envelope_id}
+            class={`env env-${kind}${mine ? ' env-mine' : ''}`}
+            data-testid="envelope"
+            data-sequence={e.sequence}
+            data-event-type={e.event_type}
+            data-sender={sender}
+            data-kind={kind}
+            {...(priv ? { 'data-private': 'true' } : {})}
+          >
+            <div class="env-head">
+              {kind === 'message' ? null : (
+                <span class="env-icon" aria-hidden="true">
+                  {ICONS[kind]}
+                </span>
+              )}
+              <strong class="env-sender">{mine ? 'you' : sender}</strong>
+              {kind === 'violation' ? <span class="badge badge-bad">violation</span> : null}
+              {kind === 'failure' ? <span class="badge badge-warn">turn failed</span> : null}
+              {kind !== 'message' ? <span class="env-summary">{eventSummary(e, nameOf)}</span> : null}
+              {routing === null ? null : (
+                <span class="badge badge-info" title={routing.reason}>
+                  {routing.kind}
+                  {routing.tool === '' ? '' : ` via ${routing.tool}`}
+                </span>
+              )}
+              {priv ? <span class="badge badge-private">private to {audience.join(', ') || 'nobody else'}</span> : null}
+              <span class="env-meta">
+                #{e.sequence ?? '?'} · <Time at={e.created_at} now={now} />
+              </span>
+            </div>
+            {kind === 'message' ? <div class="env-body">{messageText(e) || <em class="muted">(empty)</em>}</div> : null}
+            {routing !== null && routing.reason !== '' ? <div class="env-note muted">{routing.reason}</div> : null}
+            {raw ? <pre class="raw">{JSON.stringify(e, null, 2)}</pre> : null}
+          </div>
+        );
+      })}
+    </div>
+  );
+}

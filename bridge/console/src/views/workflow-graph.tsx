@@ -1,0 +1,119 @@
+import type { Channel, Envelope } from '../api-types.js';
+import {
+  ANY_NODE,
+  END_NODE,
+  GraphDictSchema,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  edgePath,
+  layoutGraph,
+  pathTaken,
+} from '../logic/graph.js';
+
+/** A workflow channel's transition graph, with the current speaker and the path its messages took. */
+export function WorkflowGraph(props: {
+  channel: Channel;
+  state: Readonly<Record<string, unknown>> | null;
+  envelopes: readonly Envelope[];
+  myId: string | null;
+  nameOf: (id: string) => string;
+}) {
+  const { channel, state, envelopes, myId } = props;
+  const parsed = GraphDictSchema.safeParse(channel.knobs['graph']);
+  if (!parsed.success) return null;
+  const label = (id: string): string =>
+    id === END_NODE ? 'end' : id === ANY_NODE ? 'any speaker' : id === myId ? 'you' : props.nameOf(id);
+  const order = [...channel.participants].sort((a, b) => a.order - b.order).map((p) => p.agent_id);
+  const layout = layoutGraph(parsed.data, { order, creatorId: channel.creator_id, nameOf: label });
+  const path = pathTaken(envelopes);
+  const ended = channel.state !== 'active' && channel.state !== 'pending';
+  const visited = new Set([...path, ...(ended && path.length > 0 ? [END_NODE] : [])]);
+  const next = state?.['expected_next_speaker'];
+  const current = typeof next === 'string' && !ended ? next : null;
+  const at = new Map(layout.nodes.map((n) => [n.id, n]));
+
+  return (
+    <div class="card workflow">
+      <h2>Workflow</h2>
+      <p data-testid="workflow-path" class="path">
+        {path.length === 0 ? (
+          <span class="muted">No turns taken yet.</span>
+        ) : (
+          [...path.map(label), ...(visited.has(END_NODE) ? ['end'] : [])].join(' → ')
+        )}
+      </p>
+      <div class="graph-scroll">
+        <svg
+          data-testid="workflow-graph"
+          width={layout.width}
+          height={layout.height}
+          viewBox={`0 0 ${layout.width} ${layout.height}`}
+          role="img"
+          aria-label="Transition graph"
+        >
+          <defs>
+            <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">
+              <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head" />
+            </marker>
+          </defs>
+          {layout.edges.map((edge, i) => {
+            const from = at.get(edge.from);
+            const to = at.get(edge.to);
+            if (from === undefined || to === undefined) return null;
+            const geo = edgePath(from, to);
+            return (
+              <g key={i} class="graph-edge">
+                <path d={geo.d} marker-end="url(#arrow)" />
+                <text x={geo.labelX} y={geo.labelY} text-anchor="middle">
+                  {edge.label}
+                </text>
+              </g>
+            );
+          })}
+          {layout.nodes.map((node) => {
+            const isCurrent = node.id === current;
+            const isVisited = visited.has(node.id);
+            const classes = [
+              'graph-node',
+              node.id === ANY_NODE ? 'node-any' : '',
+              node.id === END_NODE ? 'node-end' : '',
+            ];
+            if (isVisited) classes.push('node-visited');
+            if (isCurrent) classes.push('node-current');
+            const body = (
+              <>
+                <rect x={node.x} y={node.y} width={NODE_WIDTH} height={NODE_HEIGHT} rx="8" />
+                <text x={node.x + NODE_WIDTH / 2} y={node.y + NODE_HEIGHT / 2 + 5} text-anchor="middle">
+                  {label(node.id)}
+                </text>
+              </>
+            );
+            if (node.id === ANY_NODE) {
+              return (
+                <g key={node.id} class={classes.join(' ')}>
+                  {body}
+                </g>
+              );
+            }
+            return (
+              <g
+                key={node.id}
+                class={classes.join(' ')}
+                data-testid="graph-node"
+                data-agent-name={node.id === END_NODE ? 'end' : props.nameOf(node.id)}
+                {...(isCurrent ? { 'data-current': 'true' } : {})}
+                {...(isVisited ? { 'data-visited': 'true' } : {})}
+              >
+                <title>{isCurrent ? `${label(node.id)}: speaks next` : label(node.id)}</title>
+                {body}
+              </g>
+            );
+          })}
+        </svg>
+      </div>
+      <p class="muted legend">
+        <span class="legend-current">■</span> speaks next <span class="legend-visited">■</span> took a turn
+      </p>
+    </div>
+  );
+}

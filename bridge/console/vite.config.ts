@@ -1,0 +1,21 @@
+import preact from '@preact/preset-vite';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+// The web console: bridge/console/ → bridge/console-dist/, served by the bridge at / and /assets/ (console-files.ts).
+// Everything is bundled: no CDN, no web fonts, no inline script (the bridge's CSP allows script-src 'self' only).
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/',
+  plugins: [preact({ prerender: { enabled: false } })],
+  build: {
+    outDir: fileURLToPath(new URL('../console-dist/', import.meta.url)),
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    // Inline assets would be data: URLs in scripts and styles; keep them files under /assets/.
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    sourcemap: false,
+    target: 'es2022',
+  },
+});
