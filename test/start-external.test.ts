@@ -9,6 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credsServerKey } from '../scripts/stack/auth.js';
+import {
+  BRIDGE_PEOPLE_FILE,
+  BRIDGE_SECRET_FILE,
+  INSECURE_BRIDGE_DIR,
+  OPERATOR_KEY_FILE,
+} from '../scripts/stack/bridge.js';
 import { startService } from './support/processes.js';
 
 const OFFLINE = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', AG2NET_LLM_BASE_URL: '' };
@@ -42,6 +48,9 @@ describe('npm start with NATS_URL', () => {
     expect(await run.exited, run.output()).toBe(0);
     const out = run.output();
     expect(out).toContain(`· using NATS at ${nats.url}`);
+    expect(out).toMatch(
+      /\n· web console {2}http:\/\/127\.0\.0\.1:\d+\/ {2}\(sign in: http:\/\/127\.0\.0\.1:\d+\/#\/signin\?name=you&key=\S+\)\n\n1\/4 consulting/,
+    );
     expect(out).toContain('workflow ended: resolved');
     expect(out).not.toContain('--insecure');
     // The identities' credentials are kept apart for this server.
@@ -81,7 +90,14 @@ describe('npm start with NATS_URL', () => {
     expect(out).toContain('workflow ended: resolved');
     expect(out).toContain('stopped.');
     expect(out).not.toContain('NATS auth in');
-    // Nothing of auth was laid out.
-    expect((await readdir(dataDir)).sort()).toEqual(['logs']);
+    // The bridge still signs people in with their key: `you`'s, kept with its secret and the operator key.
+    expect(out).toMatch(
+      /\n· web console {2}http:\/\/127\.0\.0\.1:\d+\/ {2}\(sign in: \S+#\/signin\?name=you&key=\S+\)\n/,
+    );
+    // Nothing of auth was laid out: the logs and the bridge's files only.
+    expect((await readdir(dataDir)).sort()).toEqual(['bridge', 'logs'].sort());
+    expect((await readdir(join(dataDir, INSECURE_BRIDGE_DIR))).sort()).toEqual(
+      [BRIDGE_PEOPLE_FILE, BRIDGE_SECRET_FILE, OPERATOR_KEY_FILE].sort(),
+    );
   }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { AuthFile, readManifest } from '@ag2net/auth';
+import { AuthFile, keysFromSeed, parseCredsFile, readManifest } from '@ag2net/auth';
 import { connectWithCreds, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -6,7 +6,11 @@ import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { personSeed } from '@ag2net/bridge';
 import { API_KEYS_FILE, ApiKeysSchema } from '../scripts/stack/auth.js';
+import { BRIDGE_PEOPLE_FILE, BRIDGE_SECRET_FILE, OPERATOR_KEY_FILE } from '../scripts/stack/bridge.js';
+import { CONSOLE_DIST_DIR } from '../scripts/stack/console.js';
 import { DEMO_AGENTS, DEMO_PERSON, connectPerson } from '../scripts/stack/demo.js';
 import {
   PYTHON_QUICK_START_IDENTITIES,
@@ -30,8 +34,33 @@ afterAll(async () => {
 
 const mode = async (path: string): Promise<number> => (await stat(path)).mode & 0o777;
 
+/** The public key of the seed in a `.creds` file. */
+const credsKey = async (path: string): Promise<string> =>
+  keysFromSeed(parseCredsFile(await readFile(path, 'utf8')).seed).publicKey;
+
+/** The demo person's seed the bridge derives from the secret file's text (as the bridge reads it: trimmed). */
+const seedOf = (secretText: string): string => personSeed(new TextEncoder().encode(secretText.trim()), DEMO_PERSON);
+
+/** The public key the bridge derives for the demo's person from the secret in `secretFile`. */
+const derivedKey = async (secretFile: string): Promise<string> =>
+  keysFromSeed(seedOf(await readFile(secretFile, 'utf8'))).publicKey;
+
+/** `POST /v1/session` on the bridge at `base`: the bearer token of `name`. */
+async function signIn(base: string, name: string, key: string): Promise<string> {
+  const res = await fetch(new URL('v1/session', base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, api_key: key }),
+  });
+  const body: unknown = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  const token = typeof body === 'object' && body !== null && 'token' in body ? body.token : undefined;
+  if (typeof token !== 'string') throw new Error(`no token in ${JSON.stringify(body)}`);
+  return token;
+}
+
 describe('npm start', () => {
-  it('runs a secured stack and the demo, keeps it up for the README example (twice), and runs again over a channel left open', async () => {
+  it('runs a secured stack, the bridge and the demo, keeps it up for the console and the README example (twice), and runs again over a channel left open', async () => {
     const prefix = uniqueName('start');
     // No NATS_URL: it starts its own nats-server, in operator mode with the auth it lays out.
     const env = { ...OFFLINE, NATS_URL: '', NATS_CREDS: '' };
@@ -54,6 +83,19 @@ describe('npm start', () => {
     expect(out).toContain('· channel closed: consulting_complete');
     expect(out).toContain('workflow ended: resolved');
     expect(out).not.toContain('--insecure');
+
+    // The web console: printed before the demo runs, and again at the end with the operator key's file.
+    const web = /\n· web console {2}(http:\/\/127\.0\.0\.1:\d+\/) {2}\(sign in: (\S+)\)\n/.exec(out);
+    const [consoleUrl, signInUrl] = [web?.[1] ?? '', web?.[2] ?? ''];
+    expect(web, out).not.toBeNull();
+    expect(out.indexOf('· web console')).toBeLessThan(out.indexOf('1/4 consulting'));
+    expect(signInUrl.startsWith(`${consoleUrl}#/signin?`)).toBe(true);
+    const link = new URLSearchParams(signInUrl.slice(signInUrl.indexOf('?') + 1));
+    const operatorKeyFile = join(authDir, OPERATOR_KEY_FILE);
+    expect(out).toContain(
+      `the web console (docs/bridge.md):\n  console         ${consoleUrl}\n  sign in as you  ${signInUrl}\n` +
+        `  operator key    ${operatorKeyFile}  (sign in as $operator with it`,
+    );
     const registrantCreds = join(authDir, AuthFile.registrantCreds);
     const apiKeysFile = join(authDir, API_KEYS_FILE);
     expect(out).toContain(`  NATS URL        ${url}\n`);
@@ -71,6 +113,43 @@ describe('npm start', () => {
     expect(Object.keys(apiKeys).sort()).toEqual(
       [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES, ...PYTHON_QUICK_START_IDENTITIES].sort(),
     );
+    // The bridge's people are the demo's person only, with the key the hub admits it with; its files are 0600.
+    expect(JSON.parse(await readFile(join(authDir, BRIDGE_PEOPLE_FILE), 'utf8'))).toEqual({
+      [DEMO_PERSON]: apiKeys[DEMO_PERSON],
+    });
+    expect([link.get('name'), link.get('key')]).toEqual([DEMO_PERSON, apiKeys[DEMO_PERSON]]);
+    const secretFile = join(authDir, BRIDGE_SECRET_FILE);
+    for (const file of [BRIDGE_PEOPLE_FILE, BRIDGE_SECRET_FILE, OPERATOR_KEY_FILE])
+      expect(await mode(join(authDir, file))).toBe(0o600);
+    // The demo's person holds the key the bridge derives for it: the console's `you` is the demo's `you`.
+    expect(await credsKey(join(credsDir, `${DEMO_PERSON}.creds`))).toBe(await derivedKey(secretFile));
+    {
+      const index = await fetch(consoleUrl);
+      expect(index.status).toBe(200);
+      expect(await index.text()).toBe(await readFile(join(CONSOLE_DIST_DIR, 'index.html'), 'utf8'));
+      const token = await signIn(consoleUrl, link.get('name') ?? '', link.get('key') ?? '');
+      const res = await fetch(new URL('v1/channels?state=closed', consoleUrl), {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const { channels } = z
+        .object({ channels: z.array(z.object({ manifest: z.object({ type: z.string() }) })) })
+        .parse(await res.json());
+      expect(channels.map((c) => c.manifest.type).sort()).toEqual([
+        'consulting',
+        'conversation',
+        'discussion',
+        'workflow',
+      ]);
+      // An agent is no person: it cannot sign in to the bridge, with its own key or any other.
+      const refused = await fetch(new URL('v1/session', consoleUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'expert', api_key: apiKeys['expert'] }),
+      });
+      expect(refused.status).toBe(401);
+      // The operator signs in with the key of the printed file.
+      await signIn(consoleUrl, '$operator', (await readFile(operatorKeyFile, 'utf8')).trim());
+    }
     const issued = (await readdir(credsDir)).sort();
     expect(issued).toEqual([...DEMO_AGENTS, DEMO_PERSON].map((n) => `${n}.creds`).sort());
     for (const file of issued) expect(await mode(join(credsDir, file))).toBe(0o600);
@@ -99,19 +178,24 @@ describe('npm start', () => {
       [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES].map((n) => `${n}.creds`).sort(),
     );
 
-    // A run that stops half-way leaves a question to the expert open: the expert's script is spent, so it stays.
+    // A run that stops half-way leaves a conversation with pal open (a conversation ends only when closed).
     {
       const { hub, you } = await connectPerson({
         natsUrl: url,
         prefix,
-        auth: { creds: registrantCreds, apiKeys, credsDir },
+        auth: { creds: registrantCreds, apiKeys, credsDir, personSeed: seedOf(await readFile(secretFile, 'utf8')) },
       });
       await using _hub = hub;
-      const open = await you.open({ type: 'consulting', target: 'expert' });
+      const open = await you.open({ type: 'conversation', target: 'pal' });
       await open.send('Are you still there?');
     }
     expect(await first.stop('SIGINT')).toBe(0);
     expect(first.output()).toContain('stopped.');
+
+    // A new secret (as a `.data` from before the person's key was derived): the next run moves `you` to the new key,
+    // closing what the identity of the old one left open.
+    const oldKey = await credsKey(join(credsDir, `${DEMO_PERSON}.creds`));
+    await rm(secretFile);
 
     const operator = (await readManifest(join(authDir, AuthFile.manifest)))?.operator.public_key;
     const second = startService('start-again', 'scripts/start.ts', ['--exit', ...args], env);
@@ -121,6 +205,10 @@ describe('npm start', () => {
     expect(again).toContain('· channel closed: consulting_complete');
     expect(again).toContain('workflow ended: resolved');
     expect(again).toContain('stopped.');
+    expect(await mode(secretFile)).toBe(0o600);
+    const newKey = await credsKey(join(credsDir, `${DEMO_PERSON}.creds`));
+    expect(newKey).not.toBe(oldKey);
+    expect(newKey).toBe(await derivedKey(secretFile));
     // Run again, it kept its keys, the API keys and the identities' credentials.
     expect((await readManifest(join(authDir, AuthFile.manifest)))?.operator.public_key).toBe(operator);
     expect(ApiKeysSchema.parse(JSON.parse(await readFile(apiKeysFile, 'utf8')))).toEqual(apiKeys);

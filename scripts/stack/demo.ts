@@ -45,7 +45,7 @@ export async function connectPerson(options: {
   readonly prefix: string;
   readonly auth: DemoAuth | null;
   readonly retryForMs?: number;
-}): Promise<{ hub: HubClient; you: HumanClient }> {
+}): Promise<{ hub: HubClient; you: HumanClient; closedOnReplace: number }> {
   const { auth } = options;
   const hub = await HubClient.connect({
     servers: options.natsUrl,
@@ -54,18 +54,22 @@ export async function connectPerson(options: {
     ...(auth === null ? {} : { creds: auth.creds }),
   });
   try {
-    if (auth === null) return { hub, you: await hub.attachHuman(DEMO_PERSON, { passport: { name: DEMO_PERSON } }) };
+    if (auth === null) {
+      const you = await hub.attachHuman(DEMO_PERSON, { passport: { name: DEMO_PERSON } });
+      return { hub, you, closedOnReplace: 0 };
+    }
     const token = auth.apiKeys[DEMO_PERSON];
     if (token === undefined) throw new Error(`no API key for ${DEMO_PERSON}`);
     const credsPath = join(auth.credsDir, `${DEMO_PERSON}.creds`);
-    if (auth.personSeed !== undefined) {
-      await ensurePersonKey({ hub, name: DEMO_PERSON, apiKey: token, seed: auth.personSeed, credsPath });
-    }
+    const { closed } =
+      auth.personSeed === undefined
+        ? { closed: 0 }
+        : await ensurePersonKey({ hub, name: DEMO_PERSON, apiKey: token, seed: auth.personSeed, credsPath });
     const you = await hub.attachHuman(DEMO_PERSON, {
       credsPath,
       passport: { name: DEMO_PERSON, kind: 'human', auth: { scheme: 'api_key', claim: { token } } },
     });
-    return { hub, you };
+    return { hub, you, closedOnReplace: closed };
   } catch (err) {
     await hub.close();
     throw err;

@@ -2,6 +2,7 @@ import { credsFile, keysFromSeed, parseCredsFile } from '@ag2net/auth';
 import type { HubClient } from '@ag2net/client';
 import { ErrorReason, ProtocolError, newId } from '@ag2net/protocol';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { closeOpenChannels } from './open-channels.js';
 
 /** What `ensurePersonKey` did. */
 export type PersonKeyOutcome = 'kept' | 'registered' | 'attached' | 'replaced';
@@ -25,9 +26,12 @@ export interface PersonKeyOptions {
  * passport's `auth` block), or, when the name is registered with that key already (the bridge registered it first),
  * asks `attach` for a JWT; either way the `.creds` file is written. A file holding another key (a run from before the
  * person's key was derived) names an identity the bridge cannot attach: it is unregistered as itself and the person
- * registered again with the derived key. Its channels stay in the hub's history, readable by the operator.
+ * registered again with the derived key, after closing the channels it left open (`closed` counts them: an agent would
+ * otherwise wait for an identity that is gone). Its channels stay in the hub's history, readable by the operator.
  */
-export async function ensurePersonKey(options: PersonKeyOptions): Promise<PersonKeyOutcome> {
+export async function ensurePersonKey(
+  options: PersonKeyOptions,
+): Promise<{ readonly outcome: PersonKeyOutcome; readonly closed: number }> {
   const { hub, name, credsPath } = options;
   const publicKey = keysFromSeed(options.seed).publicKey;
   const held = await readFile(credsPath, 'utf8').catch((err: unknown) => {
@@ -35,10 +39,12 @@ export async function ensurePersonKey(options: PersonKeyOptions): Promise<Person
     throw err;
   });
   let replaced = false;
+  let closed = 0;
   if (held !== null) {
-    if (keysFromSeed(parseCredsFile(held).seed).publicKey === publicKey) return 'kept';
+    if (keysFromSeed(parseCredsFile(held).seed).publicKey === publicKey) return { outcome: 'kept', closed: 0 };
     // The identity of the old key, as itself; a name the hub no longer knows is registered anew (and unregistered).
     const old = await hub.attachHuman(name, { credsPath, passport: passportOf(name, options.apiKey) });
+    closed = await closeOpenChannels(old);
     await old.unregister();
     await rm(credsPath, { force: true });
     replaced = true;
@@ -60,7 +66,7 @@ export async function ensurePersonKey(options: PersonKeyOptions): Promise<Person
   if (reply.credentials === null) throw new Error(`the hub issued no credentials to ${name} on a secured stack`);
   await writeFile(credsPath, credsFile(reply.credentials.jwt, options.seed), { mode: 0o600 });
   await chmod(credsPath, 0o600);
-  return outcome;
+  return { outcome, closed };
 }
 
 function passportOf(name: string, apiKey: string) {
