@@ -1,5 +1,5 @@
 import { startBridge, type Bridge } from '@ag2net/bridge';
-import { HubClient, ackInvite, type AgentClient } from '@ag2net/client';
+import { HubClient, ackInvite } from '@ag2net/client';
 import { EV_TEXT, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
 import { uniqueName } from '@ag2net/test-support';
 import { randomBytes } from 'node:crypto';
@@ -33,7 +33,6 @@ let bridge: ServiceProcess;
 let url: string;
 let replica: Bridge;
 let sdk: HubClient;
-let echo: AgentClient;
 let token: string;
 let channelId: string;
 
@@ -82,7 +81,8 @@ beforeAll(async () => {
   hub = stack.track(startHubService({ natsUrl: stack.url, prefix, hubId: 'h1', leaseTtlMs: 20_000 }));
   sdk = await HubClient.connect({ servers: stack.url, prefix });
   await sdk.call('health', {});
-  echo = await sdk.register(
+  // echo answers every text; it lives as long as the SDK connection.
+  await sdk.register(
     { name: 'echo' },
     {
       handler: async (envelope, client) => {
