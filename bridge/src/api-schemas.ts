@@ -1,6 +1,7 @@
 import {
   ChannelMetadataSchema,
   ChannelStateSchema,
+  DeliveryLagSchema,
   EnvelopeSchema,
   HUB_OPS,
   HealthSchema,
@@ -138,6 +139,17 @@ export const HubHealthSchema = z.strictObject({
   health: HealthSchema,
   /** The lease as the answering hub holds it: the active hub's id and epoch; `null` when a standby answered. */
   lease: z.strictObject({ holder: z.string(), epoch: z.number().int().min(0) }).nullable(),
+});
+
+/**
+ * Every hub and the delivery lag (operator): `lease`, the active hub's id and epoch as it reports them (`null` while no
+ * hub is active); `hubs`, every hub that answered the roster, the active one first, then the standbys by id;
+ * `delivery`, the hub's delivery consumer (`null` before any hub provisioned the prefix).
+ */
+export const HubStatusSchema = z.strictObject({
+  lease: HubHealthSchema.shape.lease,
+  hubs: z.array(HealthSchema),
+  delivery: DeliveryLagSchema.nullable(),
 });
 
 export const StreamQuerySchema = z.strictObject({

@@ -1,3 +1,4 @@
+import { HubClient } from '@ag2net/client';
 import { AccessDeniedError, EV_TEXT, IdSchema, InvalidRequestError, newId } from '@ag2net/protocol';
 import { type z } from 'zod';
 import {
@@ -11,6 +12,7 @@ import {
   ChannelsQuerySchema,
   CloseChannelSchema,
   HubHealthSchema,
+  HubStatusSchema,
   LogPageSchema,
   LogQuerySchema,
   MeSchema,
@@ -259,7 +261,29 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
         return { health, lease: health.role === 'active' ? { holder: health.hub_id, epoch: health.epoch } : null };
       },
     }),
+    route({
+      method: 'GET',
+      path: '/v1/hub/status',
+      summary: 'Every hub (active and standbys) with its health, the lease, and the delivery lag (operator)',
+      access: 'operator',
+      response: HubStatusSchema,
+      handle: ({ actor }) => hubStatus(actor),
+    }),
   ];
+}
+
+/**
+ * The roster and the delivery lag over the operator's own connection (the bridge's operator `HubClient`, the
+ * only actor whose NATS user may ask the roster and read the delivery consumer).
+ */
+async function hubStatus(actor: Actor): Promise<z.output<typeof HubStatusSchema>> {
+  const hub = actor.hub;
+  if (actor.role !== 'operator' || !(hub instanceof HubClient)) {
+    throw new AccessDeniedError('the hub status is for the operator only');
+  }
+  const [hubs, delivery] = await Promise.all([hub.hubs(), hub.deliveryLag()]);
+  const active = hubs.find((h) => h.role === 'active');
+  return { lease: active === undefined ? null : { holder: active.hub_id, epoch: active.epoch }, hubs, delivery };
 }
 
 /** Stream routes are served by the server's stream loop; their entry here is their contract only. */

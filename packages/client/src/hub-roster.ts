@@ -48,7 +48,7 @@ export async function hubRoster(
       }
     } catch (err) {
       if (isNoResponders(err)) return [];
-      if (err instanceof errors.PermissionViolationError) {
+      if (isPermissionViolation(err)) {
         throw new AccessDeniedError('only the operator may ask for the hub roster', { cause: err });
       }
       throw err;
@@ -90,7 +90,7 @@ export async function deliveryLag(nc: NatsConnection, names: HubNames): Promise<
       oldest_pending_age_seconds: age,
     });
   } catch (err) {
-    if (err instanceof errors.PermissionViolationError) {
+    if (isPermissionViolation(err)) {
       throw new AccessDeniedError('only the operator may read the delivery consumer', { cause: err });
     }
     throw err;
@@ -115,6 +115,12 @@ function healthOf(msg: Msg): Health | string {
 function byRoleThenId(a: Health, b: Health): number {
   if (a.role !== b.role) return a.role === 'active' ? -1 : 1;
   return a.hub_id < b.hub_id ? -1 : a.hub_id > b.hub_id ? 1 : 0;
+}
+
+/** NATS refused a publish or subscription; a single request carries the refusal as its error's cause. */
+function isPermissionViolation(err: unknown): boolean {
+  if (err instanceof errors.PermissionViolationError) return true;
+  return err instanceof errors.RequestError && err.cause instanceof errors.PermissionViolationError;
 }
 
 function isNoResponders(err: unknown): boolean {

@@ -1,0 +1,178 @@
+/**
+ * The hub roster and the delivery lag through the bridge and the SDK, on a secured stack with two hubs (active and
+ * standby): the operator sees both with their roles and the lease, a person is refused, and only the operator's NATS
+ * user may ask the roster or read the delivery consumer.
+ */
+import { hubServiceInboxPrefix } from '@ag2net/auth';
+import { startBridge, type Bridge } from '@ag2net/bridge';
+import { HubClient, type AgentClient } from '@ag2net/client';
+import { AccessDeniedError, DeliveryLagSchema, HealthSchema, newId, type Health } from '@ag2net/protocol';
+import { connectWithCreds, waitFor } from '@ag2net/test-support';
+import type { Hub } from '@ag2net/hub';
+import { jetstream } from '@nats-io/jetstream';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { call } from './support/bridge-http.js';
+import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
+
+const KEYS = { alice: 'k-alice', dave: 'k-dave' } as const;
+const OPERATOR_KEY = 'k-operator';
+const STANDBY_ID = 'hub-standby';
+
+const StatusReply = z.strictObject({
+  lease: z.strictObject({ holder: z.string(), epoch: z.number() }).nullable(),
+  hubs: z.array(HealthSchema),
+  delivery: DeliveryLagSchema.nullable(),
+});
+const ErrorReply = z.object({ error: z.object({ code: z.string() }) });
+
+let stack: SecuredStack;
+let standby: Hub;
+let bridge: Bridge;
+let registrant: HubClient;
+let admin: HubClient;
+let dave: AgentClient;
+/** A client on dave's own identity credentials. */
+let asDave: HubClient;
+let dir: string;
+let token: { alice: string; operator: string };
+
+async function signIn(name: string, key: string): Promise<string> {
+  const reply = await call(bridge.url, '/v1/session', { body: { name, api_key: key } });
+  expect(reply.status).toBe(200);
+  return z.object({ token: z.string() }).parse(reply.body).token;
+}
+
+async function status(): Promise<z.output<typeof StatusReply>> {
+  const reply = await call(bridge.url, '/v1/hub/status', { token: token.operator });
+  expect(reply.status).toBe(200);
+  return StatusReply.parse(reply.body);
+}
+
+const roles = (hubs: readonly Health[]) => hubs.map((h) => [h.hub_id, h.role, h.epoch]);
+
+beforeAll(async () => {
+  stack = await startSecuredStack({ apiKeys: KEYS });
+  standby = await stack.startHub({ hubId: STANDBY_ID });
+  bridge = await startBridge({
+    servers: stack.url,
+    prefix: stack.prefix,
+    registrantCreds: stack.registrantCreds,
+    adminCreds: stack.adminCreds,
+    apiKeys: { alice: KEYS.alice },
+    secret: randomBytes(32),
+    operatorKey: OPERATOR_KEY,
+    port: 0,
+    pollMs: 100,
+  });
+  registrant = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.registrantCreds });
+  admin = await HubClient.connect({
+    servers: stack.url,
+    prefix: stack.prefix,
+    creds: stack.adminCreds,
+    operator: true,
+  });
+  dir = await mkdtemp(join(tmpdir(), 'ag2net-hubs-'));
+  const credsPath = join(dir, 'dave.creds');
+  dave = await registrant.register(
+    { name: 'dave', auth: { scheme: 'api_key', claim: { token: KEYS.dave } } },
+    { credsPath },
+  );
+  asDave = await HubClient.connect({
+    servers: stack.url,
+    prefix: stack.prefix,
+    creds: await readFile(credsPath, 'utf8'),
+  });
+  token = { alice: await signIn('alice', KEYS.alice), operator: await signIn('$operator', OPERATOR_KEY) };
+  // The standby's roster subscription reaches the server a moment after it starts.
+  await waitFor(async () => (await admin.hubs()).length === 2, { what: 'both hubs in the roster' });
+}, 60_000);
+
+afterAll(async () => {
+  await asDave?.close();
+  await dave?.disconnect({ graceMs: 0 });
+  await registrant?.close();
+  await admin?.close();
+  await bridge?.close();
+  await stack?.stop();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+describe('GET /v1/hub/status', () => {
+  it('lists the active hub and the standby, names the lease holder, and shows no lag at rest', async () => {
+    const body = await status();
+    expect(roles(body.hubs)).toEqual([
+      [stack.hub.hubId, 'active', stack.hub.epoch],
+      [STANDBY_ID, 'standby', 0],
+    ]);
+    expect(body.lease).toEqual({ holder: stack.hub.hubId, epoch: stack.hub.epoch });
+    expect(body.delivery).toEqual({ pending: 0, ack_pending: 0, oldest_pending_age_seconds: null });
+  });
+
+  it('is refused to a person and to a caller without a token, and is in the OpenAPI document', async () => {
+    const person = await call(bridge.url, '/v1/hub/status', { token: token.alice });
+    expect([person.status, ErrorReply.parse(person.body).error.code]).toEqual([403, 'access_denied']);
+    expect((await call(bridge.url, '/v1/hub/status')).status).toBe(401);
+    const doc = z
+      .object({ paths: z.record(z.string(), z.record(z.string(), z.unknown())) })
+      .parse((await call(bridge.url, '/v1/openapi.json')).body);
+    expect(Object.keys(doc.paths['/v1/hub/status'] ?? {})).toEqual(['get']);
+  });
+});
+
+describe('who may ask the roster and read the delivery lag', () => {
+  it('the operator may; an identity and the registrant get AccessDeniedError', async () => {
+    expect(roles(await admin.hubs())).toEqual([
+      [stack.hub.hubId, 'active', stack.hub.epoch],
+      [STANDBY_ID, 'standby', 0],
+    ]);
+    expect(await admin.deliveryLag()).toEqual({ pending: 0, ack_pending: 0, oldest_pending_age_seconds: null });
+    for (const client of [asDave, registrant]) {
+      await expect(client.hubs()).rejects.toBeInstanceOf(AccessDeniedError);
+      await expect(client.deliveryLag()).rejects.toBeInstanceOf(AccessDeniedError);
+    }
+  });
+
+  it('the hub-service user may answer the roster but not ask it', async () => {
+    const nc = await connectWithCreds({
+      url: stack.url,
+      creds: stack.hubServiceCreds,
+      inboxPrefix: hubServiceInboxPrefix(stack.names),
+    });
+    try {
+      const asked = nc.request(stack.names.hubsPing, '{}', { timeout: 2000 });
+      await expect(asked).rejects.toThrow(`Permissions Violation for Publish to "${stack.names.hubsPing}"`);
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
+describe('the delivery lag while no hub delivers', () => {
+  it('counts what the WAL holds undelivered, with its age, and lists no hub and no lease', async () => {
+    await standby.close();
+    await stack.hub.close();
+    // A WAL message written as a hub writes (on the hub-service user) that no hub has fanned out: the state after
+    // a hub admitted an envelope and stopped before delivering it.
+    const nc = await connectWithCreds({
+      url: stack.url,
+      creds: stack.hubServiceCreds,
+      inboxPrefix: hubServiceInboxPrefix(stack.names),
+    });
+    try {
+      await jetstream(nc).publish(stack.names.wal(newId()), '{}');
+    } finally {
+      await nc.close();
+    }
+    const body = await status();
+    expect(body.hubs).toEqual([]);
+    expect(body.lease).toBeNull();
+    const age = body.delivery?.oldest_pending_age_seconds;
+    expect(body.delivery).toEqual({ pending: 1, ack_pending: 0, oldest_pending_age_seconds: age });
+    expect(age).toBeGreaterThanOrEqual(0);
+  });
+});
