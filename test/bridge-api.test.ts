@@ -425,6 +425,90 @@ describe('bridge API: privacy of a private envelope across every endpoint and st
     }
     const bobsChannel = JSON.stringify((await call(a.url, `/v1/channels/${channel}`, { token: token.bob })).body);
     expect(bobsChannel.includes('launch code')).toBe(false);
+
+    // The operator's stream of the channel carries everything, the private envelopes included.
+    const operators = await openSse(`${b.url}/v1/channels/${channel}/stream?since=1`, {
+      authorization: `Bearer ${token.operator}`,
+    });
+    const all: SseEvent[] = [];
+    try {
+      while (all.length < everyId.length) all.push(await operators.next());
+    } finally {
+      operators.close();
+    }
+    expect(envelopesOf(all).map((e) => e.envelope_id)).toEqual(everyId);
+  });
+});
+
+describe('bridge API: streams resumed by query, as a browser EventSource does across replicas', () => {
+  it('resumes both streams with ?access_token and ?last_event_id on the other replica: no gap, no duplicate', async () => {
+    const channel = made.chat;
+    const log = await logOf(channel, token.alice);
+    const half = Math.floor(log.envelopes.length / 2);
+    const cut = log.envelopes[half - 1]?.sequence ?? 0;
+    const first = await openSse(`${a.url}/v1/channels/${channel}/stream?since=1&access_token=${token.alice}`, {});
+    const before: SseEvent[] = [];
+    try {
+      while (before.length < half) before.push(await first.next());
+    } finally {
+      first.close();
+    }
+    expect(before.at(-1)?.id).toBe(String(cut));
+    const second = await openSse(
+      `${b.url}/v1/channels/${channel}/stream?access_token=${token.alice}&last_event_id=${cut}`,
+      {},
+    );
+    const after: SseEvent[] = [];
+    try {
+      while (after.length < log.envelopes.length - half) after.push(await second.next());
+    } finally {
+      second.close();
+    }
+    expect(envelopesOf([...before, ...after]).map((e) => e.envelope_id)).toEqual(
+      log.envelopes.map((e) => e.envelope_id),
+    );
+
+    // The deliveries stream: its cursor, carried in the query, resumes on the other replica.
+    const fromOthers = log.envelopes.filter((e) => e.sender_id !== id.alice).map((e) => e.envelope_id);
+    const d1 = await openSse(`${a.url}/v1/me/stream?from=start&access_token=${token.alice}`, {});
+    const part1: SseEvent[] = [];
+    try {
+      while (!envelopesOf(part1).some((e) => e.envelope_id === fromOthers[0])) part1.push(await d1.next());
+    } finally {
+      d1.close();
+    }
+    const cursor = part1.at(-1)?.id ?? '';
+    const d2 = await openSse(
+      `${b.url}/v1/me/stream?access_token=${token.alice}&last_event_id=${encodeURIComponent(cursor)}`,
+      {},
+    );
+    const part2: SseEvent[] = [];
+    try {
+      while (!envelopesOf(part2).some((e) => e.envelope_id === fromOthers.at(-1))) part2.push(await d2.next());
+    } finally {
+      d2.close();
+    }
+    const resumed = envelopesOf([...part1, ...part2]).filter((e) => e.channel_id === channel);
+    expect(resumed.map((e) => e.envelope_id)).toEqual(fromOthers);
+  });
+
+  it('refuses a Last-Event-ID that is not a sequence or not a cursor with 400 before the stream starts', async () => {
+    const channel = await openSse(`${a.url}/v1/channels/${made.chat}/stream`, {
+      authorization: `Bearer ${token.alice}`,
+      'last-event-id': '12abc',
+    });
+    expect([channel.status, channel.error]).toEqual([
+      400,
+      { error: { code: 'invalid_request', message: 'Last-Event-ID is not a sequence' } },
+    ]);
+    const deliveries = await openSse(`${a.url}/v1/me/stream`, {
+      authorization: `Bearer ${token.alice}`,
+      'last-event-id': 'bm90IGEgY3Vyc29y',
+    });
+    expect([deliveries.status, deliveries.error]).toEqual([
+      400,
+      { error: { code: 'invalid_request', message: 'Last-Event-ID is not a deliveries cursor' } },
+    ]);
   });
 });
 
@@ -517,7 +601,7 @@ describe('bridge API: refusals by route class', () => {
       exp: now() + 3600,
     });
     const guarded = routes.filter((r) => r.access !== 'open');
-    expect(guarded).toHaveLength(18);
+    expect(routes.filter((r) => r.access === 'open').map((r) => r.path)).toEqual(['/v1/session']);
     for (const r of guarded) {
       const path = samplePath(r.path);
       const body = r.method === 'POST' ? { text: 'x' } : undefined;
