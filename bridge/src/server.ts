@@ -166,7 +166,8 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
       res.writeHead(200, { 'content-type': 'application/json' }).end(openapi);
       return;
     }
-    if (req.method === 'GET' && ConsoleFiles.serves(url.pathname)) {
+    // HEAD too: Node sends a HEAD response's headers without its body.
+    if ((req.method === 'GET' || req.method === 'HEAD') && ConsoleFiles.serves(url.pathname)) {
       seen.route = url.pathname.startsWith('/assets/') ? '/assets/{file}' : '/';
       return consoleFiles.serve(url.pathname, res);
     }

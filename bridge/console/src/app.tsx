@@ -132,7 +132,6 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void })
           <header class="topbar">
             <span class="muted">Signed in as</span>
             <strong data-testid="whoami">{session.name === OPERATOR ? 'operator' : session.name}</strong>
-            {session.operator ? <span class="badge badge-wait">operator</span> : null}
             <button type="button" onClick={props.onSignOut}>
               Sign out
             </button>

@@ -48,6 +48,9 @@ describe('eventSummary', () => {
       eventSummary({ event_type: 'ag2.context.set', event_data: { set: { tier: 'gold' }, delete: ['x'] } }, nameOf),
     ).toBe('context changed: set tier, deleted x');
     expect(eventSummary({ event_type: 'acme.ping', event_data: {} }, nameOf)).toBe('acme.ping');
+    expect(eventSummary({ event_type: 'ag2.channel.invite', event_data: {}, audience: ['b2'] }, nameOf)).toBe(
+      'invited billing',
+    );
   });
 });
 
@@ -67,9 +70,12 @@ describe('messages', () => {
     expect(packetRouting({ event_type: 'ag2.msg.text', event_data: {} })).toBeNull();
   });
 
-  it('an envelope with an audience is private; a null audience is everyone', () => {
-    expect(isPrivate({ audience: ['a1'] })).toBe(true);
-    expect(isPrivate({ audience: [] })).toBe(true);
-    expect(isPrivate({ audience: null })).toBe(false);
+  it('an audience that leaves out a participant is private; null or every participant is everyone', () => {
+    const participants = ['a1', 'b2', 'c3'];
+    expect(isPrivate({ audience: ['b2'], sender_id: 'a1' }, participants)).toBe(true);
+    expect(isPrivate({ audience: [], sender_id: 'a1' }, participants)).toBe(true);
+    expect(isPrivate({ audience: null, sender_id: 'a1' }, participants)).toBe(false);
+    expect(isPrivate({ audience: ['a1', 'b2', 'c3'], sender_id: 'hub' }, participants)).toBe(false);
+    expect(isPrivate({ audience: ['b2', 'c3'], sender_id: 'a1' }, participants)).toBe(false);
   });
 });

@@ -75,7 +75,7 @@ const EVENT_LABELS: Readonly<Record<string, string>> = {
  * the violated expectation and who violated it, the failed turn's reason). `nameOf` turns ids into names.
  */
 export function eventSummary(
-  envelope: Pick<Envelope, 'event_type' | 'event_data'>,
+  envelope: Pick<Envelope, 'event_type' | 'event_data'> & Partial<Pick<Envelope, 'audience'>>,
   nameOf: (id: string) => string,
 ): string {
   const data = envelope.event_data;
@@ -97,6 +97,8 @@ export function eventSummary(
       break;
   }
   const label = EVENT_LABELS[envelope.event_type] ?? envelope.event_type;
+  const invitees = envelope.audience ?? [];
+  if (envelope.event_type === EV_INVITE && invitees.length > 0) return `${label} ${invitees.map(nameOf).join(', ')}`;
   const reason = str(data['reason']);
   if (envelope.event_type === 'ag2.context.set') {
     const keys = Object.keys(record(data['set']));
@@ -107,7 +109,15 @@ export function eventSummary(
   return reason === '' ? label : `${label}: ${reason}`;
 }
 
-/** Whether the envelope is seen by some of the channel only (an audience is set). */
-export function isPrivate(envelope: Pick<Envelope, 'audience'>): boolean {
-  return envelope.audience !== null;
+/**
+ * Whether the envelope is seen by some of the channel only: it has an audience that leaves out a participant (an
+ * audience naming every participant, as the hub's channel events do, is everyone). The sender always sees its own.
+ */
+export function isPrivate(
+  envelope: Pick<Envelope, 'audience' | 'sender_id'>,
+  participants: readonly string[],
+): boolean {
+  const audience = envelope.audience;
+  if (audience === null) return false;
+  return participants.some((p) => p !== envelope.sender_id && !audience.includes(p));
 }

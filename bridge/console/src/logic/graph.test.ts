@@ -60,6 +60,9 @@ describe('layoutGraph', () => {
     const layout = layoutGraph(graph, context);
     expect(layout.nodes.map((n) => n.id)).toEqual([ANY_NODE, 'you1', 'tri', 'bil', END_NODE]);
     expect(new Set(layout.nodes.map((n) => n.y)).size).toBe(1);
+    // Forward arcs only: room above the row, none below.
+    expect(layout.nodes[0]?.y).toBe(24 + 90);
+    expect(layout.height).toBe(24 + 90 + 40 + 24);
     const xs = layout.nodes.map((n) => n.x);
     expect(xs).toEqual([...xs].sort((a, b) => a - b));
     expect(layout.width).toBe(24 * 2 + 5 * 120 + 4 * 70);

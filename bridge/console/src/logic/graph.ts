@@ -45,8 +45,10 @@ export const NODE_WIDTH = 120;
 export const NODE_HEIGHT = 40;
 const GAP = 70;
 const MARGIN = 24;
-/** Room above and below the row for the arcs of edges between nodes that are not neighbours. */
+/** Room above the row for forward arcs and self-loops, and below it for backward arcs; 0 when none needs it. */
 const ARC_ROOM = 90;
+/** Where along an arc its label sits: near the target, so that arcs leaving one node keep their labels apart. */
+const LABEL_AT = 0.72;
 
 function arg(spec: Spec, key: string): string {
   const value = spec.args[key];
@@ -141,13 +143,17 @@ export function layoutGraph(
   }
   for (const id of context.order) push(id);
   if (edges.some((e) => e.to === END_NODE)) push(END_NODE);
-  const y = MARGIN + ARC_ROOM;
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const span = (e: GraphEdge): number => (index.get(e.to) ?? 0) - (index.get(e.from) ?? 0);
+  const above = edges.some((e) => span(e) > 1 || span(e) === 0);
+  const below = edges.some((e) => span(e) < 0);
+  const y = MARGIN + (above ? ARC_ROOM : 0);
   const nodes = ids.map((id, i) => ({ id, x: MARGIN + i * (NODE_WIDTH + GAP), y }));
   return {
     nodes,
     edges,
     width: MARGIN * 2 + ids.length * NODE_WIDTH + Math.max(0, ids.length - 1) * GAP,
-    height: y + NODE_HEIGHT + ARC_ROOM + MARGIN,
+    height: y + NODE_HEIGHT + (below ? ARC_ROOM : 0) + MARGIN,
   };
 }
 
@@ -173,12 +179,16 @@ export function edgePath(from: GraphNode, to: GraphNode): { d: string; labelX: n
   const sx = from.x + NODE_WIDTH / 2;
   const tx = to.x + NODE_WIDTH / 2;
   const sy = forward ? from.y : from.y + NODE_HEIGHT;
-  const lift = Math.min(ARC_ROOM - 10, 30 + span * 18);
+  const lift = Math.min(ARC_ROOM - 14, 24 + span * 14);
   const cy = forward ? sy - lift * 2 : sy + lift * 2;
+  // The label sits on the curve (a quadratic Bézier) at LABEL_AT, just outside it.
+  const t = LABEL_AT;
+  const labelX = (1 - t) * (1 - t) * sx + 2 * (1 - t) * t * ((sx + tx) / 2) + t * t * tx;
+  const curveY = (1 - t) * (1 - t) * sy + 2 * (1 - t) * t * cy + t * t * sy;
   return {
     d: `M ${sx} ${sy} Q ${(sx + tx) / 2} ${cy}, ${tx} ${sy}`,
-    labelX: (sx + tx) / 2,
-    labelY: forward ? sy - lift - 4 : sy + lift + 12,
+    labelX,
+    labelY: forward ? curveY - 5 : curveY + 14,
   };
 }
 

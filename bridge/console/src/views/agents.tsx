@@ -28,12 +28,16 @@ export function AgentsView() {
   }, [agents, api]);
 
   const text = filter.trim().toLowerCase();
-  const shown = agents.filter((a) => {
-    const resume = a.agent_id === null ? undefined : resumes.get(a.agent_id);
-    const haystack = [a.name, resume?.summary ?? '', ...(resume?.claimed_capabilities ?? [])].join(' ').toLowerCase();
-    return (kind === '' || (a.kind ?? 'agent') === kind) && (text === '' || haystack.includes(text));
-  });
-  const kinds = [...new Set(agents.map((a) => a.kind ?? 'agent'))].sort();
+  // People sign in through the bridge and appear in the directory as kind `human`: listed apart, below.
+  const people = agents.filter((a) => a.kind === 'human');
+  const shown = agents
+    .filter((a) => a.kind !== 'human')
+    .filter((a) => {
+      const resume = a.agent_id === null ? undefined : resumes.get(a.agent_id);
+      const haystack = [a.name, resume?.summary ?? '', ...(resume?.claimed_capabilities ?? [])].join(' ').toLowerCase();
+      return (kind === '' || (a.kind ?? 'agent') === kind) && (text === '' || haystack.includes(text));
+    });
+  const kinds = [...new Set(agents.filter((a) => a.kind !== 'human').map((a) => a.kind ?? 'agent'))].sort();
 
   return (
     <section>
@@ -54,7 +58,7 @@ export function AgentsView() {
           ))}
         </select>
       </ViewHeader>
-      {agents.length === 0 ? (
+      {agents.length === people.length ? (
         <Empty>No agents registered yet — start agent-runner (npm start does) and they appear here.</Empty>
       ) : shown.length === 0 ? (
         <Empty>No agent matches the filter.</Empty>
@@ -95,6 +99,23 @@ export function AgentsView() {
             })}
           </tbody>
         </table>
+      )}
+      {people.length === 0 ? null : (
+        <>
+          <h2 class="section-title">People</h2>
+          <p class="chips">
+            {people.map((p) => (
+              <a
+                key={p.agent_id ?? p.name}
+                class="chip"
+                data-testid="person-row"
+                href={`#/agents/${encodeURIComponent(p.agent_id ?? p.name)}`}
+              >
+                {p.name}
+              </a>
+            ))}
+          </p>
+        </>
       )}
     </section>
   );

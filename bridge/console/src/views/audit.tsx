@@ -23,6 +23,8 @@ const KNOWN_KINDS = [
   'violation_handler_failed',
 ];
 const SHOWN_FIELDS = new Set(['id', 'kind', 'at']);
+/** Fields of a record that name agents (as the hub's audit filter reads them): shown by name. */
+const AGENT_FIELDS = new Set(['agent_id', 'creator_id', 'owner_id', 'participants', 'violators']);
 
 /** The audit trail with kind, channel and agent filters (the operator's; people see a note). */
 export function AuditView() {
@@ -66,9 +68,10 @@ function AuditTrail() {
   );
 
   const describe = (key: string, value: unknown): string => {
-    if (typeof value === 'string') return /(^|_)id$/.test(key) || key === 'creator_id' ? `${nameOf(value)}` : value;
-    if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
-      return value.map((v) => nameOf(v)).join(', ');
+    if (typeof value === 'string') return AGENT_FIELDS.has(key) ? nameOf(value) : value;
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+      return AGENT_FIELDS.has(key) ? value.map((v) => nameOf(v)).join(', ') : value.join(', ');
+    }
     return JSON.stringify(value);
   };
 

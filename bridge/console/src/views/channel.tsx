@@ -15,7 +15,12 @@ const ENDED = new Set(['closing', 'closed', 'expired']);
 
 /** One channel: its header and whose turn, the transcript live, the composer, and a workflow's graph. */
 export function ChannelView(props: { channelId: string }) {
-  const { api, session, myId, nameOf, learn } = useConsole();
+  const { api, session, myId, nameOf: directoryName, learn } = useConsole();
+  // The signed-in person by the name they signed in with, before the directory has listed them.
+  const nameOf = useCallback(
+    (agentId: string) => (agentId === myId ? session.name : directoryName(agentId)),
+    [myId, session.name, directoryName],
+  );
   const now = useNow(5000);
   const id = props.channelId;
   const [channel, setChannel] = useState<Channel | null>(null);
@@ -55,7 +60,12 @@ export function ChannelView(props: { channelId: string }) {
       if (envelope?.sequence === undefined) return;
       const sequence = envelope.sequence;
       setEnvelopes((m) => (m.has(sequence) ? m : new Map(m).set(sequence, envelope)));
-      learn([envelope.sender_id, ...(envelope.audience ?? [])]);
+      const violators = envelope.event_data['violators'];
+      learn([
+        envelope.sender_id,
+        ...(envelope.audience ?? []),
+        ...(Array.isArray(violators) ? violators.filter((v: unknown): v is string => typeof v === 'string') : []),
+      ]);
       void refresh();
     });
     source.addEventListener('error', (event) => {
@@ -181,7 +191,14 @@ export function ChannelView(props: { channelId: string }) {
       {channel.manifest.type === 'workflow' ? (
         <WorkflowGraph channel={channel} state={state} envelopes={list} myId={myId} nameOf={nameOf} />
       ) : null}
-      <Transcript envelopes={list} now={now} raw={raw} myId={myId} nameOf={nameOf} />
+      <Transcript
+        envelopes={list}
+        now={now}
+        raw={raw}
+        myId={myId}
+        participants={channel.participants.map((p) => p.agent_id)}
+        nameOf={nameOf}
+      />
       {session.operator || ended || !isParticipant ? null : (
         <Composer
           disabled={busy}

@@ -78,7 +78,7 @@ export function HubView() {
               <dd>{lease.epoch}</dd>
             </dl>
           )}
-          <h2>Delivery</h2>
+          <h2 class="spaced">Delivery</h2>
           {status?.delivery === undefined || status.delivery === null ? (
             <p class="muted" data-testid="delivery-lag">
               {session.operator
@@ -134,7 +134,13 @@ export function HubView() {
               ))}
             </tbody>
           </table>
-          {status === null ? <p class="muted">Only the hub that answered is shown; operators see every hub.</p> : null}
+          {status === null ? (
+            <p class="muted">
+              {session.operator
+                ? 'Only the hub that answered is shown: this bridge does not report the others.'
+                : 'Only the hub that answered is shown; operators see every hub.'}
+            </p>
+          ) : null}
         </div>
       }
     </section>

@@ -11,9 +11,11 @@ export function Transcript(props: {
   now: number;
   raw: boolean;
   myId: string | null;
+  /** The channel's participants: an audience naming all of them is not private. */
+  participants: readonly string[];
   nameOf: (id: string) => string;
 }) {
-  const { envelopes, now, raw, myId, nameOf } = props;
+  const { envelopes, now, raw, myId, participants, nameOf } = props;
   const box = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   useEffect(() => {
@@ -36,7 +38,7 @@ export function Transcript(props: {
         const kind = envelopeKind(e.event_type);
         const sender = nameOf(e.sender_id);
         const mine = e.sender_id === myId;
-        const priv = isPrivate(e);
+        const priv = isPrivate(e, participants);
         const audience = (e.audience ?? []).map((id) => (id === myId ? 'you' : nameOf(id)));
         const routing = packetRouting(e);
         return (

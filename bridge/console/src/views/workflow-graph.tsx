@@ -27,7 +27,8 @@ export function WorkflowGraph(props: {
   const layout = layoutGraph(parsed.data, { order, creatorId: channel.creator_id, nameOf: label });
   const path = pathTaken(envelopes);
   const ended = channel.state !== 'active' && channel.state !== 'pending';
-  const visited = new Set([...path, ...(ended && path.length > 0 ? [END_NODE] : [])]);
+  // Speakers only: the end is where a finished workflow went, shown by the channel's state, not a turn taken.
+  const visited = new Set(path);
   const next = state?.['expected_next_speaker'];
   const current = typeof next === 'string' && !ended ? next : null;
   const at = new Map(layout.nodes.map((n) => [n.id, n]));
@@ -36,11 +37,7 @@ export function WorkflowGraph(props: {
     <div class="card workflow">
       <h2>Workflow</h2>
       <p data-testid="workflow-path" class="path">
-        {path.length === 0 ? (
-          <span class="muted">No turns taken yet.</span>
-        ) : (
-          [...path.map(label), ...(visited.has(END_NODE) ? ['end'] : [])].join(' → ')
-        )}
+        {path.length === 0 ? <span class="muted">No turns taken yet.</span> : path.map(label).join(' → ')}
       </p>
       <div class="graph-scroll">
         <svg
@@ -80,6 +77,7 @@ export function WorkflowGraph(props: {
             ];
             if (isVisited) classes.push('node-visited');
             if (isCurrent) classes.push('node-current');
+            if (node.id === END_NODE && ended) classes.push('node-reached');
             const body = (
               <>
                 <rect x={node.x} y={node.y} width={NODE_WIDTH} height={NODE_HEIGHT} rx="8" />
