@@ -1,6 +1,5 @@
 import { HubClient, type Channel, type HumanClient } from '@ag2net/client';
 import { join } from 'node:path';
-import { ensurePersonKey } from './person-key.js';
 import { FromSpeaker, ToolCalled, AgentTarget, Transition, TransitionGraph, TerminateTarget } from '@ag2net/adapters';
 import {
   EV_CHANNEL_CLOSED,
@@ -11,6 +10,8 @@ import {
   isChannelProtocolEvent,
   type Envelope,
 } from '@ag2net/protocol';
+import { ChannelFollower } from './channel-follower.js';
+import { ensurePersonKey } from './person-key.js';
 
 /** Who the demo talks to: the agents the demo runner hosts (agent-runner/demo/agents.yaml). */
 export const DEMO_AGENTS = ['expert', 'pal', 'critic', 'optimist', 'triage', 'billing'] as const;
@@ -107,12 +108,17 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const names = new Map<string, string>([[you.agentId, DEMO_PERSON]]);
   for (const name of DEMO_AGENTS) names.set((await hub.findAgentId(name)) ?? name, name);
   const show = (label: string, e: Envelope): void => say(`  ${label.padEnd(12)} ${line(names, e)}`);
-  you.onEnvelope((e) => {
-    if (!isChannelProtocolEvent(e.event_type) || e.event_type === EV_CHANNEL_CLOSED)
-      show(labels.get(e.channel_id) ?? '', e);
-  });
   const labels = new Map<string, string>();
-  const wait = waiter(you, options.turnTimeoutMs);
+  // What the others post and each close, as the log has it (the person's own lines are shown as they are sent).
+  const follower = new ChannelFollower({
+    you,
+    timeoutMs: options.turnTimeoutMs,
+    onEnvelope: (e) => {
+      const others = e.sender_id !== you.agentId && !isChannelProtocolEvent(e.event_type);
+      if (others || e.event_type === EV_CHANNEL_CLOSED) show(labels.get(e.channel_id) ?? '', e);
+    },
+  });
+  const wait = waiter(follower, names);
 
   say('\n1/4 consulting — one question, one answer, then the channel closes');
   const consult = await openLabelled(you, labels, 'consulting', { type: 'consulting', target: 'expert' });
@@ -123,7 +129,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const chat = await openLabelled(you, labels, 'conversation', { type: 'conversation', target: 'pal' });
   for (const text of ['Hi pal! How is the network today?', 'Tell me one fun fact about NATS.']) {
     await sendShown(you, chat, text, say);
-    await wait.textFrom(chat, 'pal', names);
+    await wait.textFrom(chat, 'pal');
   }
   await chat.close('demo_done');
   await wait.closed(chat);
@@ -131,8 +137,8 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   say('\n3/4 discussion — round robin among you, critic and optimist');
   const panel = await openLabelled(you, labels, 'discussion', { type: 'discussion', target: ['critic', 'optimist'] });
   await sendShown(you, panel, 'Should we ship the release on Friday?', say);
-  await wait.textFrom(panel, 'critic', names);
-  await wait.textFrom(panel, 'optimist', names);
+  await wait.textFrom(panel, 'critic');
+  await wait.textFrom(panel, 'optimist');
   await sendShown(you, panel, 'Thank you both: we ship Monday.', say);
   await panel.close('demo_done');
   await wait.closed(panel);
@@ -174,21 +180,17 @@ async function sendShown(you: HumanClient, channel: Channel, text: string, say: 
   say(`  ${channel.metadata.manifest.type.padEnd(12)} you: ${text}`);
 }
 
-function waiter(you: HumanClient, timeout: number) {
+function waiter(follower: ChannelFollower, names: ReadonlyMap<string, string>) {
   return {
-    closed: async (channel: Channel): Promise<Envelope> => {
-      const e = await you.waitForChannelEvent(channel.channelId, { timeout });
-      if (e === null) throw new Error('disconnected');
-      return e;
-    },
-    textFrom: async (channel: Channel, name: string, names: ReadonlyMap<string, string>): Promise<Envelope> => {
-      const e = await you.waitForChannelEvent(channel.channelId, {
-        timeout,
-        predicate: (x) =>
+    closed: (channel: Channel): Promise<Envelope> => follower.closed(channel),
+    textFrom: async (channel: Channel, name: string): Promise<Envelope> => {
+      const e = await follower.until(
+        channel,
+        (x) =>
           (x.event_type === EV_TEXT || x.event_type === EV_PACKET || x.event_type === EV_TURN_FAILED) &&
           names.get(x.sender_id) === name,
-      });
-      if (e === null) throw new Error('disconnected');
+        `answer from ${name}`,
+      );
       // The agent's model failed: say so now rather than wait for an answer that is not coming.
       if (e.event_type === EV_TURN_FAILED)
         throw new Error(`${name} could not answer: ${String(e.event_data['reason'])}`);
