@@ -5,6 +5,7 @@ import { auditCommand } from './commands/audit.js';
 import { channelsCommand } from './commands/channels.js';
 import { chatCommand } from './commands/chat.js';
 import { healthCommand } from './commands/health.js';
+import { hubsCommand } from './commands/hubs.js';
 import { tasksCommand } from './commands/tasks.js';
 import { walCommands } from './commands/wal.js';
 import { ExitCode, diagnose } from './exit.js';
@@ -46,6 +47,7 @@ export function buildProgram(io: CliIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   healthCommand(program, io);
+  hubsCommand(program, io);
   agentsCommand(program, io);
   channelsCommand(program, io);
   walCommands(program, io);
