@@ -23,6 +23,9 @@ const KNOWN_KINDS = [
   'violation_handler_failed',
 ];
 const SHOWN_FIELDS = new Set(['id', 'kind', 'at']);
+/** Pages of 500 read per refresh, and the newest records shown of them. */
+const MAX_PAGES = 20;
+const SHOWN_RECORDS = 500;
 /** Fields of a record that name agents (as the hub's audit filter reads them): shown by name. */
 const AGENT_FIELDS = new Set(['agent_id', 'creator_id', 'owner_id', 'participants', 'violators']);
 
@@ -56,14 +59,22 @@ function AuditTrail() {
   usePoll(
     async () => {
       try {
-        const page = await api.audit({ kinds: kind, channel_id: channel.trim(), agent_id: agent });
-        setRecords(page.records);
-        setSeenKinds((known) => [...new Set([...known, ...page.records.map((r) => r.kind)])].sort());
+        // The trail is paged oldest first: read to its end, then show the newest first.
+        const all: AuditRecord[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < MAX_PAGES; page++) {
+          const reply = await api.audit({ kinds: kind, channel_id: channel.trim(), agent_id: agent, cursor });
+          all.push(...reply.records);
+          if (reply.next_cursor === null) break;
+          cursor = reply.next_cursor;
+        }
+        setRecords(all.slice(-SHOWN_RECORDS).reverse());
+        setSeenKinds((known) => [...new Set([...known, ...all.map((r) => r.kind)])].sort());
       } catch (err) {
         reportError(err);
       }
     },
-    5000,
+    10_000,
     [api, kind, channel, agent],
   );
 
@@ -125,7 +136,7 @@ function AuditTrail() {
             </tr>
           </thead>
           <tbody>
-            {[...records].reverse().map((r) => {
+            {records.map((r) => {
               const channelId = typeof r['channel_id'] === 'string' ? r['channel_id'] : null;
               const agentId = typeof r['agent_id'] === 'string' ? r['agent_id'] : null;
               const reason = typeof r['reason'] === 'string' ? r['reason'] : '';
