@@ -415,6 +415,7 @@ describe('bridge anonymous reads, rate limit and OpenAPI', () => {
         'GET /v1/tasks/{task_id}',
         'GET /v1/audit',
         'GET /v1/hub/health',
+        'GET /v1/hub/status',
       ].sort(),
     );
     // Each documented operation is routed: with a bad body or an unknown id it is refused by its handler, never
