@@ -101,4 +101,18 @@ export default tseslint.config(
     files: ['**/scripts/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // The web console: browser code in .ts and .tsx, typechecked by its own tsconfig (DOM libraries, Preact's JSX).
+    files: ['bridge/console/**/*.{ts,tsx}'],
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          project: './bridge/console/tsconfig.json',
+          conditionNames: ['import', 'default'],
+        }),
+      ],
+    },
+  },
 );
