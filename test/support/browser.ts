@@ -42,7 +42,10 @@ export interface TestBrowser {
   screenshot(page: Page, name: string): Promise<string>;
   /** Uncaught errors thrown in the pages, as `<person>: <message>`. */
   readonly pageErrors: readonly string[];
-  /** Screenshots every open page as `<prefix>-<person>.png` (after a failure, to see what the page showed). */
+  /**
+   * Screenshots every open page as `<prefix>-<person>.png`, the prefix made file-name safe (after a failure, to see
+   * what the page showed).
+   */
   screenshotAll(prefix: string): Promise<void>;
   /** Closes every context and the browser. Idempotent; never throws. */
   close(): Promise<void>;
@@ -87,9 +90,10 @@ export async function launchBrowser(): Promise<TestBrowser> {
     },
     screenshot,
     async screenshotAll(prefix) {
+      const safe = prefix.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
       for (const { name, context } of contexts) {
         for (const [i, page] of context.pages().entries()) {
-          await screenshot(page, `${prefix}-${name}${i === 0 ? '' : `-${i}`}`).catch(() => undefined);
+          await screenshot(page, `${safe}-${name}${i === 0 ? '' : `-${i}`}`).catch(() => undefined);
         }
       }
     },

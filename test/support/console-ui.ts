@@ -1,7 +1,8 @@
 /**
- * Steps of the web console's browser tests, written against the console's stable hooks (docs/bridge.md, "Web
- * console"): `data-testid`s, nav link texts and form field names. Every wait is Playwright's own (auto-waiting
- * locators, `waitForFunction`) with an explicit timeout; none sleeps.
+ * Steps of the web console's browser tests, written against the console's stable hooks only: its `data-testid`s
+ * and `data-*` attributes, nav link texts and form field names. Every wait is Playwright's own (auto-waiting
+ * locators, `waitForURL`) with an explicit timeout; none sleeps. Nothing is evaluated in the page from a string
+ * predicate: the console's Content-Security-Policy forbids `eval`, as it should.
  */
 import type { Locator, Page } from 'playwright-core';
 import { UI_TIMEOUT_MS } from './browser.js';
@@ -30,16 +31,11 @@ export function hashOf(page: Page): string {
   return new URL(page.url()).hash;
 }
 
-/**
- * Waits until the page's hash is `hash` exactly (or matches it, for a RegExp); resolves with the hash. The test runs
- * in the page as a string: this project's type checking has no DOM library.
- */
+/** Waits until the page's hash is `hash` exactly (or matches it, for a RegExp); resolves with the hash. */
 export async function waitForHash(page: Page, hash: string | RegExp): Promise<string> {
-  const test =
-    typeof hash === 'string'
-      ? `window.location.hash === ${JSON.stringify(hash)}`
-      : `new RegExp(${JSON.stringify(hash.source)}).test(window.location.hash)`;
-  await page.waitForFunction(test, undefined, { timeout: UI_TIMEOUT_MS });
+  await page.waitForURL((url) => (typeof hash === 'string' ? url.hash === hash : hash.test(url.hash)), {
+    timeout: UI_TIMEOUT_MS,
+  });
   return hashOf(page);
 }
 
