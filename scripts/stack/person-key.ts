@@ -1,7 +1,8 @@
 import { credsFile, keysFromSeed, parseCredsFile } from '@ag2net/auth';
 import type { HubClient } from '@ag2net/client';
 import { ErrorReason, ProtocolError, newId } from '@ag2net/protocol';
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { closeOpenChannels } from './open-channels.js';
 
 /** What `ensurePersonKey` did. */
@@ -64,6 +65,7 @@ export async function ensurePersonKey(
     outcome = 'attached';
   }
   if (reply.credentials === null) throw new Error(`the hub issued no credentials to ${name} on a secured stack`);
+  await mkdir(dirname(credsPath), { recursive: true, mode: 0o700 });
   await writeFile(credsPath, credsFile(reply.credentials.jwt, options.seed), { mode: 0o600 });
   await chmod(credsPath, 0o600);
   return { outcome, closed };
