@@ -12,6 +12,8 @@ import { Transcript } from './transcript.js';
 import { WorkflowGraph } from './workflow-graph.js';
 
 const ENDED = new Set(['closing', 'closed', 'expired']);
+/** An id as the hub writes them (a ULID). */
+const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
 
 /** One channel: its header and whose turn, the transcript live, the composer, and a workflow's graph. */
 export function ChannelView(props: { channelId: string }) {
@@ -30,6 +32,14 @@ export function ChannelView(props: { channelId: string }) {
   const [error, setError] = useState<{ code: string; message: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const refreshing = useRef(false);
+  // The hub's messages name agents by id: the alert names the ones the console knows.
+  const failed = useCallback(
+    (err: unknown) => {
+      const { code, message } = describeError(err);
+      setError({ code, message: message.replace(ULID, (id) => (id === props.channelId ? id : nameOf(id))) });
+    },
+    [nameOf, props.channelId],
+  );
 
   const refresh = useCallback(async () => {
     if (refreshing.current) return;
@@ -40,11 +50,11 @@ export function ChannelView(props: { channelId: string }) {
       setState(adapter.state);
       learn(meta.channel.participants.map((p) => p.agent_id));
     } catch (err) {
-      setError(describeError(err));
+      failed(err);
     } finally {
       refreshing.current = false;
     }
-  }, [api, id, learn]);
+  }, [api, id, learn, failed]);
 
   useEffect(() => {
     void refresh();
@@ -98,7 +108,7 @@ export function ChannelView(props: { channelId: string }) {
       await what();
       await refresh();
     } catch (err) {
-      setError(describeError(err));
+      failed(err);
     } finally {
       setBusy(false);
     }
@@ -135,6 +145,12 @@ export function ChannelView(props: { channelId: string }) {
           {channel.close_reason === '' ? null : <span class="muted">({channel.close_reason})</span>}
         </div>
         <dl class="fields inline">
+          {channel.labels['intent'] === undefined ? null : (
+            <>
+              <dt>Intent</dt>
+              <dd>{channel.labels['intent']}</dd>
+            </>
+          )}
           <dt>Participants</dt>
           <dd>
             {[...channel.participants]
@@ -210,7 +226,7 @@ export function ChannelView(props: { channelId: string }) {
                 return true;
               },
               (err: unknown) => {
-                setError(describeError(err));
+                failed(err);
                 return false;
               },
             )

@@ -121,7 +121,7 @@ export function ChannelsView() {
                 const turn = whoseTurn(c, states.get(c.channel_id) ?? null);
                 const expires = parseTime(c.expires_at);
                 const href = `#/channels/${encodeURIComponent(c.channel_id)}`;
-                const label = c.labels['label'] ?? c.labels['name'] ?? c.channel_id.slice(0, 8);
+                const intent = c.labels['intent'];
                 return (
                   <tr
                     key={c.channel_id}
@@ -135,9 +135,10 @@ export function ChannelsView() {
                     }}
                   >
                     <td>
-                      <a href={href} class="mono">
-                        {label}
+                      <a href={href} class="mono" title={c.channel_id}>
+                        {c.channel_id.slice(0, 10)}
                       </a>
+                      {intent === undefined ? null : <div class="muted clamp small">{intent}</div>}
                     </td>
                     <td>{c.manifest.type}</td>
                     <td>

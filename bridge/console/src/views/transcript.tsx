@@ -58,7 +58,8 @@ export function Transcript(props: {
                   {ICONS[kind]}
                 </span>
               )}
-              <strong class="env-sender">{mine ? 'you' : sender}</strong>
+              {/* The hub posts a violation in someone's name; the line names who broke what instead. */}
+              {kind === 'violation' ? null : <strong class="env-sender">{mine ? 'you' : sender}</strong>}
               {kind === 'violation' ? <span class="badge badge-bad">violation</span> : null}
               {kind === 'failure' ? <span class="badge badge-warn">turn failed</span> : null}
               {kind !== 'message' ? <span class="env-summary">{eventSummary(e, nameOf)}</span> : null}
