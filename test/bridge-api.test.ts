@@ -3,6 +3,7 @@ import { startBridge, type Bridge } from '@ag2net/bridge';
 import { HubClient, ackInvite, type AgentClient } from '@ag2net/client';
 import { EV_CONTEXT_SET, EV_TEXT, EnvelopeSchema, newId, type Envelope } from '@ag2net/protocol';
 import { randomBytes } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { bridgeRoutes } from '../bridge/src/routes.js';
@@ -707,6 +708,19 @@ describe('bridge API: the OpenAPI document and bad requests', () => {
     ]);
   });
 
+  it('closes the connection after a 413, so the next request on a kept-alive client is answered', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const big = JSON.stringify({ name: 'alice', api_key: 'x'.repeat(300 * 1024) });
+      const first = await postWith(agent, `${a.url}/v1/session`, big);
+      expect([first.status, first.connection]).toEqual([413, 'close']);
+      const second = await postWith(agent, `${a.url}/v1/session`, JSON.stringify({ name: 'alice', api_key: 'nope' }));
+      expect(second.status).toBe(401);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('answers a 1 MB string and deep nesting in a field with a bounded typed error, and keeps serving', async () => {
     const path = `/v1/channels/${made.discussion}/envelopes`;
     const huge = await callOnce(a.url, path, {
@@ -720,14 +734,17 @@ describe('bridge API: the OpenAPI document and bad requests', () => {
     ]);
     const long = await call(a.url, path, { token: token.alice, body: { text: 'x'.repeat(64 * 1024 + 1) } });
     expect(refusal(long)).toEqual([400, 'invalid_request']);
-    const depth = 1000;
-    const nested = `{"event_type":"x.nested","event_data":{"v":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
-    const deep = await call(a.url, path, { token: token.alice, body: nested });
-    expect([...refusal(deep), ErrorReply.parse(deep.body).error.message]).toEqual([
-      400,
-      'invalid_request',
-      'post request nests deeper than 64 levels',
-    ]);
+    // Deep nesting is refused by the bridge before it parses the body (50 000 levels would overflow a stack where
+    // the request is serialized for the hub).
+    for (const depth of [1000, 50_000]) {
+      const nested = `{"event_type":"x.nested","event_data":{"v":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+      const deep = await call(a.url, path, { token: token.alice, body: nested });
+      expect([...refusal(deep), ErrorReply.parse(deep.body).error.message]).toEqual([
+        400,
+        'invalid_request',
+        'the body nests deeper than 64 levels',
+      ]);
+    }
     expect((await call(a.url, '/v1/me', { token: token.alice })).status).toBe(200);
     expect((await call(b.url, '/v1/me', { token: token.alice })).status).toBe(200);
   });
@@ -750,3 +767,24 @@ describe('bridge API: the OpenAPI document and bad requests', () => {
     expect((await call(limited.url, '/v1/me', { token: token.bob })).status).toBe(200);
   });
 });
+
+/** A POST over `agent` (kept-alive sockets): its status and `connection` header. */
+function postWith(agent: Agent, url: string, body: string): Promise<{ status: number; connection: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: String(res.headers.connection ?? '') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -22,6 +22,8 @@ import { startHubService, startService, type ServiceProcess } from './support/pr
 
 /** How long each fault lasts: longer than a stream's poll and a browser's patience, shorter than one RPC attempt. */
 const FAULT_MS = 5000;
+/** The in-process replica's `hubTimeoutMs`: shorter than the stall, so its requests then answer 503. */
+const REPLICA_HUB_TIMEOUT_MS = 1500;
 
 const stack = fileStack();
 const prefix = uniqueName('brchaos');
@@ -111,6 +113,7 @@ beforeAll(async () => {
     secret: new TextEncoder().encode(secretText),
     port: 0,
     pollMs: 100,
+    hubTimeoutMs: REPLICA_HUB_TIMEOUT_MS,
   });
   token = z
     .object({ token: z.string() })
@@ -169,6 +172,7 @@ describe('chaos: the nats-server frozen under the bridge', () => {
     });
     const seen: SseEvent[] = [];
     let during: [Promise<number>, Promise<number>, Promise<number>];
+    let bounded: Promise<unknown>;
     try {
       stack.nats.server.pause();
       try {
@@ -177,11 +181,15 @@ describe('chaos: the nats-server frozen under the bridge', () => {
           call(url, '/v1/me', { token }).then((r) => r.status),
           post(url, 'four'),
         ];
+        // The replica waits at most its hub timeout (shorter than the stall), then answers 503 unavailable.
+        bounded = call(replica.url, '/v1/agents', { token }).then((r) => [r.status, codeOf(r.body)]);
         await sleep(FAULT_MS);
       } finally {
         stack.nats.server.resume();
       }
+      expect(await bounded).toEqual([503, 'unavailable']);
       expect(await Promise.all(during)).toEqual([200, 200, 201]);
+      expect((await call(replica.url, '/v1/agents', { token })).status).toBe(200);
       seen.push(...(await readUntil(stream, 'echo: four')));
       expect(await post(url, 'five')).toBe(201);
       seen.push(...(await readUntil(stream, 'echo: five')));
@@ -198,3 +206,7 @@ describe('chaos: the nats-server frozen under the bridge', () => {
     expect(await call(url, '/healthz')).toEqual({ status: 200, body: { ok: true } });
   }, 60_000);
 });
+
+function codeOf(body: unknown): string {
+  return z.object({ error: z.object({ code: z.string() }) }).parse(body).error.code;
+}

@@ -38,6 +38,7 @@ export const BridgeConfigSchema = z.strictObject({
   rateBurst: int(1).default(120),
   maxBodyBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
   pollMs: int(50, 60_000).default(500),
+  hubTimeoutMs: int(500, 120_000).default(10_000),
   logLevel: z.enum(LOG_LEVELS).default('info'),
 });
 export type BridgeConfig = z.infer<typeof BridgeConfigSchema>;
@@ -60,6 +61,7 @@ const SOURCES = {
   rateBurst: ['rate-burst', 'AG2NET_BRIDGE_RATE_BURST'],
   maxBodyBytes: ['max-body-bytes', 'AG2NET_BRIDGE_MAX_BODY_BYTES'],
   pollMs: ['poll-ms', 'AG2NET_BRIDGE_POLL_MS'],
+  hubTimeoutMs: ['hub-timeout-ms', 'AG2NET_BRIDGE_HUB_TIMEOUT_MS'],
   logLevel: ['log-level', 'LOG_LEVEL'],
 } as const satisfies Record<keyof BridgeConfig, readonly [string, string]>;
 
@@ -150,5 +152,6 @@ export async function bridgeOptionsOf(config: BridgeConfig): Promise<BridgeOptio
     rateBurst: config.rateBurst,
     maxBodyBytes: config.maxBodyBytes,
     pollMs: config.pollMs,
+    hubTimeoutMs: config.hubTimeoutMs,
   };
 }

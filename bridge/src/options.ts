@@ -41,6 +41,11 @@ export interface BridgeOptions {
   readonly maxBodyBytes?: number;
   /** How often a live stream reads the log for more when no delivery wakes it, in ms. Default 500. */
   readonly pollMs?: number;
+  /**
+   * How long a request waits for a hub (retrying while none answers) before it answers `503 unavailable`, in ms.
+   * Default 10 000.
+   */
+  readonly hubTimeoutMs?: number;
   /** pino-compatible logger. Default silent. */
   readonly logger?: Logger;
   /**

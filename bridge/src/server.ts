@@ -1,5 +1,6 @@
 import { HubClient, silentLogger } from '@ag2net/client';
-import { AuthError, DEFAULT_PREFIX, OPERATOR_CALLER } from '@ag2net/protocol';
+import { AuthError, DEFAULT_PREFIX, MAX_REQUEST_DEPTH, OPERATOR_CALLER } from '@ag2net/protocol';
+import { jsonDepthExceeds } from '@ag2net/protocol/internal';
 import { watchConnection } from '@ag2net/telemetry';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -55,10 +56,20 @@ function withDefaults(options: BridgeOptions): ResolvedBridgeOptions {
     rateBurst: options.rateBurst ?? 120,
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
     pollMs: options.pollMs ?? 500,
+    hubTimeoutMs: options.hubTimeoutMs ?? 10_000,
     logger: options.logger ?? silentLogger,
     consoleDir: options.consoleDir ?? DEFAULT_CONSOLE_DIR,
     observer: options.observer,
   };
+}
+
+/**
+ * How the bridge's hub clients wait: retries while no hub answers and each attempt both end by `hubTimeoutMs`, so a
+ * request answers `503 unavailable` within about that long (twice it at worst: an attempt started just before the
+ * retries ran out) rather than hanging while NATS or every hub stalls.
+ */
+function hubWait(hubTimeoutMs: number): { retryForMs: number; requestTimeoutMs: number } {
+  return { retryForMs: hubTimeoutMs, requestTimeoutMs: hubTimeoutMs };
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -79,6 +90,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     servers: options.servers,
     prefix: options.prefix,
     logger: log,
+    ...hubWait(options.hubTimeoutMs),
     ...(options.registrantCreds === undefined ? {} : { creds: options.registrantCreds }),
   });
   // The operator's connection: operators' requests, and anonymous public reads on a secured deployment (the
@@ -90,6 +102,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
           servers: options.servers,
           prefix: options.prefix,
           logger: log,
+          ...hubWait(options.hubTimeoutMs),
           operator: true,
           ...(options.adminCreds === undefined ? {} : { creds: options.adminCreds }),
         });
@@ -217,8 +230,13 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     handle(req, res, seen).catch((err: unknown) => {
       const { status, body } = httpErrorOf(err);
       if (status >= 500) log.error({ err, path: req.url }, 'request failed');
-      if (res.headersSent) res.end();
-      else sendJson(res, status, body);
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      // A body refused before it was read whole leaves the rest of it on the connection: it cannot carry another request.
+      if (status === 413) res.setHeader('connection', 'close');
+      sendJson(res, status, body);
     });
   });
   server.listen(options.port, options.host);
@@ -296,8 +314,13 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
   if (!/^application\/json\b/i.test(type)) {
     throw new HttpError(415, 'invalid_request', 'the body must be application/json');
   }
+  const text = Buffer.concat(chunks).toString('utf8');
+  // Checked before parsing, with the hub's own bound: a deeper body would overflow a stack where it is serialized.
+  if (jsonDepthExceeds(text, MAX_REQUEST_DEPTH)) {
+    throw new HttpError(400, 'invalid_request', `the body nests deeper than ${MAX_REQUEST_DEPTH} levels`);
+  }
   try {
-    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const value: unknown = JSON.parse(text);
     return value;
   } catch {
     throw new HttpError(400, 'invalid_request', 'the body is not JSON');

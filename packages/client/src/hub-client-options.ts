@@ -24,6 +24,8 @@ export interface HubClientOptions {
   readonly prefix?: string;
   /** How long to keep retrying when no hub answers, in ms; default 30 000. */
   readonly retryForMs?: number;
+  /** How long one attempt of a request waits for its reply unless the call says otherwise, in ms; default 10 000. */
+  readonly requestTimeoutMs?: number;
   /** pino-compatible logger; default silent. */
   readonly logger?: Logger;
 }

@@ -37,6 +37,8 @@ export interface HubRpcOptions {
   readonly prefix?: string;
   /** How long to keep retrying when no hub answers (failover), in ms; default 30 000. */
   readonly retryForMs?: number;
+  /** How long one attempt waits for its reply when the call gives no `timeout`, in ms; default 10 000. */
+  readonly requestTimeoutMs?: number;
 }
 
 /** The hub could not be reached in time: no responder or every attempt timed out. Local, never on the wire. */
@@ -55,11 +57,13 @@ export class HubRpc {
   readonly names: HubNames;
   readonly #nc: NatsConnection;
   readonly #retryForMs: number;
+  readonly #requestTimeoutMs: number;
 
   constructor(nc: NatsConnection, options: HubRpcOptions = {}) {
     this.#nc = nc;
     this.names = hubNames(options.prefix);
     this.#retryForMs = options.retryForMs ?? 30_000;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
   }
 
   /** Calls `op` as `options.caller` (required for operations whose subject carries the caller). */
@@ -78,7 +82,7 @@ export class HubRpc {
     for (let attempt = 0; ; attempt += 1) {
       options.signal?.throwIfAborted();
       try {
-        const msg = await this.#nc.request(subject, payload, { timeout: options.timeout ?? DEFAULT_RPC_TIMEOUT_MS });
+        const msg = await this.#nc.request(subject, payload, { timeout: options.timeout ?? this.#requestTimeoutMs });
         return decodeReply(op, msg.string());
       } catch (err) {
         if (!isRetryable(err, spec.idempotent)) throw err;
