@@ -93,7 +93,16 @@ export function ChannelView(props: { channelId: string }) {
     [envelopes],
   );
 
-  if (channel === null) return error === null ? <Loading /> : <ErrorAlert error={error} />;
+  if (channel === null) {
+    return (
+      <section>
+        <p class="crumbs">
+          <a href="#/channels">Channels</a> /
+        </p>
+        {error === null ? <Loading /> : <ErrorAlert error={error} />}
+      </section>
+    );
+  }
 
   const ended = ENDED.has(channel.state);
   const turn = whoseTurn(channel, state);
