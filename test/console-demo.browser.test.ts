@@ -120,6 +120,10 @@ async function sessionToken(name: string, key: string): Promise<string> {
 describe('the web console over the demo', { timeout: 120_000 }, () => {
   it('shows the operator the demo agents, its four ended channels and the workflow path you → triage → billing', async () => {
     const page = await chromium().person('operator', `${url()}/#/signin`);
+    await page.getByTestId('signin').locator('input[name="name"]').fill('$operator');
+    await page.getByTestId('signin').locator('input[name="api_key"]').fill('not-the-key');
+    await page.getByTestId('signin').getByRole('button', { name: 'Sign in' }).click();
+    expect(await waitForText(page.getByTestId('error'), 'auth_failed')).toContain('auth_failed');
     await signInWithForm(page, '$operator', OPERATOR_KEY);
     expect(await page.getByTestId('whoami').textContent()).toContain('operator');
 
@@ -183,7 +187,13 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     expect(answer).toContain(EXPERT_ANSWER);
     expect(await envelopes(ann, { sender: 'ann', kind: 'message' }).filter({ hasText: 'consensus' }).count()).toBe(1);
     await waitForChannelState(ann, 'closed');
+    // No raw JSON unless asked for.
+    const transcript = ann.getByTestId('transcript');
+    expect(await transcript.textContent()).not.toContain('"envelope_id"');
     await chromium().screenshot(ann, 'consulting-ann');
+    await ann.getByRole('button', { name: 'Raw JSON' }).click();
+    await waitForText(transcript, `"text": "${EXPERT_ANSWER}"`);
+    await ann.getByRole('button', { name: 'Raw JSON' }).click();
     expect(chromium().pageErrors).toEqual([]);
   });
 
