@@ -224,7 +224,7 @@ export function ChannelView(props: { channelId: string }) {
         participants={channel.participants.map((p) => p.agent_id)}
         nameOf={nameOf}
       />
-      {session.operator || ended || !isParticipant ? null : (
+      {session.operator || ended || invited || !isParticipant ? null : (
         <Composer
           disabled={busy}
           onSend={(text) =>
