@@ -20,6 +20,7 @@ import {
   attributesOf,
   envelopes,
   goToHash,
+  hashOf,
   navigate,
   signInWithForm,
   waitForChannelState,
@@ -210,6 +211,31 @@ describe('violations and failures in the web console', { timeout: 120_000 }, () 
       expect(await operator.getByTestId('hub-row').count()).toBe(1);
     }
     await chromium().screenshot(operator, 'hub');
+    expect(chromium().pageErrors).toEqual([]);
+  });
+});
+
+describe('taking part in the web console', { timeout: 120_000 }, () => {
+  it("lets ann accept an agent's invite with Accept invite and close the channel", async () => {
+    // Resolves once every invitee acked: here, once ann clicks in her browser.
+    const opening = slow.open({ type: 'conversation', target: 'ann', intent: 'a quick question' });
+    await goToHash(ann, '#/channels');
+    const pending = ann.locator('[data-testid="channel-row"][data-state="pending"]');
+    await pending.waitFor();
+    expect(await attributesOf(pending, 'data-type')).toEqual(['conversation']);
+    await pending.getByRole('link').first().click();
+    await waitForChannelState(ann, 'pending');
+    await chromium().screenshot(ann, 'invite');
+    await ann.getByTestId('ack-invite').click();
+    const channel = await opening;
+    expect(hashOf(ann)).toBe(`#/channels/${channel.channelId}`);
+    await waitForChannelState(ann, 'active');
+    expect(await ann.getByTestId('ack-invite').count()).toBe(0);
+
+    await ann.getByTestId('close-channel').click();
+    await waitForChannelState(ann, 'closed');
+    expect((await slow.getChannel(channel.channelId)).state).toBe('closed');
+    expect(await ann.getByTestId('composer').count()).toBe(0);
     expect(chromium().pageErrors).toEqual([]);
   });
 });
