@@ -17,5 +17,11 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     sourcemap: false,
     target: 'es2022',
+    rollupOptions: {
+      // zod's sources carry /* @__PURE__ */ notes where Rollup cannot use them; it drops them, which is harmless.
+      onwarn(warning, warn) {
+        if (warning.code !== 'INVALID_ANNOTATION') warn(warning);
+      },
+    },
   },
 });
