@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { open, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 
@@ -18,16 +20,52 @@ export type ConsoleBuild = 'built' | 'up to date';
  * Builds the web console into `bridge/console-dist/` (`npm run build:console`; `vite build` with the console's config
  * where the root package declares no such script), unless the build is newer than every file of its sources. The
  * bridge indexes the build once at startup, so this runs before it starts. Throws with the build's output when the
- * build fails.
+ * build fails. Two runs at once of one checkout (two test files, two terminals) build one after the other: a build
+ * empties the output directory first, and a bridge starting meanwhile would find no console.
  */
 export async function buildConsole(options: {
   readonly root: string;
   readonly say: (line: string) => void;
 }): Promise<ConsoleBuild> {
   const { root } = options;
+  if (await isUpToDate(root)) return 'up to date';
+  const release = await buildLock(root);
+  try {
+    // Another run may have built it while this one waited.
+    if (await isUpToDate(root)) return 'up to date';
+    await build(root, options.say);
+    return 'built';
+  } finally {
+    await release();
+  }
+}
+
+async function isUpToDate(root: string): Promise<boolean> {
   const built = await mtimeOf(join(root, CONSOLE_DIST_DIR, 'index.html'));
-  if (built !== null && built >= (await newestMtime(join(root, CONSOLE_SOURCE_DIR)))) return 'up to date';
-  options.say('· building the web console');
+  return built !== null && built >= (await newestMtime(join(root, CONSOLE_SOURCE_DIR)));
+}
+
+/** A build taking longer than this left its lock behind (the run was killed): the lock is taken over. */
+const STALE_LOCK_MS = 180_000;
+
+/** Takes the checkout's console build lock (a file in the temporary directory); resolves with its release. */
+async function buildLock(root: string): Promise<() => Promise<void>> {
+  const path = join(tmpdir(), `ag2net-console-build-${createHash('sha256').update(root).digest('hex').slice(0, 16)}`);
+  for (;;) {
+    try {
+      await (await open(path, 'wx')).close();
+      return () => rm(path, { force: true });
+    } catch (err) {
+      if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST')) throw err;
+    }
+    const since = await mtimeOf(path);
+    if (since !== null && Date.now() - since > STALE_LOCK_MS) await rm(path, { force: true });
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function build(root: string, say: (line: string) => void): Promise<void> {
+  say('· building the web console');
   const pkg = RootPackageSchema.parse(JSON.parse(await readFile(join(root, 'package.json'), 'utf8')));
   const command =
     pkg.scripts['build:console'] === undefined
@@ -38,7 +76,6 @@ export async function buildConsole(options: {
     const tail = output.trimEnd().split('\n').slice(-20).join('\n');
     throw new Error(`building the web console failed (${command.join(' ')} exited with ${String(code)}):\n${tail}`);
   }
-  return 'built';
 }
 
 function run(command: readonly string[], cwd: string): Promise<{ code: number | null; output: string }> {
