@@ -19,8 +19,8 @@ export default defineConfig({
     target: 'es2022',
     rollupOptions: {
       // zod's sources carry /* @__PURE__ */ notes where Rollup cannot use them; it drops them, which is harmless.
-      onwarn(warning, warn) {
-        if (warning.code !== 'INVALID_ANNOTATION') warn(warning);
+      onLog(level, log, handler) {
+        if (log.code !== 'INVALID_ANNOTATION') handler(level, log);
       },
     },
   },
