@@ -153,7 +153,7 @@ export const HubStatusSchema = z.strictObject({
 });
 
 export const StreamQuerySchema = z.strictObject({
-  /** Channel stream: the first sequence to send (default: after `Last-Event-ID`, else the current end + 1). */
+  /** Channel stream: the first sequence to send (default: after `Last-Event-ID`, else 1, the whole log). */
   since: QueryInt(1, Number.MAX_SAFE_INTEGER).optional(),
   /** Deliveries stream: start from the beginning of every channel (default: from now). */
   from: z.enum(['start', 'now']).optional(),
