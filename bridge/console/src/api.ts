@@ -155,6 +155,25 @@ export class Api {
     return request(HubStatusSchema, { path: '/v1/hub/status', token: this.token });
   }
 
+  /**
+   * Why a stream that EventSource could not open was refused: EventSource hides the HTTP answer, so the same URL is
+   * asked once more with fetch and its error body read. `null` when the stream opens now (the request is then
+   * cancelled) or the bridge does not answer with an error body.
+   */
+  async streamRefusal(url: string): Promise<{ code: string; message: string } | null> {
+    const abort = new AbortController();
+    try {
+      const res = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+      if (res.ok) return null;
+      const body = ErrorBodySchema.safeParse(await res.json());
+      return body.success ? body.data.error : null;
+    } catch {
+      return null;
+    } finally {
+      abort.abort();
+    }
+  }
+
   /** A stream's URL with the token in the query: EventSource cannot set headers. */
   streamUrl(path: string, query?: Query): string {
     return withQuery(path, { ...query, access_token: this.token ?? undefined });

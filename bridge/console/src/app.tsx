@@ -3,6 +3,7 @@ import { Api, describeError, setUnauthorizedHandler } from './api.js';
 import type { Passport, Session } from './api-types.js';
 import { ErrorAlert } from './components.js';
 import { ConsoleContext, type Console } from './context.js';
+import { nameIds, shortId } from './logic/ids.js';
 import { navigate, useRoute, type Route } from './router.js';
 import { clearSession, loadSession, saveSession } from './session.js';
 import { AgentView } from './views/agent.js';
@@ -65,7 +66,13 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void })
   const [error, setError] = useState<{ code: string; message: string } | null>(null);
   const asked = useRef(new Set<string>());
 
-  const reportError = useCallback((err: unknown) => setError(err === null ? null : describeError(err)), []);
+  const known = useRef<ReadonlyMap<string, string>>(new Map());
+  // The hub's messages name agents by id: the alert names the ones the directory knows.
+  const reportError = useCallback((err: unknown) => {
+    if (err === null) return setError(null);
+    const { code, message } = describeError(err);
+    setError({ code, message: nameIds(message, (id) => known.current.get(id) ?? null) });
+  }, []);
   useEffect(() => {
     api.me().then((me) => setMyId(me.agent_id), reportError);
     const load = (): void => {
@@ -83,7 +90,6 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void })
     return map;
   }, [agents, extra]);
 
-  const known = useRef(byId);
   known.current = byId;
   const learn = useCallback(
     (ids: readonly string[]) => {
@@ -105,6 +111,7 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void })
       myId,
       agents,
       nameOf: (id: string) => (id === OPERATOR ? 'operator' : (byId.get(id) ?? shortId(id))),
+      knownName: (id: string) => (id === OPERATOR ? 'operator' : (byId.get(id) ?? null)),
       learn,
       reportError,
     }),
@@ -161,8 +168,4 @@ function view(section: string, id: string | undefined) {
     default:
       return <ChannelsView />;
   }
-}
-
-function shortId(id: string): string {
-  return id.length > 10 ? `${id.slice(0, 8)}…` : id;
 }

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { relativeTime, parseTime } from './logic/time.js';
+import { pastTime, parseTime } from './logic/time.js';
 
 /** The error alert every refused or failed request shows: the code and the message. */
 export function ErrorAlert(props: { error: { code: string; message: string } | null; onDismiss?: () => void }) {
@@ -32,13 +32,13 @@ export function useNow(ms = 5000): number {
   return now;
 }
 
-/** "3 min ago" with the exact time in the title. */
+/** When something happened, "3 min ago" (a little clock skew reads "just now"), with the exact time in the title. */
 export function Time(props: { at: string | null | undefined; now: number; empty?: string }) {
   const ms = parseTime(props.at);
   if (ms === null) return <span class="muted">{props.empty ?? '—'}</span>;
   return (
     <time dateTime={props.at ?? ''} title={new Date(ms).toLocaleString()}>
-      {relativeTime(ms, props.now)}
+      {pastTime(ms, props.now)}
     </time>
   );
 }

@@ -13,6 +13,8 @@ export interface Console {
   readonly agents: readonly Passport[];
   /** The directory's name for an id (never `you`: callers decide that); an unknown id shows shortened. */
   readonly nameOf: (id: string) => string;
+  /** The directory's name for an id, `null` when it does not know the id. */
+  readonly knownName: (id: string) => string | null;
   /** Looks up ids the directory did not list (say, an agent that registered since). */
   readonly learn: (ids: readonly string[]) => void;
   /** Shows a failure in the error alert (`null` clears it). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTime, relativeTime, shortDuration } from './time.js';
+import { parseTime, pastTime, relativeTime, shortDuration, ttlLabel } from './time.js';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 
@@ -33,5 +33,31 @@ describe('parseTime', () => {
     expect(parseTime('')).toBeNull();
     expect(parseTime(null)).toBeNull();
     expect(parseTime('yesterday-ish')).toBeNull();
+  });
+});
+
+describe('pastTime', () => {
+  it('reads a timestamp a little ahead (clock skew) as just now', () => {
+    expect(pastTime(NOW + 3 * 60_000, NOW)).toBe('just now');
+    expect(pastTime(NOW + 9 * 60_000 + 59_000, NOW)).toBe('just now');
+    expect(pastTime(NOW - 3 * 60_000, NOW)).toBe('3 min ago');
+  });
+  it('keeps a timestamp far in the future as such', () => {
+    expect(pastTime(NOW + 10 * 60_000, NOW)).toBe('in 10 min');
+    expect(pastTime(NOW + 3_600_000, NOW)).toBe('in 1 h');
+  });
+});
+
+describe('ttlLabel', () => {
+  it('shows no TTL for an ended channel', () => {
+    expect(ttlLabel('closed', NOW + 3_600_000, NOW)).toBe('—');
+    expect(ttlLabel('expired', NOW - 60_000, NOW)).toBe('—');
+    expect(ttlLabel('closing', NOW + 3_600_000, NOW)).toBe('—');
+  });
+  it('shows a live channel TTL, even a short one', () => {
+    expect(ttlLabel('active', NOW + 3_600_000, NOW)).toBe('in 1 h');
+    expect(ttlLabel('active', NOW + 3 * 60_000, NOW)).toBe('in 3 min');
+    expect(ttlLabel('pending', null, NOW)).toBe('none');
+    expect(ttlLabel('active', NOW - 1000, NOW)).toBe('expired');
   });
 });

@@ -29,3 +29,21 @@ export function parseTime(text: string | null | undefined): number | null {
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? null : ms;
 }
+
+/** How far ahead of the browser's clock the hub's may run and its timestamps still read as the present. */
+export const CLOCK_SKEW_MS = 10 * 60_000;
+
+/**
+ * When something happened, relative to `now`: a timestamp up to `CLOCK_SKEW_MS` in the future is the hub's clock
+ * running ahead of the browser's, so it reads "just now"; anything else as `relativeTime`.
+ */
+export function pastTime(at: number, now: number): string {
+  return at > now && at - now < CLOCK_SKEW_MS ? 'just now' : relativeTime(at, now);
+}
+
+/** A channel's TTL: "—" once it ended (closed, closing or expired), "none" without one, "expired", else "in 1 h". */
+export function ttlLabel(state: string, expiresAt: number | null, now: number): string {
+  if (state === 'closed' || state === 'closing' || state === 'expired') return '—';
+  if (expiresAt === null) return 'none';
+  return expiresAt > now ? relativeTime(expiresAt, now) : 'expired';
+}

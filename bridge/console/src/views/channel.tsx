@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { describeError } from '../api.js';
+import { ApiError, describeError } from '../api.js';
 import type { Channel, Envelope } from '../api-types.js';
 import { Badge, ErrorAlert, Loading, Time, useNow } from '../components.js';
 import { useConsole } from '../context.js';
 import { EV_INVITE, EV_INVITE_ACK } from '../logic/envelopes.js';
-import { relativeTime, parseTime } from '../logic/time.js';
+import { nameIds } from '../logic/ids.js';
+import { parseTime, ttlLabel } from '../logic/time.js';
 import { turnLabel, whoseTurn } from '../logic/turn.js';
 import { envelopeOfEvent, streamError } from '../stream.js';
 import { Composer } from './composer.js';
@@ -12,12 +13,10 @@ import { Transcript } from './transcript.js';
 import { WorkflowGraph } from './workflow-graph.js';
 
 const ENDED = new Set(['closing', 'closed', 'expired']);
-/** An id as the hub writes them (a ULID). */
-const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
 
 /** One channel: its header and whose turn, the transcript live, the composer, and a workflow's graph. */
 export function ChannelView(props: { channelId: string }) {
-  const { api, session, myId, nameOf: directoryName, learn } = useConsole();
+  const { api, session, myId, nameOf: directoryName, knownName, learn } = useConsole();
   // The signed-in person by the name they signed in with, before the directory has listed them.
   const nameOf = useCallback(
     (agentId: string) => (agentId === myId ? session.name : directoryName(agentId)),
@@ -36,10 +35,14 @@ export function ChannelView(props: { channelId: string }) {
   const failed = useCallback(
     (err: unknown) => {
       const { code, message } = describeError(err);
-      setError({ code, message: message.replace(ULID, (id) => (id === props.channelId ? id : nameOf(id))) });
+      setError({ code, message: nameIds(message, (id) => (id === myId ? session.name : knownName(id))) });
     },
-    [nameOf, props.channelId],
+    [knownName, myId, session.name],
   );
+
+  // The stream's handlers outlive a render: they reach the newest `failed` (names learnt since) through a ref.
+  const failedRef = useRef(failed);
+  failedRef.current = failed;
 
   const refresh = useCallback(async () => {
     if (refreshing.current) return;
@@ -64,7 +67,9 @@ export function ChannelView(props: { channelId: string }) {
 
   // The log live from its first envelope; EventSource resumes after a drop with Last-Event-ID by itself.
   useEffect(() => {
-    const source = new EventSource(api.streamUrl(`/v1/channels/${encodeURIComponent(id)}/stream`, { since: 1 }));
+    const url = api.streamUrl(`/v1/channels/${encodeURIComponent(id)}/stream`, { since: 1 });
+    const source = new EventSource(url);
+    let stopped = false;
     source.addEventListener('envelope', (event) => {
       const envelope = envelopeOfEvent(event);
       if (envelope?.sequence === undefined) return;
@@ -80,13 +85,32 @@ export function ChannelView(props: { channelId: string }) {
     });
     source.addEventListener('error', (event) => {
       const failure = streamError(event);
-      if (failure !== null) setError(failure);
+      if (failure !== null) failedRef.current(new ApiError({ ...failure, status: 0 }));
       else if (source.readyState === EventSource.CLOSED) {
-        setError({ code: 'unavailable', message: 'the live transcript stopped; reload the page to follow it again' });
+        // Refused before it started (say, access_denied to a non-participant): show the refusal itself.
+        void api.streamRefusal(url).then((refusal) => {
+          if (stopped) return;
+          const { code, message } = refusal ?? {
+            code: 'unavailable',
+            message: 'the live transcript stopped; reload the page to follow it again',
+          };
+          failedRef.current(new ApiError({ code, message, status: 0 }));
+        });
       }
     });
-    return () => source.close();
+    return () => {
+      stopped = true;
+      source.close();
+    };
   }, [api, id]);
+
+  // An alert is about the channel as it was: a change of state (opened, closed, expired) clears it.
+  const channelState = channel?.state;
+  const seenState = useRef(channelState);
+  useEffect(() => {
+    if (seenState.current !== undefined && seenState.current !== channelState) setError(null);
+    seenState.current = channelState;
+  }, [channelState]);
 
   const list = useMemo(
     () => [...envelopes.values()].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0)),
@@ -177,11 +201,9 @@ export function ChannelView(props: { channelId: string }) {
           </dd>
           <dt>TTL</dt>
           <dd>
-            {expires === null ? (
-              'none'
-            ) : (
-              <span title={new Date(expires).toLocaleString()}>{relativeTime(expires, now)}</span>
-            )}
+            <span title={expires === null ? undefined : new Date(expires).toLocaleString()}>
+              {ttlLabel(channel.state, expires, now)}
+            </span>
           </dd>
         </dl>
         <div class="actions">

@@ -4,10 +4,12 @@ import { Badge, Empty, Loading, Time, usePoll, useNow, ViewHeader } from '../com
 import { useConsole } from '../context.js';
 import { envelopeOfEvent } from '../stream.js';
 import { turnLabel, whoseTurn } from '../logic/turn.js';
-import { parseTime, relativeTime } from '../logic/time.js';
+import { channelLabel } from '../logic/ids.js';
+import { parseTime, ttlLabel } from '../logic/time.js';
 import { NewChannelForm } from './new-channel.js';
 
 const STATES = ['pending', 'active', 'closing', 'closed', 'expired'];
+const ENDED = new Set(['closing', 'closed', 'expired']);
 const TYPES = ['consulting', 'conversation', 'discussion', 'workflow'];
 /** How long a channel's adapter state is trusted before the list asks again (a delivery asks at once). */
 const STATE_MAX_AGE_MS = 5000;
@@ -121,7 +123,6 @@ export function ChannelsView() {
                 const turn = whoseTurn(c, states.get(c.channel_id) ?? null);
                 const expires = parseTime(c.expires_at);
                 const href = `#/channels/${encodeURIComponent(c.channel_id)}`;
-                const intent = c.labels['intent'];
                 return (
                   <tr
                     key={c.channel_id}
@@ -135,10 +136,9 @@ export function ChannelsView() {
                     }}
                   >
                     <td>
-                      <a href={href} class="mono" title={c.channel_id}>
-                        {c.channel_id.slice(0, 10)}
+                      <a href={href} title={c.channel_id}>
+                        {channelLabel(c)}
                       </a>
-                      {intent === undefined ? null : <div class="muted clamp small">{intent}</div>}
                     </td>
                     <td>{c.manifest.type}</td>
                     <td>
@@ -159,13 +159,12 @@ export function ChannelsView() {
                       <Time at={c.created_at} now={now} />
                     </td>
                     <td>
-                      {expires === null ? (
-                        <span class="muted">none</span>
-                      ) : (
-                        <span title={new Date(expires).toLocaleString()}>
-                          {expires > now ? relativeTime(expires, now) : 'expired'}
-                        </span>
-                      )}
+                      <span
+                        class={expires === null || ENDED.has(c.state) ? 'muted' : ''}
+                        title={expires === null ? undefined : new Date(expires).toLocaleString()}
+                      >
+                        {ttlLabel(c.state, expires, now)}
+                      </span>
                     </td>
                   </tr>
                 );
