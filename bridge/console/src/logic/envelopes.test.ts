@@ -28,7 +28,8 @@ describe('eventSummary', () => {
       event_type: 'ag2.expectation.violated',
       event_data: { expectation: 'turn_within', violators: ['a1', 'b2'], detail: {} },
     };
-    expect(eventSummary(e, nameOf)).toBe('expectation turn_within violated by triage, billing');
+    expect(eventSummary(e, nameOf)).toBe('turn_within violated by triage, billing');
+    expect(eventSummary({ ...e, event_data: { violators: ['a1'] } }, nameOf)).toBe('an expectation violated by triage');
   });
 
   it("names a failed turn's agent, reason and code", () => {
@@ -77,5 +78,8 @@ describe('messages', () => {
     expect(isPrivate({ audience: null, sender_id: 'a1' }, participants)).toBe(false);
     expect(isPrivate({ audience: ['a1', 'b2', 'c3'], sender_id: 'hub' }, participants)).toBe(false);
     expect(isPrivate({ audience: ['b2', 'c3'], sender_id: 'a1' }, participants)).toBe(false);
+    // A channel opened or closed: every participant sees it, in any order, whoever posted it.
+    expect(isPrivate({ audience: ['c3', 'a1', 'b2'], sender_id: 'a1' }, participants)).toBe(false);
+    expect(isPrivate({ audience: ['a1', 'b2', 'c3', 'x9'], sender_id: 'b2' }, participants)).toBe(false);
   });
 });

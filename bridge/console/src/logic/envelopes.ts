@@ -83,7 +83,7 @@ export function eventSummary(
     case 'violation': {
       const violators = Array.isArray(data['violators']) ? data['violators'].map((v) => nameOf(str(v))) : [];
       const who = violators.length > 0 ? ` by ${violators.join(', ')}` : '';
-      return `expectation ${str(data['expectation']) || '(unnamed)'} violated${who}`;
+      return `${str(data['expectation']) || 'an expectation'} violated${who}`;
     }
     case 'failure': {
       const code = str(data['code']);

@@ -37,7 +37,9 @@ export function Transcript(props: {
       {envelopes.map((e) => {
         const kind = envelopeKind(e.event_type);
         const sender = nameOf(e.sender_id);
-        const mine = e.sender_id === myId;
+        // The hub posts a violation in the channel's opener's name: the line is the hub's, naming who broke what.
+        const hubLine = kind === 'violation';
+        const mine = !hubLine && e.sender_id === myId;
         const priv = isPrivate(e, participants);
         const audience = (e.audience ?? []).map((id) => (id === myId ? 'you' : nameOf(id)));
         const routing = packetRouting(e);
@@ -58,8 +60,7 @@ export function Transcript(props: {
                   {ICONS[kind]}
                 </span>
               )}
-              {/* The hub posts a violation in someone's name; the line names who broke what instead. */}
-              {kind === 'violation' ? null : <strong class="env-sender">{mine ? 'you' : sender}</strong>}
+              <strong class="env-sender">{hubLine ? 'hub' : mine ? 'you' : sender}</strong>
               {kind === 'violation' ? <span class="badge badge-bad">violation</span> : null}
               {kind === 'failure' ? <span class="badge badge-warn">turn failed</span> : null}
               {kind !== 'message' ? <span class="env-summary">{eventSummary(e, nameOf)}</span> : null}
