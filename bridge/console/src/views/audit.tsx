@@ -3,6 +3,8 @@ import { useState } from 'preact/hooks';
 import type { AuditRecord } from '../api-types.js';
 import { Empty, Loading, Time, usePoll, useNow, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
+import { auditAgents, auditSummary } from '../logic/audit.js';
+import { shortId } from '../logic/ids.js';
 
 /** Audit kinds the hub writes (the set is open: kinds seen in the trail are offered too). */
 const KNOWN_KINDS = [
@@ -132,14 +134,14 @@ function AuditTrail() {
               <th>Kind</th>
               <th>Channel</th>
               <th>Agent</th>
-              <th>Reason</th>
+              <th>What</th>
             </tr>
           </thead>
           <tbody>
             {records.map((r) => {
               const channelId = typeof r['channel_id'] === 'string' ? r['channel_id'] : null;
-              const agentId = typeof r['agent_id'] === 'string' ? r['agent_id'] : null;
-              const reason = typeof r['reason'] === 'string' ? r['reason'] : '';
+              const who = auditAgents(r, nameOf);
+              const summary = auditSummary(r, nameOf);
               const expanded = open === r.id;
               return (
                 <Fragment key={r.id}>
@@ -160,13 +162,15 @@ function AuditTrail() {
                       {channelId === null ? (
                         <span class="muted">—</span>
                       ) : (
-                        <a class="mono" href={`#/channels/${encodeURIComponent(channelId)}`}>
-                          {channelId.slice(0, 8)}
+                        <a class="mono" href={`#/channels/${encodeURIComponent(channelId)}`} title={channelId}>
+                          {shortId(channelId)}
                         </a>
                       )}
                     </td>
-                    <td>{agentId === null ? <span class="muted">—</span> : nameOf(agentId)}</td>
-                    <td class="clamp">{reason}</td>
+                    <td>{who === '' ? <span class="muted">—</span> : who}</td>
+                    <td class="clamp" title={summary}>
+                      {summary === '' ? <span class="muted">—</span> : summary}
+                    </td>
                   </tr>
                   {expanded ? (
                     <tr class="details">
