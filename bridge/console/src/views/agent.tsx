@@ -76,7 +76,14 @@ export function AgentView(props: { agentId: string }) {
           </dl>
           <h3>Capabilities</h3>
           <div data-testid="capabilities">
-            {capabilities.length === 0 ? (
+            {/* The claims are the resume's: until it loaded, nothing is known either way. */}
+            {resume === null ? (
+              error === null ? (
+                <Loading />
+              ) : (
+                <span class="muted">Not known: the resume did not load.</span>
+              )
+            ) : capabilities.length === 0 ? (
               <span class="muted">None claimed.</span>
             ) : (
               capabilities.map((c) => (
