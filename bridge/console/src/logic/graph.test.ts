@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ANY_NODE, END_NODE, GraphDictSchema, edgePath, graphEdges, layoutGraph, pathTaken } from './graph.js';
+import {
+  ANY_NODE,
+  END_NODE,
+  GraphDictSchema,
+  edgePath,
+  graphEdges,
+  layoutGraph,
+  pathTaken,
+  spreadMarks,
+} from './graph.js';
 
 // The demo's graph as TransitionGraph.toDict() writes it: you → triage, tool transfer_to_billing → billing, else end.
 const graph = GraphDictSchema.parse({
@@ -61,8 +70,8 @@ describe('layoutGraph', () => {
     expect(layout.nodes.map((n) => n.id)).toEqual([ANY_NODE, 'you1', 'tri', 'bil', END_NODE]);
     expect(new Set(layout.nodes.map((n) => n.y)).size).toBe(1);
     // Forward arcs only: room above the row, none below.
-    expect(layout.nodes[0]?.y).toBe(24 + 90);
-    expect(layout.height).toBe(24 + 90 + 40 + 24);
+    expect(layout.nodes[0]?.y).toBe(24 + 64);
+    expect(layout.height).toBe(24 + 64 + 40 + 24);
     const xs = layout.nodes.map((n) => n.x);
     expect(xs).toEqual([...xs].sort((a, b) => a - b));
     expect(layout.width).toBe(24 * 2 + 5 * 120 + 4 * 70);
@@ -77,6 +86,38 @@ describe('layoutGraph', () => {
     expect(arc.d.startsWith(`M ${any.x + 60} ${any.y} Q`)).toBe(true);
     expect(arc.labelY).toBeLessThan(any.y);
     expect(edgePath(end, any).labelY).toBeGreaterThan(any.y + 40);
+  });
+
+  it('keeps the marks of the edges leaving any speaker apart (tool → billing, otherwise → end)', () => {
+    const layout = layoutGraph(graph, context);
+    const [any, , , bil, end] = layout.nodes;
+    if (any === undefined || bil === undefined || end === undefined) throw new Error('layout');
+    const toBilling = edgePath(any, bil);
+    const toEnd = edgePath(any, end);
+    // Halfway along each arc, the longer one higher: 3 and 4 node-steps, lifts 44 and 52 (capped at 64 - 12).
+    expect([toBilling.labelX, toBilling.labelY]).toEqual([(any.x + bil.x) / 2 + 60, any.y - 44]);
+    expect([toEnd.labelX, toEnd.labelY]).toEqual([(any.x + end.x) / 2 + 60, any.y - 52]);
+    expect(Math.abs(toEnd.labelX - toBilling.labelX)).toBe(95);
+    // Every arc stays inside the room above the row.
+    expect(Math.min(...layout.nodes.map((n) => edgePath(any, n).labelY))).toBeGreaterThanOrEqual(24);
+  });
+});
+
+describe('spreadMarks', () => {
+  it('steps a mark right until it clears the ones before it', () => {
+    expect(
+      spreadMarks([
+        { x: 100, y: 50 },
+        { x: 100, y: 50 },
+        { x: 110, y: 55 },
+        { x: 100, y: 90 },
+      ]),
+    ).toEqual([
+      { x: 100, y: 50 },
+      { x: 122, y: 50 },
+      { x: 154, y: 55 },
+      { x: 100, y: 90 },
+    ]);
   });
 });
 

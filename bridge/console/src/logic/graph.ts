@@ -46,9 +46,12 @@ export const NODE_HEIGHT = 40;
 const GAP = 70;
 const MARGIN = 24;
 /** Room above the row for forward arcs and self-loops, and below it for backward arcs; 0 when none needs it. */
-const ARC_ROOM = 90;
-/** Where along an arc its label sits: near the target, so that arcs leaving one node keep their labels apart. */
-const LABEL_AT = 0.72;
+const ARC_ROOM = 64;
+/**
+ * Edges carry a numbered mark, not their condition's text (the conditions are listed beside the graph): texts of
+ * arcs from one node ran into each other. Marks at least this far apart (centre to centre, on either axis).
+ */
+export const MARK_GAP = 22;
 
 function arg(spec: Spec, key: string): string {
   const value = spec.args[key];
@@ -157,7 +160,7 @@ export function layoutGraph(
   };
 }
 
-/** The SVG path of an edge between two laid-out nodes, and where its label goes. */
+/** The SVG path of an edge between two laid-out nodes, and where its numbered mark goes (on the line). */
 export function edgePath(from: GraphNode, to: GraphNode): { d: string; labelX: number; labelY: number } {
   const midY = from.y + NODE_HEIGHT / 2;
   if (from.id === to.id) {
@@ -165,7 +168,7 @@ export function edgePath(from: GraphNode, to: GraphNode): { d: string; labelX: n
     return {
       d: `M ${cx - 15} ${from.y} C ${cx - 35} ${from.y - 45}, ${cx + 35} ${from.y - 45}, ${cx + 15} ${from.y}`,
       labelX: cx,
-      labelY: from.y - 42,
+      labelY: from.y - 34,
     };
   }
   const forward = to.x > from.x;
@@ -173,23 +176,38 @@ export function edgePath(from: GraphNode, to: GraphNode): { d: string; labelX: n
   const x1 = forward ? from.x + NODE_WIDTH : from.x;
   const x2 = forward ? to.x : to.x + NODE_WIDTH;
   if (forward && span <= 1) {
-    return { d: `M ${x1} ${midY} L ${x2} ${midY}`, labelX: (x1 + x2) / 2, labelY: midY - 8 };
+    return { d: `M ${x1} ${midY} L ${x2} ${midY}`, labelX: (x1 + x2) / 2, labelY: midY };
   }
-  // Arcs leave from the top (forward) or bottom (backward) of the node so that they clear the row.
+  // Arcs leave from the top (forward) or bottom (backward) of the node so that they clear the row; the longer the
+  // arc, the higher it rises, so arcs from one node part and their marks (at the apex) differ in x and y.
   const sx = from.x + NODE_WIDTH / 2;
   const tx = to.x + NODE_WIDTH / 2;
   const sy = forward ? from.y : from.y + NODE_HEIGHT;
-  const lift = Math.min(ARC_ROOM - 14, 24 + span * 14);
+  const lift = Math.min(ARC_ROOM - 12, 14 + span * 10);
   const cy = forward ? sy - lift * 2 : sy + lift * 2;
-  // The label sits on the curve (a quadratic Bézier) at LABEL_AT, just outside it.
-  const t = LABEL_AT;
-  const labelX = (1 - t) * (1 - t) * sx + 2 * (1 - t) * t * ((sx + tx) / 2) + t * t * tx;
-  const curveY = (1 - t) * (1 - t) * sy + 2 * (1 - t) * t * cy + t * t * sy;
+  // The apex of the quadratic Bézier (t = 0.5): halfway between the ends, `lift` off the row.
   return {
     d: `M ${sx} ${sy} Q ${(sx + tx) / 2} ${cy}, ${tx} ${sy}`,
-    labelX,
-    labelY: forward ? curveY - 5 : curveY + 14,
+    labelX: (sx + tx) / 2,
+    labelY: (sy + cy) / 2,
   };
+}
+
+/**
+ * Marks moved apart so that no two are within `gap` of each other on both axes (two edges with the same ends would
+ * put theirs on one spot): each, in order, steps right by `gap` until it is clear of those placed before it.
+ */
+export function spreadMarks(
+  marks: readonly { readonly x: number; readonly y: number }[],
+  gap = MARK_GAP,
+): { x: number; y: number }[] {
+  const placed: { x: number; y: number }[] = [];
+  for (const mark of marks) {
+    let x = mark.x;
+    while (placed.some((p) => Math.abs(p.x - x) < gap && Math.abs(p.y - mark.y) < gap)) x += gap;
+    placed.push({ x, y: mark.y });
+  }
+  return placed;
 }
 
 /**
