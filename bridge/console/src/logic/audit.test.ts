@@ -42,6 +42,13 @@ describe('auditSummary', () => {
   });
   it('falls back to the reason, the error, then the first plain fields', () => {
     expect(auditSummary({ kind: 'turn_failed', reason: 'model timed out' }, nameOf)).toBe('model timed out');
+    expect(
+      auditSummary(
+        { kind: 'turn_failed', envelope_id: 'E1', exc_type: 'ModelCallError', exc_message: 'the key was refused' },
+        nameOf,
+      ),
+    ).toBe('ModelCallError: the key was refused');
+    expect(auditSummary({ kind: 'agent_registered', agent_id: 'a1', name: 'ann' }, nameOf)).toBe('registered ann');
     expect(auditSummary({ kind: 'task_event', error: 'mirror failed' }, nameOf)).toBe('mirror failed');
     expect(
       auditSummary(

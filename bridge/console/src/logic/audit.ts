@@ -48,6 +48,18 @@ export function auditSummary(record: Fields & { kind: string }, nameOf: (id: str
         participants.length > 0 ? ` with ${participants.join(', ')}` : ''
       }`;
     }
+    case 'turn_failed': {
+      const type = str(record['exc_type']);
+      const message = str(record['exc_message']) || reason;
+      if (type !== '' || message !== '') return [type, message].filter((t) => t !== '').join(': ');
+      break;
+    }
+    case 'agent_registered':
+    case 'agent_unregistered': {
+      const name = str(record['name']);
+      if (name !== '') return `${record.kind === 'agent_registered' ? 'registered' : 'unregistered'} ${name}`;
+      break;
+    }
     case 'channel_closed':
     case 'channel_expired':
       return reason === '' ? 'no reason given' : reason;
