@@ -97,3 +97,34 @@ export function usePoll(load: () => Promise<void>, ms: number, deps: readonly un
     };
   }, deps);
 }
+
+/**
+ * A list filter: a `<select name>` whose first option (value `''`) is "any …"; `options` are values shown as
+ * themselves, or `[value, label]` pairs.
+ */
+export function FilterSelect(props: {
+  name: string;
+  label: string;
+  value: string;
+  options: readonly (string | readonly [string, string])[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <select
+      name={props.name}
+      aria-label={props.label}
+      value={props.value}
+      onChange={(e) => props.onChange(e.currentTarget.value)}
+    >
+      <option value="">any {props.label.toLowerCase()}</option>
+      {props.options.map((o) => {
+        const [value, text] = typeof o === 'string' ? [o, o] : o;
+        return (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        );
+      })}
+    </select>
+  );
+}

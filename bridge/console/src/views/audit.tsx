@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { AuditRecord } from '../api-types.js';
-import { Empty, Loading, Time, usePoll, useNow, ViewHeader } from '../components.js';
+import { Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 import { auditAgents, auditSummary } from '../logic/audit.js';
 import { shortId } from '../logic/ids.js';
@@ -91,24 +91,14 @@ function AuditTrail() {
   return (
     <section>
       <ViewHeader title="Audit">
-        <select name="kind" aria-label="Kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
-          <option value="">any kind</option>
-          {seenKinds.map((k) => (
-            <option key={k} value={k}>
-              {k}
-            </option>
-          ))}
-        </select>
-        <select name="agent" aria-label="Agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
-          <option value="">any agent</option>
-          {agents
-            .filter((a) => a.agent_id !== null)
-            .map((a) => (
-              <option key={a.agent_id} value={a.agent_id ?? ''}>
-                {a.name}
-              </option>
-            ))}
-        </select>
+        <FilterSelect name="kind" label="Kind" value={kind} options={seenKinds} onChange={setKind} />
+        <FilterSelect
+          name="agent"
+          label="Agent"
+          value={agent}
+          options={agents.flatMap((a) => (a.agent_id === null ? [] : [[a.agent_id, a.name] as const]))}
+          onChange={setAgent}
+        />
         <input
           name="channel"
           placeholder="Channel id"

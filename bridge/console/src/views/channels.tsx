@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Channel } from '../api-types.js';
-import { Badge, Empty, Loading, Time, usePoll, useNow, ViewHeader } from '../components.js';
+import { Badge, Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 import { envelopeOfEvent } from '../stream.js';
 import { turnLabel, whoseTurn } from '../logic/turn.js';
@@ -70,22 +70,8 @@ export function ChannelsView() {
   return (
     <section>
       <ViewHeader title="Channels">
-        <select name="state" aria-label="State" value={state} onChange={(e) => setState(e.currentTarget.value)}>
-          <option value="">any state</option>
-          {STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <select name="type" aria-label="Type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
-          <option value="">any type</option>
-          {TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
+        <FilterSelect name="state" label="State" value={state} options={STATES} onChange={setState} />
+        <FilterSelect name="type" label="Type" value={type} options={TYPES} onChange={setType} />
         {session.operator ? null : (
           <button type="button" class="primary" onClick={() => setCreating((c) => !c)}>
             New channel

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Task } from '../api-types.js';
-import { Badge, Empty, Loading, Time, usePoll, useNow, ViewHeader } from '../components.js';
+import { Badge, Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 
 const STATES = ['created', 'running', 'completed', 'failed', 'expired', 'cancelled'];
@@ -31,24 +31,14 @@ export function TasksView() {
   return (
     <section>
       <ViewHeader title="Tasks">
-        <select name="state" aria-label="State" value={state} onChange={(e) => setState(e.currentTarget.value)}>
-          <option value="">any state</option>
-          {STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <select name="agent" aria-label="Agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
-          <option value="">any agent</option>
-          {agents
-            .filter((a) => a.agent_id !== null)
-            .map((a) => (
-              <option key={a.agent_id} value={a.agent_id ?? ''}>
-                {a.name}
-              </option>
-            ))}
-        </select>
+        <FilterSelect name="state" label="State" value={state} options={STATES} onChange={setState} />
+        <FilterSelect
+          name="agent"
+          label="Agent"
+          value={agent}
+          options={agents.flatMap((a) => (a.agent_id === null ? [] : [[a.agent_id, a.name] as const]))}
+          onChange={setAgent}
+        />
         <input
           name="channel"
           placeholder="Channel id"
