@@ -128,3 +128,31 @@ export function FilterSelect(props: {
     </select>
   );
 }
+
+/** The agent and channel filters of the tasks and audit lists: agents by name from the directory, a channel by id. */
+export function AgentChannelFilters(props: {
+  agents: readonly { agent_id: string | null; name: string }[];
+  agent: string;
+  onAgent: (value: string) => void;
+  channel: string;
+  onChannel: (value: string) => void;
+}) {
+  return (
+    <>
+      <FilterSelect
+        name="agent"
+        label="Agent"
+        value={props.agent}
+        options={props.agents.flatMap((a) => (a.agent_id === null ? [] : [[a.agent_id, a.name] as const]))}
+        onChange={props.onAgent}
+      />
+      <input
+        name="channel"
+        placeholder="Channel id"
+        aria-label="Channel id"
+        value={props.channel}
+        onChange={(e) => props.onChannel(e.currentTarget.value)}
+      />
+    </>
+  );
+}

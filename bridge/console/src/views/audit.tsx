@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { AuditRecord } from '../api-types.js';
-import { Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader } from '../components.js';
+import { AgentChannelFilters, Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 import { auditAgents, auditSummary } from '../logic/audit.js';
 import { shortId } from '../logic/ids.js';
@@ -92,19 +92,12 @@ function AuditTrail() {
     <section>
       <ViewHeader title="Audit">
         <FilterSelect name="kind" label="Kind" value={kind} options={seenKinds} onChange={setKind} />
-        <FilterSelect
-          name="agent"
-          label="Agent"
-          value={agent}
-          options={agents.flatMap((a) => (a.agent_id === null ? [] : [[a.agent_id, a.name] as const]))}
-          onChange={setAgent}
-        />
-        <input
-          name="channel"
-          placeholder="Channel id"
-          aria-label="Channel id"
-          value={channel}
-          onChange={(e) => setChannel(e.currentTarget.value)}
+        <AgentChannelFilters
+          agents={agents}
+          agent={agent}
+          onAgent={setAgent}
+          channel={channel}
+          onChannel={setChannel}
         />
         <button type="button" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
           Raw JSON

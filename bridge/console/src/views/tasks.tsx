@@ -1,6 +1,16 @@
 import { useState } from 'preact/hooks';
 import type { Task } from '../api-types.js';
-import { Badge, Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader } from '../components.js';
+import {
+  AgentChannelFilters,
+  Badge,
+  Empty,
+  FilterSelect,
+  Loading,
+  Time,
+  useNow,
+  usePoll,
+  ViewHeader,
+} from '../components.js';
 import { useConsole } from '../context.js';
 
 const STATES = ['created', 'running', 'completed', 'failed', 'expired', 'cancelled'];
@@ -32,19 +42,12 @@ export function TasksView() {
     <section>
       <ViewHeader title="Tasks">
         <FilterSelect name="state" label="State" value={state} options={STATES} onChange={setState} />
-        <FilterSelect
-          name="agent"
-          label="Agent"
-          value={agent}
-          options={agents.flatMap((a) => (a.agent_id === null ? [] : [[a.agent_id, a.name] as const]))}
-          onChange={setAgent}
-        />
-        <input
-          name="channel"
-          placeholder="Channel id"
-          value={channel}
-          onChange={(e) => setChannel(e.currentTarget.value)}
-          aria-label="Channel id"
+        <AgentChannelFilters
+          agents={agents}
+          agent={agent}
+          onAgent={setAgent}
+          channel={channel}
+          onChannel={setChannel}
         />
       </ViewHeader>
       {tasks === null ? (
