@@ -10,6 +10,7 @@ import { bridgeRoutes } from '../bridge/src/routes.js';
 import { SessionTokens } from '../bridge/src/session-tokens.js';
 import { call, callOnce, openSse, type SseEvent } from './support/bridge-http.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
+import { stackBridgeOptions } from './support/stack-bridge.js';
 
 /**
  * The bridge's API against a secured stack, route by route: the filters and pages of every read, the writes, the
@@ -111,19 +112,13 @@ async function allChannels(as: string, query: string): Promise<string[]> {
 
 beforeAll(async () => {
   stack = await startSecuredStack({ apiKeys: KEYS });
-  const options = {
-    servers: stack.url,
-    prefix: stack.prefix,
-    registrantCreds: stack.registrantCreds,
-    adminCreds: stack.adminCreds,
+  const options = stackBridgeOptions(stack, {
     apiKeys: PEOPLE,
     secret,
     operatorKey: OPERATOR_KEY,
-    port: 0,
-    pollMs: 100,
     // This file's many refusals come from one address: the limit itself is tested on a bridge of its own.
     rateBurst: 100_000,
-  };
+  });
   a = await startBridge(options);
   b = await startBridge(options);
   sdk = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.registrantCreds });

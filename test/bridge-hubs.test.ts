@@ -4,13 +4,12 @@
  * user may ask the roster or read the delivery consumer.
  */
 import { hubServiceInboxPrefix } from '@ag2net/auth';
-import { startBridge, type Bridge } from '@ag2net/bridge';
+import type { Bridge } from '@ag2net/bridge';
 import { HubClient, type AgentClient } from '@ag2net/client';
 import { AccessDeniedError, DeliveryLagSchema, HealthSchema, newId, type Health } from '@ag2net/protocol';
 import { connectWithCreds, waitFor } from '@ag2net/test-support';
 import type { Hub } from '@ag2net/hub';
 import { jetstream } from '@nats-io/jetstream';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call } from './support/bridge-http.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
+import { startStackBridge } from './support/stack-bridge.js';
 
 const KEYS = { alice: 'k-alice', dave: 'k-dave' } as const;
 const OPERATOR_KEY = 'k-operator';
@@ -58,17 +58,7 @@ const roles = (hubs: readonly Health[]) => hubs.map((h) => [h.hub_id, h.role, h.
 beforeAll(async () => {
   stack = await startSecuredStack({ apiKeys: KEYS });
   standby = await stack.startHub({ hubId: STANDBY_ID });
-  bridge = await startBridge({
-    servers: stack.url,
-    prefix: stack.prefix,
-    registrantCreds: stack.registrantCreds,
-    adminCreds: stack.adminCreds,
-    apiKeys: { alice: KEYS.alice },
-    secret: randomBytes(32),
-    operatorKey: OPERATOR_KEY,
-    port: 0,
-    pollMs: 100,
-  });
+  bridge = await startStackBridge(stack, { apiKeys: { alice: KEYS.alice }, operatorKey: OPERATOR_KEY });
   registrant = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.registrantCreds });
   admin = await HubClient.connect({
     servers: stack.url,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { call, openSse, type SseEvent, type SseStream } from './support/bridge-http.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
+import { stackBridgeOptions } from './support/stack-bridge.js';
 
 const KEYS = { alice: 'k-alice', bob: 'k-bob', echo: 'k-echo', dave: 'k-dave' } as const;
 const PEOPLE = { alice: KEYS.alice, bob: KEYS.bob };
@@ -45,17 +46,7 @@ function envelopesOf(events: readonly SseEvent[]): Envelope[] {
 
 beforeAll(async () => {
   stack = await startSecuredStack({ apiKeys: KEYS });
-  const bridgeOptions = {
-    servers: stack.url,
-    prefix: stack.prefix,
-    registrantCreds: stack.registrantCreds,
-    adminCreds: stack.adminCreds,
-    apiKeys: PEOPLE,
-    secret,
-    operatorKey: OPERATOR_KEY,
-    port: 0,
-    pollMs: 100,
-  };
+  const bridgeOptions = stackBridgeOptions(stack, { apiKeys: PEOPLE, secret, operatorKey: OPERATOR_KEY });
   // Two replicas with the same secret: one person, the same identity and key on both.
   a = await startBridge(bridgeOptions);
   b = await startBridge(bridgeOptions);

@@ -4,8 +4,7 @@
  * answer live, watches a workflow hand off from triage to billing live; another person sees none of it.
  */
 import { AgentTarget, FromSpeaker, TerminateTarget, ToolCalled, Transition, TransitionGraph } from '@ag2net/adapters';
-import { startBridge, type Bridge } from '@ag2net/bridge';
-import { randomBytes } from 'node:crypto';
+import type { Bridge } from '@ag2net/bridge';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import {
 } from './support/console-ui.js';
 import { startRunner, type ServiceProcess } from './support/processes.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
+import { startStackBridge } from './support/stack-bridge.js';
 
 const AGENT_KEYS = Object.fromEntries(DEMO_AGENTS.map((name) => [name, `k-${name}`]));
 const PEOPLE = { ann: 'k-ann-console', bob: 'k-bob-console' } as const;
@@ -64,17 +64,7 @@ beforeAll(async () => {
     name: 'console-runner',
     extraArgs: ['--creds', stack.paths.registrantCreds, '--creds-dir', join(dir, 'agents'), '--api-keys', keysFile],
   });
-  bridge = await startBridge({
-    servers: stack.url,
-    prefix: stack.prefix,
-    registrantCreds: stack.registrantCreds,
-    adminCreds: stack.adminCreds,
-    apiKeys: PEOPLE,
-    secret: randomBytes(32),
-    operatorKey: OPERATOR_KEY,
-    port: 0,
-    pollMs: 100,
-  });
+  bridge = await startStackBridge(stack, { apiKeys: PEOPLE, operatorKey: OPERATOR_KEY });
   await assertConsoleServed(bridge.url);
   const [launched] = await Promise.all([
     launchBrowser(),

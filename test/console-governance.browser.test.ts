@@ -5,12 +5,11 @@
  * channel; a post out of turn shows the hub's `protocol_error`; the operator's audit view lists the violations and
  * filters them by kind, and the hub view shows the active hub.
  */
-import { startBridge, type Bridge } from '@ag2net/bridge';
+import type { Bridge } from '@ag2net/bridge';
 import { ackInvite, HubClient, silentLogger, type AgentClient } from '@ag2net/client';
 import { ModelCallError, ModelFailureCode, reportTurnFailure } from '@ag2net/agent';
 import { createManualClock } from '@ag2net/hub';
 import { EV_CHANNEL_INVITE, EV_TEXT, type Envelope } from '@ag2net/protocol';
-import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -28,6 +27,7 @@ import {
   waitForText,
 } from './support/console-ui.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
+import { startStackBridge } from './support/stack-bridge.js';
 
 const KEYS = { ann: 'k-ann-governance', slow: 'k-slow', flaky: 'k-flaky' } as const;
 const OPERATOR_KEY = 'k-operator-console-governance';
@@ -66,17 +66,7 @@ function agentHandler(options: { readonly fail: boolean }) {
 
 beforeAll(async () => {
   stack = await startSecuredStack({ apiKeys: KEYS, hub: { clock, sweepIntervalMs: 0 } });
-  bridge = await startBridge({
-    servers: stack.url,
-    prefix: stack.prefix,
-    registrantCreds: stack.registrantCreds,
-    adminCreds: stack.adminCreds,
-    apiKeys: { ann: KEYS.ann },
-    secret: randomBytes(32),
-    operatorKey: OPERATOR_KEY,
-    port: 0,
-    pollMs: 100,
-  });
+  bridge = await startStackBridge(stack, { apiKeys: { ann: KEYS.ann }, operatorKey: OPERATOR_KEY });
   await assertConsoleServed(bridge.url);
   sdk = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.registrantCreds });
   const auth = (name: keyof typeof KEYS) => ({ scheme: 'api_key', claim: { token: KEYS[name] } }) as const;
