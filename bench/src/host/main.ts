@@ -42,7 +42,15 @@ const handlers: Handlers = {
     const { servers, prefix } = HOST_OPS.startHub.params.parse(params);
     if (hub !== null) throw new Error('a hub is already running in this host');
     const started = performance.now();
-    hubConnection = await connect({ servers, name: 'bench-hub', ...benchAuth() });
+    // The options hub-service connects its hub with (`connectionOptions`): without `noAsyncTraces` every request
+    // builds an Error with a stack, which the hub pays several times per admitted envelope.
+    hubConnection = await connect({
+      servers,
+      name: 'bench-hub',
+      maxReconnectAttempts: -1,
+      noAsyncTraces: true,
+      ...benchAuth(),
+    });
     hub = await startHub({ connection: hubConnection, prefix, limits: BENCH_LIMITS });
     return { start_ms: performance.now() - started, hub_id: hub.hubId };
   },
