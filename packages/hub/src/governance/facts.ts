@@ -13,6 +13,7 @@ import {
   expectationViolatedReason,
   violationRecordOf,
 } from '@ag2net/protocol';
+import { LazyMap, LazySet } from './lazy-collections.js';
 import { keysOf } from './violation-record.js';
 
 /** The turn the adapter expects, and since when. */
@@ -47,15 +48,18 @@ export interface ChannelFacts {
   autoClose: string | null;
 }
 
-/** The facts of a channel with an empty log. */
+/**
+ * The facts of a channel with an empty log. Its maps and set allocate storage only when first written (`LazyMap`):
+ * an idle channel has no text and no violation, and three empty hash tables were about 550 bytes of its heap.
+ */
 export function newFacts(): ChannelFacts {
   return {
     openedAt: null,
     lastContentAt: null,
-    lastTextFrom: new Map(),
-    lastTextTo: new Map(),
+    lastTextFrom: new LazyMap(),
+    lastTextTo: new LazyMap(),
     turn: null,
-    fired: new Set(),
+    fired: new LazySet(),
     autoClose: null,
   };
 }
