@@ -130,7 +130,7 @@ export function restoreRuntime(
   for (const [id, n] of record.inbox_admitted) rt.inboxAdmitted.set(id, n);
   for (const envelope of record.lifecycle) {
     if (!isLifecycleEvent(envelope.event_type)) continue;
-    rt.lifecycle.push(envelope);
+    rt.lifecycle = rt.lifecycle.concat([envelope]);
     reconcileMetadata(rt, envelope);
   }
   return rt;
