@@ -2,7 +2,7 @@ import type { Envelope } from '@ag2net/protocol';
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import type { HubContext } from '../core/context.js';
 import { notify } from './observer.js';
-import { contextForTrace, hubTracer } from './trace.js';
+import { contextForTrace, hubTracer, tracingEnabled } from './trace.js';
 
 /**
  * Runs one envelope's fan-out in a span `ag2net.deliver` (producer kind, in the envelope's trace) and, when it is
@@ -14,6 +14,11 @@ export async function observedDelivery(
   envelope: Envelope,
   deliver: () => Promise<boolean>,
 ): Promise<boolean> {
+  if (!tracingEnabled()) {
+    const done = await deliver();
+    if (done) reportDelivered(ctx, envelope);
+    return done;
+  }
   const span = hubTracer().startSpan(
     'ag2net.deliver',
     {
@@ -30,14 +35,18 @@ export async function observedDelivery(
   try {
     const done = await context.with(trace.setSpan(context.active(), span), deliver);
     span.setAttribute('ag2net.delivered', done);
-    const { delivered } = ctx.observer;
-    if (done && delivered !== undefined) {
-      const admittedAt = Date.parse(envelope.created_at);
-      const lagMs = Number.isNaN(admittedAt) ? 0 : Math.max(0, ctx.clock.now() - admittedAt);
-      notify(ctx.logger, () => delivered({ envelope, lagMs }));
-    }
+    if (done) reportDelivered(ctx, envelope);
     return done;
   } finally {
     span.end();
   }
+}
+
+/** Tells the observer, if it listens, that the envelope's fan-out is done and how long after its admission. */
+function reportDelivered(ctx: Pick<HubContext, 'observer' | 'logger' | 'clock'>, envelope: Envelope): void {
+  const { delivered } = ctx.observer;
+  if (delivered === undefined) return;
+  const admittedAt = Date.parse(envelope.created_at);
+  const lagMs = Number.isNaN(admittedAt) ? 0 : Math.max(0, ctx.clock.now() - admittedAt);
+  notify(ctx.logger, () => delivered({ envelope, lagMs }));
 }

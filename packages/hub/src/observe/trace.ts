@@ -1,9 +1,21 @@
 import { traceAnchorOf } from '@ag2net/protocol';
-import { TraceFlags, context, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { ProxyTracerProvider, TraceFlags, context, trace, type Context, type Tracer } from '@opentelemetry/api';
+
+const TRACER_NAME = '@ag2net/hub';
 
 /** The hub's tracer; spans cost nothing until a tracer provider is installed (hub-service does, from `OTEL_*`). */
 export function hubTracer(): Tracer {
-  return trace.getTracer('@ag2net/hub');
+  return trace.getTracer(TRACER_NAME);
+}
+
+/**
+ * Whether a tracer provider is installed, so that the hub's spans go anywhere. Without one, the RPC and delivery
+ * paths skip span and context bookkeeping altogether (a no-op span still cost a context copy, a closure and two
+ * promise hops per request). Asked per request, so a provider installed after the hub started is used from then on.
+ */
+export function tracingEnabled(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(TRACER_NAME) !== undefined;
 }
 
 /**

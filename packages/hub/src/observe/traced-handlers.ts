@@ -2,7 +2,7 @@ import { type HubOp, HUB_OP_NAMES } from '@ag2net/protocol';
 import { toNetworkError, type HubRequestParsed } from '@ag2net/protocol/internal';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { HubHandlers } from '../rpc-server.js';
-import { contextForTrace, hubTracer, traceIdOfRequest } from './trace.js';
+import { contextForTrace, hubTracer, traceIdOfRequest, tracingEnabled } from './trace.js';
 
 /**
  * The handlers with each request traced: a span `ag2net.rpc <op>` (server kind, in the trace of the request's
@@ -25,6 +25,7 @@ function traced<Op extends HubOp>(
 ): (request: HubRequestParsed<Op>, caller: Caller) => Promise<unknown> {
   const handler: (request: HubRequestParsed<Op>, caller: Caller) => unknown = handlers[op];
   return async (request, caller) => {
+    if (!tracingEnabled()) return handler(request, caller);
     const parent = contextForTrace(traceIdOfRequest(request));
     const span = hubTracer().startSpan(
       `ag2net.rpc ${op}`,
