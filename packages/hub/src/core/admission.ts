@@ -166,15 +166,16 @@ async function checkOutbound(ctx: HubContext, envelope: Envelope, sender: Party)
 /** State, protocol-event and membership checks that AG2 lacks (sender authenticity, participants only). */
 function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
   const { metadata } = rt;
-  const cid = repr(metadata.channel_id);
-  if (isTerminalChannelState(metadata.state)) throw new ProtocolError(`channel ${cid} is ${metadata.state}`);
+  // Quoted only when refusing: `repr` walks the id, and the accepting path is the hot one.
+  const cid = (): string => repr(metadata.channel_id);
+  if (isTerminalChannelState(metadata.state)) throw new ProtocolError(`channel ${cid()} is ${metadata.state}`);
   const type = envelope.event_type;
   if (type === EV_CHANNEL_INVITE_ACK || type === EV_CHANNEL_INVITE_REJECT) {
     if (metadata.state !== ChannelState.Pending) {
-      throw new ProtocolError(`channel ${cid} is not awaiting invite replies (state=${metadata.state})`);
+      throw new ProtocolError(`channel ${cid()} is not awaiting invite replies (state=${metadata.state})`);
     }
     if (!metadata.pending_acks.includes(envelope.sender_id)) {
-      throw new ProtocolError(`channel ${cid} has no pending invite for ${repr(envelope.sender_id)}`);
+      throw new ProtocolError(`channel ${cid()} has no pending invite for ${repr(envelope.sender_id)}`);
     }
     return;
   }
@@ -182,16 +183,18 @@ function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
     throw new ProtocolError(`${type} events are written by the hub`);
   }
   if (metadata.state !== ChannelState.Active) {
-    throw new ProtocolError(`channel ${cid} not active (state=${metadata.state})`);
+    throw new ProtocolError(`channel ${cid()} not active (state=${metadata.state})`);
   }
   if (!isParticipant(metadata, envelope.sender_id)) {
     // AG2 answers a non-participant with its adapter's message where the adapter has one; ours is the fallback.
     if (rt.adapter !== null && rt.state !== null) rt.adapter.validateSend(metadata, envelope, rt.state);
-    throw new ProtocolError(`channel ${cid} only accepts envelopes from participants, got ${repr(envelope.sender_id)}`);
+    throw new ProtocolError(
+      `channel ${cid()} only accepts envelopes from participants, got ${repr(envelope.sender_id)}`,
+    );
   }
   for (const member of envelope.audience ?? []) {
     if (!isParticipant(metadata, member)) {
-      throw new ProtocolError(`audience member ${repr(member)} is not a participant of channel ${cid}`);
+      throw new ProtocolError(`audience member ${repr(member)} is not a participant of channel ${cid()}`);
     }
   }
 }
