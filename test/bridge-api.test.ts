@@ -581,7 +581,7 @@ function samplePath(template: string): string {
 }
 
 describe('bridge API: refusals by route class', () => {
-  const routes = bridgeRoutes({ signIn: () => Promise.reject(new Error('not called')) });
+  const routes = bridgeRoutes({ operator: null, signIn: () => Promise.reject(new Error('not called')) });
   const now = () => Math.floor(Date.now() / 1000);
 
   it('answers 401 to no token, a tampered, an expired and a foreign token on every route that needs one', async () => {
@@ -672,7 +672,7 @@ describe('bridge API: the OpenAPI document and bad requests', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
     );
-    const routed = bridgeRoutes({ signIn: () => Promise.reject(new Error('not called')) }).map(
+    const routed = bridgeRoutes({ operator: null, signIn: () => Promise.reject(new Error('not called')) }).map(
       (r) => `${r.method} ${r.path}`,
     );
     expect(documented.sort()).toEqual(routed.sort());

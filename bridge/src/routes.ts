@@ -1,4 +1,4 @@
-import { HubClient } from '@ag2net/client';
+import type { HubClient } from '@ag2net/client';
 import { AccessDeniedError, EV_TEXT, IdSchema, InvalidRequestError, newId } from '@ag2net/protocol';
 import { type z } from 'zod';
 import {
@@ -34,6 +34,11 @@ import { route, type Actor, type Route } from './route.js';
 /** What the routes need beyond the actor: sign-in, and the streams (served by the server itself). */
 export interface RouteDeps {
   signIn(body: z.output<typeof SignInSchema>): Promise<z.output<typeof SessionSchema>>;
+  /**
+   * The bridge's operator connection, `null` without one: the hub status asks the roster and reads the delivery
+   * consumer over it, the only NATS user of the bridge allowed to.
+   */
+  readonly operator: HubClient | null;
 }
 
 /** A path parameter that must be an id. */
@@ -267,20 +272,14 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
       summary: 'Every hub (active and standbys) with its health, the lease, and the delivery lag (operator)',
       access: 'operator',
       response: HubStatusSchema,
-      handle: ({ actor }) => hubStatus(actor),
+      handle: () => hubStatus(deps.operator),
     }),
   ];
 }
 
-/**
- * The roster and the delivery lag over the operator's own connection (the bridge's operator `HubClient`, the
- * only actor whose NATS user may ask the roster and read the delivery consumer).
- */
-async function hubStatus(actor: Actor): Promise<z.output<typeof HubStatusSchema>> {
-  const hub = actor.hub;
-  if (actor.role !== 'operator' || !(hub instanceof HubClient)) {
-    throw new AccessDeniedError('the hub status is for the operator only');
-  }
+/** The roster and the delivery lag, over the bridge's operator connection (the route is the operator's only). */
+async function hubStatus(hub: HubClient | null): Promise<z.output<typeof HubStatusSchema>> {
+  if (hub === null) throw new AccessDeniedError('the hub status is for the operator only');
   const [hubs, delivery] = await Promise.all([hub.hubs(), hub.deliveryLag()]);
   const active = hubs.find((h) => h.role === 'active');
   return { lease: active === undefined ? null : { holder: active.hub_id, epoch: active.epoch }, hubs, delivery };

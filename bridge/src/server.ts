@@ -121,6 +121,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
   const watches = [registrant, ...(operator === null ? [] : [operator])].map((c) => watchConnection(c.nc));
 
   const routes = bridgeRoutes({
+    operator,
     signIn: async ({ name, api_key }) => {
       const isOperator = name === OPERATOR_CALLER;
       if (isOperator) {
