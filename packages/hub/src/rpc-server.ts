@@ -12,6 +12,7 @@ import {
 } from '@ag2net/protocol';
 import { clip, jsonDepthExceeds, toNetworkError, type HubRequestParsed } from '@ag2net/protocol/internal';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { z } from 'zod';
 import { authorize, callerOf, type AccessDirectory, type CheckedCaller } from './access.js';
 import type { Logger } from './logger.js';
 import { notify, type HubObserver } from './observe/observer.js';
@@ -139,7 +140,7 @@ export class RpcServer {
     const err = toNetworkError(thrown);
     if (err.code === 'internal') this.logger.error({ err: thrown, op }, 'rpc failed');
     else this.logger.debug({ op, code: err.code }, 'rpc rejected');
-    return JSON.stringify({ ok: false, error: boundedWire(err.toWire()) });
+    return errorReplyText(err);
   }
 }
 
@@ -147,6 +148,11 @@ export class RpcServer {
 interface Served {
   readonly handlers: HubHandlers;
   readonly directory: AccessDirectory;
+}
+
+/** An error reply of the hub's NATS boundary: `{ ok: false, error }`, bounded in size. */
+export function errorReplyText(thrown: unknown): string {
+  return JSON.stringify({ ok: false, error: boundedWire(toNetworkError(thrown).toWire()) });
 }
 
 /** The wire error with its message cut to `MAX_ERROR_MESSAGE_CHARS` and oversized `details` left out. */
@@ -166,16 +172,30 @@ function boundedWire(wire: WireError): WireError {
 
 /** The request, checked for size and depth before parsing and then validated by the op's schema. */
 function parseRequest<Op extends HubOp>(op: Op, msg: Msg): HubRequestParsed<Op> {
-  const limit = HUB_OPS[op].maxRequestBytes;
+  // The schema looked up by `op` is the one `HubRequestParsed<Op>` is inferred from.
+  const spec = { label: op, limit: HUB_OPS[op].maxRequestBytes, schema: HUB_OPS[op].request as z.ZodType };
+  return parseBoundedRequest(msg, spec) as HubRequestParsed<Op>;
+}
+
+/**
+ * A request of the hub's NATS boundary (an RPC op, the roster ping), `spec.label` naming it in messages: refused
+ * with `invalid_request` past `spec.limit` bytes or `MAX_REQUEST_DEPTH` levels before it is parsed, when it is not JSON, or
+ * when `spec.schema` refuses it; an empty body is `{}`.
+ */
+export function parseBoundedRequest<S extends z.ZodType>(
+  msg: Msg,
+  spec: { readonly label: string; readonly limit: number; readonly schema: S },
+): z.output<S> {
+  const { label, limit, schema } = spec;
   const size = msg.data.length;
   if (size > limit) {
-    throw new InvalidRequestError(`${op} request of ${size} bytes exceeds the limit of ${limit} bytes`, {
+    throw new InvalidRequestError(`${label} request of ${size} bytes exceeds the limit of ${limit} bytes`, {
       details: { limit, size },
     });
   }
   const text = size === 0 ? '{}' : msg.string();
   if (jsonDepthExceeds(text, MAX_REQUEST_DEPTH)) {
-    throw new InvalidRequestError(`${op} request nests deeper than ${MAX_REQUEST_DEPTH} levels`, {
+    throw new InvalidRequestError(`${label} request nests deeper than ${MAX_REQUEST_DEPTH} levels`, {
       details: { limit: MAX_REQUEST_DEPTH },
     });
   }
@@ -183,10 +203,9 @@ function parseRequest<Op extends HubOp>(op: Op, msg: Msg): HubRequestParsed<Op> 
   try {
     json = JSON.parse(text);
   } catch {
-    throw new InvalidRequestError(`${op} request is not valid JSON`);
+    throw new InvalidRequestError(`${label} request is not valid JSON`);
   }
-  const parsed = HUB_OPS[op].request.safeParse(json);
-  if (!parsed.success) throw new InvalidRequestError(formatIssues(`invalid ${op} request`, parsed.error.issues));
-  // The schema looked up by `op` is the one `HubRequestParsed<Op>` is inferred from.
-  return parsed.data as HubRequestParsed<Op>;
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new InvalidRequestError(formatIssues(`invalid ${label} request`, parsed.error.issues));
+  return parsed.data;
 }
