@@ -1,7 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-
-/** Seconds buckets of the request duration histogram: 1 ms to 10 s. */
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+import { LATENCY_BUCKETS_SECONDS } from '@ag2net/telemetry';
 
 /** What the bridge tells its metrics as it serves; `startBridge({ observer })` takes one. */
 export interface BridgeObserver {
@@ -39,7 +37,7 @@ export function bridgeMetrics(registry: Registry, gauges: () => BridgeGauges | n
     name: 'ag2net_bridge_http_request_duration_seconds',
     help: 'Time from a request to the end of its response, by route template (a stream lasts until it ends).',
     labelNames: ['route'] as const,
-    buckets: LATENCY_BUCKETS,
+    buckets: [...LATENCY_BUCKETS_SECONDS],
     registers,
   });
   const limited = new Counter({

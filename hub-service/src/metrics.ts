@@ -1,9 +1,7 @@
 import type { Hub, HubObserver, HubView } from '@ag2net/hub';
 import { violationRecordOf } from '@ag2net/protocol';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-
-/** Seconds buckets of the request and delivery-lag histograms: 1 ms to 10 s. */
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+import { LATENCY_BUCKETS_SECONDS } from '@ag2net/telemetry';
 
 /**
  * The hub's Prometheus metrics (docs/operations.md lists them with their meaning), registered in `registry`. The
@@ -28,13 +26,13 @@ export function hubMetrics(registry: Registry, hub: () => Hub | undefined): HubO
     name: 'ag2net_hub_request_duration_seconds',
     help: 'Time from a parsed RPC request to its result, by operation (op="post" is the admission latency).',
     labelNames: ['op'] as const,
-    buckets: LATENCY_BUCKETS,
+    buckets: [...LATENCY_BUCKETS_SECONDS],
     registers,
   });
   const lag = new Histogram({
     name: 'ag2net_hub_delivery_lag_seconds',
     help: "Time from an envelope's admission to the end of its fan-out to the audience's inboxes.",
-    buckets: LATENCY_BUCKETS,
+    buckets: [...LATENCY_BUCKETS_SECONDS],
     registers,
   });
   const violations = new Counter({

@@ -13,7 +13,7 @@
  */
 export { startOpsServer } from './ops-server.js';
 export type { OpsLogger, OpsServer, OpsServerOptions, Readiness } from './ops-server.js';
-export { createMetricsRegistry } from './registry.js';
+export { LATENCY_BUCKETS_SECONDS, createMetricsRegistry } from './registry.js';
 export { samplerFrom, startTracing, tracingRequested } from './tracing.js';
 export type { Tracing, TracingOptions } from './tracing.js';
 export { watchConnection } from './connection-watch.js';
