@@ -744,22 +744,148 @@ describe('bridge API: the OpenAPI document and bad requests', () => {
     expect((await call(b.url, '/v1/me', { token: token.alice })).status).toBe(200);
   });
 
-  it("past a token's burst answers 429 rate_limited to that token only", async () => {
-    await using limited = await startBridge({
-      servers: stack.url,
-      prefix: stack.prefix,
-      registrantCreds: stack.registrantCreds,
-      apiKeys: PEOPLE,
-      secret,
-      rateBurst: 2,
-      ratePerMinute: 1,
-      port: 0,
-    });
-    // Tokens of replica a work here (the same secret): each has its own bucket.
-    expect((await call(limited.url, '/v1/me', { token: token.alice })).status).toBe(200);
-    expect((await call(limited.url, '/v1/me', { token: token.alice })).status).toBe(200);
-    expect(refusal(await call(limited.url, '/v1/me', { token: token.alice }))).toEqual([429, 'rate_limited']);
-    expect((await call(limited.url, '/v1/me', { token: token.bob })).status).toBe(200);
+  it('answers 400 with the typed body to malformed percent-encoding in a path parameter or the query, and keeps serving', async () => {
+    const channel = newId();
+    const targets = [
+      ['GET', '/v1/agents/%'],
+      ['GET', '/v1/agents/%Z'],
+      ['GET', '/v1/channels/%ZZ/log'],
+      ['GET', '/v1/agents/%E0%A4%A'],
+      ['GET', '/v1/agents/%E0%A4%A/resume'],
+      ['GET', '/v1/tasks/%ZZ'],
+      ['POST', '/v1/channels/%/envelopes'],
+      ['GET', '/v1/agents?query=%'],
+      ['GET', '/v1/agents?query=%Z'],
+      ['GET', `/v1/channels/${channel}/log?since=%ZZ`],
+      ['GET', '/v1/tasks?%E0%A4%A=1'],
+      ['GET', `/v1/channels/${channel}/stream?since=%E0%A4%A`],
+      ['GET', '/v1/me/stream?last_event_id=%ZZ'],
+    ] as const;
+    for (const [method, target] of targets) {
+      for (const as of [token.alice, undefined]) {
+        const reply = await call(a.url, target, {
+          method,
+          ...(as === undefined ? {} : { token: as }),
+          ...(method === 'POST' ? { body: { text: 'x' } } : {}),
+        });
+        const where = target.includes('?') ? 'query string' : 'path';
+        expect([method, target, reply.status, reply.body]).toEqual([
+          method,
+          target,
+          400,
+          { error: { code: 'invalid_request', message: `the ${where} is not valid percent-encoding (UTF-8)` } },
+        ]);
+      }
+    }
+    expect((await call(a.url, '/v1/me', { token: token.alice })).status).toBe(200);
+  });
+});
+
+describe('bridge API: where the token travels, and one budget per person', () => {
+  it('refuses ?access_token= off the event streams with 401 saying to use the header, which it accepts', async () => {
+    const log = `/v1/channels/${made.discussion}/log`;
+    const message =
+      'send the token in the Authorization: Bearer header: ?access_token= is taken by the event streams only';
+    for (const [method, path] of [
+      ['GET', '/v1/me'],
+      ['GET', '/v1/channels'],
+      ['GET', log],
+      ['POST', `/v1/channels/${made.discussion}/envelopes`],
+    ] as const) {
+      const body = method === 'POST' ? { text: 'token in the query' } : undefined;
+      // In the query alone, and beside a good header: either way it travelled in the URL.
+      for (const header of [undefined, token.alice]) {
+        const reply = await call(a.url, `${path}?access_token=${token.alice}`, {
+          method,
+          ...(header === undefined ? {} : { token: header }),
+          ...(body === undefined ? {} : { body }),
+        });
+        expect([path, header !== undefined, reply.status, reply.body]).toEqual([
+          path,
+          header !== undefined,
+          401,
+          { error: { code: 'auth_failed', message } },
+        ]);
+      }
+    }
+    expect((await call(a.url, '/v1/me', { token: token.alice })).status).toBe(200);
+    expect(LogPage.parse((await call(a.url, log, { token: token.alice })).body).envelopes.length).toBeGreaterThan(0);
+    // The event streams take it: a browser's EventSource cannot set headers.
+    const stream = await openSse(
+      `${a.url}/v1/channels/${made.discussion}/stream?since=1&access_token=${token.alice}`,
+      {},
+    );
+    try {
+      expect(stream.status).toBe(200);
+      expect(envelopesOf([await stream.next()])[0]?.sequence).toBe(1);
+    } finally {
+      stream.close();
+    }
+    const deliveries = await openSse(`${a.url}/v1/me/stream?access_token=${token.alice}`, {});
+    deliveries.close();
+    expect(deliveries.status).toBe(200);
+  });
+
+  it('ten tokens of one person share one budget, two of the operator another: exactly the burst is admitted', async () => {
+    await using limited = await startBridge(
+      stackBridgeOptions(stack, {
+        apiKeys: PEOPLE,
+        secret,
+        operatorKey: OPERATOR_KEY,
+        rateBurst: 5,
+        ratePerMinute: 1,
+      }),
+    );
+    const mine = new SessionTokens(secret);
+    const now = Math.floor(Date.now() / 1000);
+    const issue = (sub: string, i: number) =>
+      mine.issue({ sub, operator: sub === '$operator', iat: now - i, exp: now + 3600 - i });
+    const alice = Array.from({ length: 10 }, (_, i) => issue('alice', i));
+    expect(new Set(alice).size).toBe(10);
+    const statuses = async (tokens: readonly string[], rounds: number): Promise<Record<number, number>> => {
+      const counts: Record<number, number> = {};
+      for (let round = 0; round < rounds; round++) {
+        for (const t of tokens) {
+          const { status } = await call(limited.url, '/v1/me', { token: t });
+          counts[status] = (counts[status] ?? 0) + 1;
+        }
+      }
+      return counts;
+    };
+    // 20 requests over ten tokens, burst 5 and 1 a minute: 5 admitted, 15 refused.
+    expect(await statuses(alice, 2)).toEqual({ 200: 5, 429: 15 });
+    expect(await statuses([issue('bob', 0)], 6)).toEqual({ 200: 5, 429: 1 });
+    expect(await statuses([issue('$operator', 0), issue('$operator', 1)], 3)).toEqual({ 200: 5, 429: 1 });
+    const refused = await call(limited.url, '/v1/me', { token: alice[3] });
+    expect([refused.status, refused.body]).toEqual([
+      429,
+      { error: { code: 'rate_limited', message: 'too many requests; slow down' } },
+    ]);
+  });
+
+  it('answers 429 to a flood of sign-ins: per name from any address, per address for any name', async () => {
+    await using limited = await startBridge(
+      stackBridgeOptions(stack, { apiKeys: PEOPLE, secret, signInBurst: 3, signInPerMinute: 1 }),
+    );
+    const signInFrom = (from: string, name: string, key: string) =>
+      callOnce(limited.url, '/v1/session', { from, body: JSON.stringify({ name, api_key: key }) });
+    const tooMany = [429, { error: { code: 'rate_limited', message: 'too many sign-ins; slow down' } }];
+    // alice's name: three sign-ins, each from an address of its own, then none from a fresh one, right key or not.
+    for (const from of ['127.0.0.2', '127.0.0.3', '127.0.0.4']) {
+      expect([from, (await signInFrom(from, 'alice', KEYS.alice)).status]).toEqual([from, 200]);
+    }
+    for (const key of [KEYS.alice, 'a guess']) {
+      const flood = await signInFrom('127.0.0.5', 'alice', key);
+      expect([flood.status, flood.body]).toEqual(tooMany);
+    }
+    // One address: three sign-ins whatever the names, then none, even with bob's right key.
+    for (const name of ['mallory-1', 'mallory-2', 'mallory-3']) {
+      expect([name, (await signInFrom('127.0.0.6', name, 'k')).status]).toEqual([name, 401]);
+    }
+    const spray = await signInFrom('127.0.0.6', 'bob', KEYS.bob);
+    expect([spray.status, spray.body]).toEqual(tooMany);
+    // bob's name and another address were not spent by either flood.
+    expect((await signInFrom('127.0.0.7', 'bob', KEYS.bob)).status).toBe(200);
   });
 });
 

@@ -33,10 +33,20 @@ export interface BridgeOptions {
   readonly tokenTtlSeconds?: number;
   /** A person's identity connection unused this long is closed, in ms. Default 300 000. */
   readonly idleMs?: number;
-  /** Requests a minute per token (or per address before sign-in), on average. Default 600. */
+  /**
+   * Requests a minute per person, on average, whatever tokens they use (the operator's sessions count as one person;
+   * requests without a valid token count per client address, an IPv6 address by its /64). Default 600.
+   */
   readonly ratePerMinute?: number;
-  /** Requests a token may make at once before the rate applies. Default 120. */
+  /** Requests a person (or an address) may make at once before the rate applies. Default 120. */
   readonly rateBurst?: number;
+  /**
+   * Sign-ins (`POST /v1/session`, refused or not) a minute per person name and per client address, on average: a
+   * sign-in needs both to have one left. Default 10.
+   */
+  readonly signInPerMinute?: number;
+  /** Sign-ins a name (or an address) may make at once before `signInPerMinute` applies. Default 20. */
+  readonly signInBurst?: number;
   /** Largest request body, in bytes. Default 262 144. */
   readonly maxBodyBytes?: number;
   /** How often a live stream reads the log for more when no delivery wakes it, in ms. Default 500. */

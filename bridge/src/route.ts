@@ -1,5 +1,12 @@
 import type { HumanClient } from '@ag2net/client';
-import { InvalidRequestError, formatIssues, type HubOp, type HubRequest, type HubResponse } from '@ag2net/protocol';
+import {
+  AuthError,
+  InvalidRequestError,
+  formatIssues,
+  type HubOp,
+  type HubRequest,
+  type HubResponse,
+} from '@ag2net/protocol';
 import type { z } from 'zod';
 
 /**
@@ -28,6 +35,8 @@ export interface Actor {
 /** A request as a route handler sees it: path parameters, the parsed query and body. */
 export interface RouteInput<Q, B> {
   readonly actor: Actor;
+  /** The client's address (the connection's peer); `undefined` once the socket closed. */
+  readonly address: string | undefined;
   readonly params: Readonly<Record<string, string>>;
   readonly query: Q;
   readonly body: B;
@@ -89,4 +98,98 @@ function parseWith<T>(schema: z.ZodType | null, value: unknown, what: string): T
   if (!parsed.success) throw new InvalidRequestError(formatIssues(what, parsed.error.issues));
   // The schema's output is T by construction of route(): Parsed<S> is z.output<S> for the same S.
   return parsed.data as T;
+}
+
+/** A request's path (percent-encoded as sent) and its query, decoded; the last of a repeated name wins. */
+export interface RequestTarget {
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+}
+
+/**
+ * Reads a request line's target. Every percent-encoding in it, in the path and in the query, must decode to UTF-8:
+ * anything else (`%`, `%Z`, `%ZZ`, a truncated sequence) is `invalid_request`, whatever route it names.
+ */
+export function requestTarget(raw: string): RequestTarget {
+  let url: URL;
+  try {
+    url = new URL(raw, 'http://bridge');
+  } catch (err) {
+    throw new InvalidRequestError('the request target is not a URL', { cause: err });
+  }
+  decodeOrRefuse(url.pathname, 'the path');
+  const query: [string, string][] = [];
+  for (const pair of url.search.slice(1).split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const [name, value] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
+    query.push([decodeOrRefuse(name, 'the query string', true), decodeOrRefuse(value, 'the query string', true)]);
+  }
+  // Built from entries: a name such as `__proto__` is an own property like any other.
+  return { path: url.pathname, query: Object.fromEntries(query) };
+}
+
+function decodeOrRefuse(text: string, what: string, form = false): string {
+  try {
+    return decodeURIComponent(form ? text.replaceAll('+', ' ') : text);
+  } catch (err) {
+    // The input is not echoed: the message is the same for every malformed target.
+    throw new InvalidRequestError(`${what} is not valid percent-encoding (UTF-8)`, { cause: err });
+  }
+}
+
+/** The route of `method` and `path` with its path parameters decoded; `'method'` when only another method matches. */
+export function matchRoute(
+  routes: readonly Route[],
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } | 'method' | null {
+  let other = false;
+  for (const route of routes) {
+    const names: string[] = [];
+    const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const m = new RegExp(`^${pattern}$`).exec(path);
+    if (m === null) continue;
+    if (route.method !== method) {
+      other = true;
+      continue;
+    }
+    const params: Record<string, string> = {};
+    names.forEach((name, i) => (params[name] = decodeOrRefuse(m[i + 1] ?? '', 'the path')));
+    return { route, params };
+  }
+  return other ? 'method' : null;
+}
+
+/** Whether the route answers with Server-Sent Events: the routes a browser's `EventSource` opens. */
+export function isStreamRoute(route: Route): boolean {
+  return route.response === null;
+}
+
+/**
+ * The bearer token of a request: the `Authorization: Bearer` header, and on a stream route (a browser's
+ * `EventSource` cannot set headers) `?access_token=` too. `null` without one.
+ */
+export function bearerTokenOf(
+  route: Route,
+  authorization: string | undefined,
+  query: Readonly<Record<string, string>>,
+): string | null {
+  const header = authorization === undefined ? null : (/^Bearer\s+(\S+)$/i.exec(authorization)?.[1] ?? null);
+  if (header !== null || !isStreamRoute(route)) return header;
+  return query['access_token'] ?? null;
+}
+
+/**
+ * Refuses a token in the query string off the stream routes: there it lands in logs, proxies and browser histories,
+ * and every client that is not an `EventSource` can send the header.
+ */
+export function refuseQueryToken(route: Route, query: Readonly<Record<string, string>>): void {
+  if (isStreamRoute(route) || !Object.hasOwn(query, 'access_token')) return;
+  throw new AuthError(
+    'send the token in the Authorization: Bearer header: ?access_token= is taken by the event streams only',
+  );
 }

@@ -33,7 +33,8 @@ import { route, type Actor, type Route } from './route.js';
 
 /** What the routes need beyond the actor: sign-in, and the streams (served by the server itself). */
 export interface RouteDeps {
-  signIn(body: z.output<typeof SignInSchema>): Promise<z.output<typeof SessionSchema>>;
+  /** Signs in from the client's `address` (sign-ins are limited per name and per address). */
+  signIn(body: z.output<typeof SignInSchema>, address: string | undefined): Promise<z.output<typeof SessionSchema>>;
   /**
    * The bridge's operator connection, `null` without one: the hub status asks the roster and reads the delivery
    * consumer over it, the only NATS user of the bridge allowed to.
@@ -64,7 +65,7 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
       access: 'open',
       body: SignInSchema,
       response: SessionSchema,
-      handle: ({ body }) => deps.signIn(body),
+      handle: ({ body, address }) => deps.signIn(body, address),
     }),
     route({
       method: 'GET',

@@ -10,10 +10,10 @@ import { HttpError, httpErrorOf } from './http-errors.js';
 import { openApiDocument } from './openapi.js';
 import { DEFAULT_BRIDGE_PORT, type BridgeOptions, type ResolvedBridgeOptions } from './options.js';
 import { People } from './people.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, SignInLimiter, rateKeyOf } from './rate-limit.js';
 import { bridgeRoutes } from './routes.js';
-import type { Actor, Route } from './route.js';
-import { SessionTokens } from './session-tokens.js';
+import { bearerTokenOf, matchRoute, refuseQueryToken, requestTarget, type Actor, type Route } from './route.js';
+import { SessionTokens, type SessionClaims } from './session-tokens.js';
 import { serveStream } from './serve-stream.js';
 
 /** A running bridge. */
@@ -54,6 +54,8 @@ function withDefaults(options: BridgeOptions): ResolvedBridgeOptions {
     idleMs: options.idleMs ?? 300_000,
     ratePerMinute: options.ratePerMinute ?? 600,
     rateBurst: options.rateBurst ?? 120,
+    signInPerMinute: options.signInPerMinute ?? 10,
+    signInBurst: options.signInBurst ?? 20,
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
     pollMs: options.pollMs ?? 500,
     hubTimeoutMs: options.hubTimeoutMs ?? 10_000,
@@ -116,13 +118,19 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
   });
   const tokens = new SessionTokens(options.secret);
   const limiter = new RateLimiter({ perMinute: options.ratePerMinute, burst: options.rateBurst });
+  const signIns = new SignInLimiter({ perMinute: options.signInPerMinute, burst: options.signInBurst });
   const streams = new AbortController();
   const observer = options.observer;
   const watches = [registrant, ...(operator === null ? [] : [operator])].map((c) => watchConnection(c.nc));
 
   const routes = bridgeRoutes({
     operator,
-    signIn: async ({ name, api_key }) => {
+    signIn: async ({ name, api_key }, address) => {
+      // Before the key is compared: guesses are limited too, per name from any address and per address for any name.
+      if (!signIns.take(name, address, Date.now())) {
+        observer?.rateLimited();
+        throw new HttpError(429, 'rate_limited', 'too many sign-ins; slow down');
+      }
       const isOperator = name === OPERATOR_CALLER;
       if (isOperator) {
         if (options.operatorKey === undefined || !sameSecret(api_key, options.operatorKey)) {
@@ -149,15 +157,15 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
   const openapi = JSON.stringify(openApiDocument(routes, VERSION));
   const consoleFiles = ConsoleFiles.load(options.consoleDir);
 
-  const actorOf = async (route: Route, token: string | null): Promise<Actor> => {
+  /** `claims` is `null` without a token, `'invalid'` for one that does not verify. */
+  const actorOf = async (route: Route, claims: SessionClaims | 'invalid' | null): Promise<Actor> => {
     const anonymous: Actor = { role: 'anonymous', name: '', hub: operator ?? registrant, human: null };
     if (route.access === 'open') return anonymous;
-    if (token === null) {
+    if (claims === null) {
       if (route.access === 'read' && options.anonymousRead) return anonymous;
       throw new AuthError('sign in first: POST /v1/session, then Authorization: Bearer <token>');
     }
-    const claims = tokens.verify(token, Date.now());
-    if (claims === null) throw new AuthError('the token is not valid (expired, or not signed by this bridge)');
+    if (claims === 'invalid') throw new AuthError('the token is not valid (expired, or not signed by this bridge)');
     if (claims.operator) {
       if (operator === null || options.operatorKey === undefined) throw new AuthError('this bridge has no operator');
       if (route.access === 'person') throw new HttpError(403, 'access_denied', 'the operator reads; it does not act');
@@ -170,35 +178,35 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
 
   /** `seen.route` is the route template once matched: the metrics' label (`unmatched` until then). */
   const handle = async (req: IncomingMessage, res: ServerResponse, seen: { route: string }): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://bridge');
-    if (req.method === 'GET' && url.pathname === '/healthz') {
-      seen.route = url.pathname;
+    // A malformed target (bad percent-encoding in the path or the query) is a 400 before anything else.
+    const { path, query } = requestTarget(req.url ?? '/');
+    if (req.method === 'GET' && path === '/healthz') {
+      seen.route = path;
       return sendJson(res, 200, { ok: true });
     }
-    if (req.method === 'GET' && url.pathname === '/v1/openapi.json') {
-      seen.route = url.pathname;
+    if (req.method === 'GET' && path === '/v1/openapi.json') {
+      seen.route = path;
       res.writeHead(200, { 'content-type': 'application/json' }).end(openapi);
       return;
     }
     // HEAD too: Node sends a HEAD response's headers without its body.
-    if ((req.method === 'GET' || req.method === 'HEAD') && ConsoleFiles.serves(url.pathname)) {
-      seen.route = url.pathname.startsWith('/assets/') ? '/assets/{file}' : '/';
-      return consoleFiles.serve(url.pathname, res);
+    if ((req.method === 'GET' || req.method === 'HEAD') && ConsoleFiles.serves(path)) {
+      seen.route = path.startsWith('/assets/') ? '/assets/{file}' : '/';
+      return consoleFiles.serve(path, res);
     }
-    const found = match(routes, req.method ?? 'GET', url.pathname);
-    if (found === null) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${url.pathname}`);
+    const found = matchRoute(routes, req.method ?? 'GET', path);
+    if (found === null) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${path}`);
     if (found === 'method') throw new HttpError(405, 'invalid_request', `${req.method ?? ''} is not allowed here`);
     seen.route = found.route.path;
-    const query = Object.fromEntries(url.searchParams);
-    const token = bearerOf(req) ?? query['access_token'] ?? null;
-    // Keyed by a token only once it verifies: made-up tokens must not buy fresh buckets (say, to guess API keys).
-    const key =
-      token !== null && tokens.verify(token, Date.now()) !== null ? token : `addr:${req.socket.remoteAddress ?? ''}`;
-    if (!limiter.take(key, Date.now())) {
+    const token = bearerTokenOf(found.route, req.headers.authorization, query);
+    const verified = token === null ? null : tokens.verify(token, Date.now());
+    // One budget per person however many tokens they hold; without a valid token, the client address's.
+    if (!limiter.take(rateKeyOf(verified, req.socket.remoteAddress), Date.now())) {
       observer?.rateLimited();
       throw new HttpError(429, 'rate_limited', 'too many requests; slow down');
     }
-    const actor = await actorOf(found.route, token);
+    refuseQueryToken(found.route, query);
+    const actor = await actorOf(found.route, token === null ? null : (verified ?? 'invalid'));
     if (found.route.response === null) {
       await serveStream({
         route: found.route,
@@ -215,7 +223,13 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
       return;
     }
     const body = found.route.body === null ? undefined : await readJson(req, options.maxBodyBytes);
-    const result = await found.route.handle({ actor, params: found.params, query, body });
+    const result = await found.route.handle({
+      actor,
+      address: req.socket.remoteAddress,
+      params: found.params,
+      query,
+      body,
+    });
     sendJson(res, found.route.status, result);
   };
 
@@ -266,39 +280,6 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
   };
   const state = (): BridgeState => ({ hubConnected: watches.every((w) => w.connected()), people: people.size });
   return { url, port, state, close, [Symbol.asyncDispose]: close };
-}
-
-function bearerOf(req: IncomingMessage): string | null {
-  const header = req.headers.authorization;
-  if (header === undefined) return null;
-  const m = /^Bearer\s+(\S+)$/i.exec(header);
-  return m?.[1] ?? null;
-}
-
-/** The route of `method` and `path` with its path parameters; `'method'` when only another method matches. */
-function match(
-  routes: readonly Route[],
-  method: string,
-  path: string,
-): { route: Route; params: Record<string, string> } | 'method' | null {
-  let other = false;
-  for (const route of routes) {
-    const names: string[] = [];
-    const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    });
-    const m = new RegExp(`^${pattern}$`).exec(path);
-    if (m === null) continue;
-    if (route.method !== method) {
-      other = true;
-      continue;
-    }
-    const params: Record<string, string> = {};
-    names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1] ?? '')));
-    return { route, params };
-  }
-  return other ? 'method' : null;
 }
 
 async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {

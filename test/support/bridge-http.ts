@@ -28,12 +28,13 @@ export async function call(
 
 /**
  * Like `call`, on a connection of its own that is closed after the answer: for a request the bridge answers before
- * reading its whole body (413), whose connection must not carry the next request.
+ * reading its whole body (413), whose connection must not carry the next request. `from` is the local address to
+ * connect from (any of 127.0.0.0/8 reaches a bridge on 127.0.0.1): a client at another address.
  */
 export function callOnce(
   base: string,
   path: string,
-  init: { token?: string; body: string; contentType?: string },
+  init: { token?: string; body: string; contentType?: string; from?: string },
 ): Promise<JsonReply> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -41,6 +42,7 @@ export function callOnce(
       {
         method: 'POST',
         agent: false,
+        ...(init.from === undefined ? {} : { localAddress: init.from }),
         headers: {
           'content-type': init.contentType ?? 'application/json',
           'content-length': Buffer.byteLength(init.body),

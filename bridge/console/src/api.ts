@@ -156,14 +156,16 @@ export class Api {
   }
 
   /**
-   * Why a stream that EventSource could not open was refused: EventSource hides the HTTP answer, so the same URL is
-   * asked once more with fetch and its error body read. `null` when the stream opens now (the request is then
-   * cancelled) or the bridge does not answer with an error body.
+   * Why a stream that EventSource could not open was refused: EventSource hides the HTTP answer, so the same stream
+   * is asked once more with fetch (the token in its header, as every fetch sends it) and its error body read. `null`
+   * when the stream opens now (the request is then cancelled) or the bridge does not answer with an error body.
    */
-  async streamRefusal(url: string): Promise<{ code: string; message: string } | null> {
+  async streamRefusal(path: string, query?: Query): Promise<{ code: string; message: string } | null> {
     const abort = new AbortController();
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.token !== null) headers['authorization'] = `Bearer ${this.token}`;
     try {
-      const res = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+      const res = await fetch(withQuery(path, query), { headers, signal: abort.signal });
       if (res.ok) return null;
       const body = ErrorBodySchema.safeParse(await res.json());
       return body.success ? body.data.error : null;
@@ -174,7 +176,10 @@ export class Api {
     }
   }
 
-  /** A stream's URL with the token in the query: EventSource cannot set headers. */
+  /**
+   * A stream's URL for EventSource, with the token in the query: EventSource cannot set headers, and the bridge takes
+   * `?access_token=` on its event streams only. Every other request sends the token in its `Authorization` header.
+   */
   streamUrl(path: string, query?: Query): string {
     return withQuery(path, { ...query, access_token: this.token ?? undefined });
   }

@@ -67,8 +67,8 @@ export function ChannelView(props: { channelId: string }) {
 
   // The log live from its first envelope; EventSource resumes after a drop with Last-Event-ID by itself.
   useEffect(() => {
-    const url = api.streamUrl(`/v1/channels/${encodeURIComponent(id)}/stream`, { since: 1 });
-    const source = new EventSource(url);
+    const path = `/v1/channels/${encodeURIComponent(id)}/stream`;
+    const source = new EventSource(api.streamUrl(path, { since: 1 }));
     let stopped = false;
     source.addEventListener('envelope', (event) => {
       const envelope = envelopeOfEvent(event);
@@ -88,7 +88,7 @@ export function ChannelView(props: { channelId: string }) {
       if (failure !== null) failedRef.current(new ApiError({ ...failure, status: 0 }));
       else if (source.readyState === EventSource.CLOSED) {
         // Refused before it started (say, access_denied to a non-participant): show the refusal itself.
-        void api.streamRefusal(url).then((refusal) => {
+        void api.streamRefusal(path, { since: 1 }).then((refusal) => {
           if (stopped) return;
           const { code, message } = refusal ?? {
             code: 'unavailable',
