@@ -7,21 +7,32 @@ import {
   isTerminalChannelState,
   repr,
   type Envelope,
+  type HubNames,
 } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import type { InboxPressure } from '../governance/inbox-counters.js';
-import { WalConflictError, isTransient, type AppendResult, type UncheckedEntry } from '../nats/wal.js';
+import { WalConflictError, isTransient, type AppendResult } from '../nats/wal.js';
 import { applyAppended, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { auditQuarantined } from './quarantine.js';
 import { reconcileMetadata } from './reconcile.js';
+import { checkWalMessage, getWalRange, lastWalMessage, type Checked, type RawWalMessage } from './wal-scan.js';
 import { agentFields, channelFields } from '../observe/log-names.js';
 
 /**
  * How many times one append reads the channel's new tail and tries again. Each round folds whatever another writer
- * appended; only a deposed hub that still had requests queued can append, so a handful of rounds always suffices.
+ * appended and skips what no hub wrote; only a deposed hub that still had requests queued can append, so a handful of
+ * rounds suffices unless someone keeps writing onto the channel's subject, which then gets `UnavailableError`.
  */
 const MAX_CATCH_UP_ROUNDS = 8;
+
+/**
+ * How many records the hub did not write one append skips (quarantines) before it gives up with `UnavailableError`.
+ * Each skip costs a leader read and an audit write while the channel's serial slot is held, so a flood of foreign
+ * records must not hold one post (and the channel behind it) for ever. What was skipped stays skipped: the client's
+ * retry goes on from there, so a finite flood is worked through by retries, a few dozen records per attempt.
+ */
+export const MAX_SKIPS_PER_APPEND = 64;
 
 /**
  * Re-checks a draft against the channel after entries of another writer were folded into it; throws the error the
@@ -38,7 +49,9 @@ export type Recheck = (rt: ChannelRuntime) => void;
  * exactly as hydrate would (they were acked to their senders and stay), the draft is re-checked against the new
  * state (`recheck`, default: the channel has not ended) and appended after them with the next sequence. When the
  * new entries hold this very envelope (a retried publish that was stored, or the same post admitted by the other
- * writer) that entry is the result. So sequences stay unique and gap-free and live state equals the fold.
+ * writer) that entry is the result. Records among them that no hub wrote as the channel's next envelope (anyone's
+ * message published onto the subject) are quarantined, take no sequence and are never folded, the same ones hydrate
+ * skips. So sequences stay unique and gap-free and live state equals the fold.
  */
 export async function appendLocked(
   ctx: HubContext,
@@ -71,6 +84,7 @@ export async function appendOnce(
   const nowMs = ctx.clock.now();
   const envelopeId = draft.envelope_id === '' ? ctx.ids(nowMs) : draft.envelope_id;
   const createdAt = isoAt(nowMs);
+  const budget: SkipBudget = { left: MAX_SKIPS_PER_APPEND };
   for (let round = 0; ; round += 1) {
     const envelope: Envelope = {
       ...draft,
@@ -92,7 +106,7 @@ export async function appendOnce(
           cause: err,
         });
       }
-      const stored = await catchUpOrUnavailable(ctx, rt, envelope);
+      const stored = await catchUpOrUnavailable(ctx, rt, envelope, budget);
       if (stored !== null) return ownOrNot(ctx, stored);
       recheck(rt);
       continue;
@@ -103,7 +117,7 @@ export async function appendOnce(
     }
     // This very envelope was stored before (the dedupe window answered). Already folded: an earlier admission.
     if (result.entry.streamSeq <= rt.lastStreamSeq) return { envelope: result.entry.envelope, fresh: false };
-    const stored = await catchUpOrUnavailable(ctx, rt, envelope);
+    const stored = await catchUpOrUnavailable(ctx, rt, envelope, budget);
     return ownOrNot(ctx, stored ?? { envelope: result.entry.envelope, epoch: result.entry.epoch() });
   }
 }
@@ -184,13 +198,23 @@ function record(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamS
   ctx.snapshots.afterAppend(rt);
 }
 
+/** What is left of one append's `MAX_SKIPS_PER_APPEND`, shared by its catch-up rounds. */
+interface SkipBudget {
+  left: number;
+}
+
 /**
  * `catchUp`, with a read the WAL could not serve (a timeout or 503 while the stream elects a leader) answered
  * `UnavailableError`, which clients retry: what was folded before it stays folded, and the retry goes on from there.
  */
-async function catchUpOrUnavailable(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Promise<StoredCopy | null> {
+async function catchUpOrUnavailable(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  mine: Envelope,
+  budget: SkipBudget,
+): Promise<StoredCopy | null> {
   try {
-    return await catchUp(ctx, rt, mine);
+    return await catchUp(ctx, rt, mine, budget);
   } catch (err) {
     if (!isTransient(err)) throw err;
     throw new UnavailableError(`the WAL of channel ${repr(rt.metadata.channel_id)} could not be read now; retry`, {
@@ -201,40 +225,55 @@ async function catchUpOrUnavailable(ctx: HubContext, rt: ChannelRuntime, mine: E
 
 /**
  * Reads the channel's entries after the last one this hub knows, through the current tail, and folds each that is
- * the channel's next envelope (as hydrate does, lifecycle envelopes included); anything else is quarantined (counted
- * and audited once, whichever path of this hub found it first) and only moves the tail. Writes stamped with another lease epoch are logged and counted. Returns the
- * stored copy of `mine` when it is among them; throws `ConflictError` when its id was taken by another sender.
+ * the channel's next envelope (hydrate's test, `nextEntry`; lifecycle envelopes included); anything else is
+ * quarantined (counted and audited once, whichever path of this hub found it first), takes no sequence and only moves
+ * the tail, so that the next append goes after it. Nothing read here is trusted before that test: the tail is read
+ * raw, never parsed. Writes stamped with another lease epoch are logged and counted. Returns the stored copy of
+ * `mine` when it is among them; throws `ConflictError` when its id was taken by another sender, and
+ * `UnavailableError` once the append's skip budget is spent (what was skipped stays skipped).
  */
-async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Promise<StoredCopy | null> {
+async function catchUp(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  mine: Envelope,
+  budget: SkipBudget,
+): Promise<StoredCopy | null> {
   const channelId = rt.metadata.channel_id;
-  const tail = await ctx.writer.tail(channelId);
-  const to = tail?.streamSeq ?? 0;
+  const subject = ctx.names.wal(channelId);
+  const tail = await lastWalMessage(ctx.jsm, ctx.names, subject);
+  const range = { subject, fromStreamSeq: rt.lastStreamSeq + 1, toStreamSeq: tail?.streamSeq ?? 0 };
   let stored: StoredCopy | null = null;
   let taken = false;
-  for await (const entry of ctx.reader.range(channelId, rt.lastStreamSeq + 1, to)) {
-    const { envelope } = entry;
-    const notNext = whyNotNext(rt, entry);
-    if (envelope === null || notNext !== null) {
+  for await (const raw of getWalRange(ctx.jsm, ctx.names, range)) {
+    const checked = nextEntry(ctx.names, rt, raw);
+    if (!checked.ok) {
+      if (budget.left <= 0) {
+        throw new UnavailableError(
+          `channel ${repr(channelId)} has more records the hub did not write than one post skips; retry`,
+        );
+      }
+      budget.left -= 1;
       ctx.logger.warn(
-        { ...channelFields(rt.metadata), streamSeq: entry.streamSeq },
-        'unexpected WAL entry skipped; the tail moves on',
+        { ...channelFields(rt.metadata), streamSeq: raw.streamSeq },
+        'quarantined a WAL record the hub did not write; skipping it',
       );
-      rt.lastStreamSeq = entry.streamSeq;
-      const reason = notNext ?? 'not an envelope';
-      await auditQuarantined(ctx, { source: 'wal', key: ctx.names.wal(channelId), seq: entry.streamSeq, reason });
+      rt.lastStreamSeq = raw.streamSeq;
+      await auditQuarantined(ctx, { source: 'wal', key: subject, seq: raw.streamSeq, reason: checked.reason });
       continue;
     }
-    if (entry.epoch !== ctx.epoch) {
+    const { envelope } = checked;
+    const epoch = Number(raw.epoch);
+    if (epoch !== ctx.epoch) {
       ctx.counters.foreignWrites += 1;
       ctx.logger.warn(
-        { ...channelFields(rt.metadata), streamSeq: entry.streamSeq, epoch: entry.epoch, ownEpoch: ctx.epoch },
+        { ...channelFields(rt.metadata), streamSeq: raw.streamSeq, epoch, ownEpoch: ctx.epoch },
         'folded an entry another writer appended',
       );
     }
-    record(ctx, rt, envelope, entry.streamSeq);
+    record(ctx, rt, envelope, raw.streamSeq);
     reconcileMetadata(rt, envelope);
     if (envelope.envelope_id === mine.envelope_id) {
-      if (envelope.sender_id === mine.sender_id) stored = { envelope, epoch: entry.epoch };
+      if (envelope.sender_id === mine.sender_id) stored = { envelope, epoch };
       else taken = true;
     }
   }
@@ -246,19 +285,22 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, mine: Envelope): Pro
 }
 
 /**
- * Why an entry is not what the hub writes as the channel's next envelope (the checks hydrate makes: its headers are
- * there, its envelope is of this channel and carries the next sequence), or `null` when it is.
+ * The envelope of a WAL message of the channel if the hub wrote it as the channel's next, by the test hydrate folds
+ * by (`snapshots/rebuild.ts`), so that the live hub and a cold one fold and skip the same records: what
+ * `checkWalMessage` checks (the hub's epoch and sequence headers, a valid envelope on its own channel's subject,
+ * header and envelope sequence agree), and the sequence is the channel's next. Otherwise why not.
  */
-function whyNotNext(rt: ChannelRuntime, entry: UncheckedEntry): string | null {
-  const next = rt.streamSeqs.length + 1;
-  if (entry.envelope === null) return 'not an envelope';
-  if (entry.epoch === null || entry.sequence === null) return "the hub's headers are missing";
-  if (entry.envelope.channel_id !== rt.metadata.channel_id)
-    return `envelope of channel ${repr(entry.envelope.channel_id)}`;
-  if (entry.envelope.sequence !== next || entry.sequence !== next) {
-    return `sequence ${entry.envelope.sequence ?? 'none'} (header ${entry.sequence}) where the channel's next is ${next}`;
+export function nextEntry(names: HubNames, rt: ChannelRuntime, raw: RawWalMessage): Checked {
+  const checked = checkWalMessage(names, raw);
+  if (!checked.ok) return checked;
+  const expected = rt.streamSeqs.length + 1;
+  if (checked.envelope.sequence !== expected) {
+    return {
+      ok: false,
+      reason: `sequence ${checked.envelope.sequence ?? 'none'} where the channel's next is ${expected}`,
+    };
   }
-  return null;
+  return checked;
 }
 
 /** The default re-check: a channel that ended while another writer appended takes nothing more. */

@@ -49,16 +49,6 @@ export interface WalEntry {
   readonly epoch: () => number;
 }
 
-/** A WAL message read without trusting it: each part is `null` when it is missing or malformed. */
-export interface UncheckedEntry {
-  readonly streamSeq: number;
-  readonly envelope: Envelope | null;
-  /** Header `Ag2-Epoch`. */
-  readonly epoch: number | null;
-  /** Header `Ag2-Sequence`. */
-  readonly sequence: number | null;
-}
-
 /** What an append did. */
 export type AppendResult =
   /** Stored now, as sent. */
@@ -176,8 +166,8 @@ export class WalWriter {
   }
 
   /**
-   * The last envelope of a channel, read from the stream leader (read-after-write consistent), or `null`. A read the
-   * WAL cannot serve now is `UnavailableError`.
+   * The last envelope of a channel, read from the stream leader (read-after-write consistent), or `null` (none, or
+   * the last message is not an envelope). A read the WAL cannot serve now is `UnavailableError`.
    */
   async tail(channelId: string): Promise<WalEntry | null> {
     const msg = await unavailableWhenTransient(
@@ -185,11 +175,9 @@ export class WalWriter {
       `the tail of channel ${repr(channelId)} could not be read now`,
     );
     if (msg === null) return null;
-    return {
-      envelope: parseStored(msg.string()),
-      streamSeq: msg.seq,
-      epoch: () => Number(msg.header.get(WalHeader.Epoch) || 0),
-    };
+    const envelope = parseStoredOrNull(msg.string());
+    if (envelope === null) return null;
+    return { envelope, streamSeq: msg.seq, epoch: () => Number(msg.header.get(WalHeader.Epoch) || 0) };
   }
 }
 
@@ -228,11 +216,6 @@ export function parseStored(text: string): Envelope {
   return EnvelopeSchema.parse(JSON.parse(text));
 }
 
-/** A header that must hold a positive integer, or `null`. */
-function positiveHeader(value: string | undefined): number | null {
-  return value !== undefined && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : null;
-}
-
 /** Parses a stored envelope, or `null` when the message is not one. */
 function parseStoredOrNull(text: string): Envelope | null {
   try {
@@ -253,32 +236,6 @@ export class WalReader {
   /** Up to `max` entries of one channel, from stream sequence `fromStreamSeq`. */
   async *channel(channelId: string, fromStreamSeq: number, max: number): AsyncGenerator<WalEntry> {
     yield* this.#read(this.names.wal(channelId), fromStreamSeq, max);
-  }
-
-  /**
-   * The messages of one channel from `fromStreamSeq` through `toStreamSeq` (which the caller learned from the tail, so
-   * the read never waits for more), each with its envelope or `null` when it is not one: whoever appended after this
-   * hub's last known entry is not trusted.
-   *
-   * Read one message at a time from the stream leader (`next_by_subj`), read-after-write consistent like `tail`, and
-   * each read bounded by the request timeout: a catch-up runs while the writer holds a channel's serial slot, and a
-   * consumer placed while the stream elects a leader could wait unbounded and hold the channel with it. The range is
-   * short (what another writer or a retried publish added after the hub's last known entry).
-   */
-  async *range(channelId: string, fromStreamSeq: number, toStreamSeq: number): AsyncGenerator<UncheckedEntry> {
-    const subject = this.names.wal(channelId);
-    for (let seq = fromStreamSeq; seq <= toStreamSeq;) {
-      const query: { seq: number; next_by_subj: string } = { seq, next_by_subj: subject };
-      const m = await this.jsm.streams.getMessage(this.names.walStream, query);
-      if (m === null || m.seq > toStreamSeq) return;
-      yield {
-        streamSeq: m.seq,
-        envelope: parseStoredOrNull(m.string()),
-        epoch: positiveHeader(m.header.get(WalHeader.Epoch)),
-        sequence: positiveHeader(m.header.get(WalHeader.Sequence)),
-      };
-      seq = m.seq + 1;
-    }
   }
 
   async *#read(subject: string, fromStreamSeq: number, max: number): AsyncGenerator<WalEntry> {
