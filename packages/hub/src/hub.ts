@@ -18,6 +18,7 @@ import { buildHandlers, openChannelCount } from './handlers.js';
 import { bindObserver } from './observe/channel-counts.js';
 import { traceHandlers } from './observe/traced-handlers.js';
 import { Lease } from './lease.js';
+import { quarantineLeaseValue } from './core/quarantine.js';
 import { backoffMs, keepLease, pause, type RenewableLease } from './lease-keeper.js';
 import { provision } from './nats/provision.js';
 import { WalReader, WalWriter } from './nats/wal.js';
@@ -84,7 +85,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const ids = createIdFactory();
   const serial = new KeyedSerial();
   const channels = new ChannelTable(resources.channels);
-  const lease = new Lease(resources.leases, jsm, names, opts.hubId);
+  const lease = new Lease(resources.leases, jsm, names, opts.hubId, {
+    // Called only once the election runs, when `ctx` exists.
+    onForeign: ({ key, revision }) => void quarantineLeaseValue(ctx, key, revision),
+  });
   const ctx: HubContext = {
     nc,
     js,

@@ -1,29 +1,52 @@
 import type { HubNames } from '@ag2net/protocol';
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import { headers } from '@nats-io/transport-node';
+import { RELEASE_OPERATION, heldValue, readLeaseValue, releasedValue } from './lease-record.js';
 
 const KEY = 'active';
+
+/** The header that makes a message on a KV subject a marker (nats.js `kvOperationHdr`). */
+const KV_OPERATION_HEADER = 'KV-Operation';
 
 /** Share of the lease time, before the server can expire the lease, after which the holder stops writing. */
 export const LEASE_SAFETY_MARGIN = 0.2;
 
-/** Test seams of `Lease`. */
+/**
+ * How many revisions between two that a standby saw it reads one by one to tell that none of them was a hub's write
+ * (see `Lease.tryAcquire`); a wider gap counts as one that may hide a hub's write.
+ */
+const MAX_GAP_READS = 8;
+
+/** Options of `Lease`. */
 export interface LeaseOptions {
-  /** Monotonic clock in ms; default `performance.now()`. */
+  /** Monotonic clock in ms; default `performance.now()`. Test seam. */
   readonly now?: () => number;
+  /**
+   * Told once of each revision of the key whose value no hub wrote (see `LeaseValue`), by a holder or a standby, with
+   * the key's subject; never given the value. Default nothing.
+   */
+  readonly onForeign?: (foreign: { readonly key: string; readonly revision: number }) => void;
 }
 
 /**
- * The single-writer lease: a key in the `<PREFIX>_leases` bucket whose TTL (`max_age`) is the lease time. `kv.create`
- * acquires it (safe under races, also on R3), `kv.update` with the last revision renews it (only the holder can), and
- * a stream purge releases it (a KV delete would leave a marker that turns the next create into an update). The
- * revision at acquisition is the fencing epoch stamped into every WAL message.
+ * The single-writer lease: a key in the `<PREFIX>_leases` bucket whose TTL (`max_age`) is the lease time. A CAS write
+ * on the key's last revision (0 when it has none) acquires it (safe under races, also on R3), `kv.update` with the
+ * last revision renews it (only the holder can), and a CAS write of the hub's release (`release`) gives it up: the
+ * next hub takes a released key over at once with a CAS write on that revision, so no purge is needed. The revision
+ * at acquisition is the fencing epoch stamped into every WAL message.
  *
  * Validity is judged by the holder's own monotonic clock, never by reading the key: the server stamps a write no
  * earlier than the moment the holder sent it, so it cannot expire the key before (send time + TTL). The holder
  * therefore counts itself valid until (start of its last successful acquire or renew + TTL − margin); the margin
  * (20 % of the TTL) absorbs clock-rate drift and the time between the holder's check and its write reaching the
  * server. `holds()` is what every WAL append checks first.
+ *
+ * Only what a hub writes counts (`readLeaseValue`): its id while it holds the lease, its release. Anything else at
+ * the key (anyone's message published on the key's subject) is foreign: it moves the key's revision and, being a
+ * write, keeps the key from expiring, but it is nobody's lease. A holder that meets one while its lease is valid
+ * writes its own record over it (CAS on the foreign revision, same epoch); a standby takes the key over only once it
+ * has seen nothing but foreign values there for a whole lease time (`tryAcquire`).
  */
 export class Lease {
   #revision = 0;
@@ -35,7 +58,21 @@ export class Lease {
   #term = 0;
   /** A renewal failed without an answer since the last success: the server may have stored it. */
   #uncertain = false;
+  /** The newest revision a write of this lease stored, in whatever term: what `release` frees; 0 once released. */
+  #written = 0;
+  /** Renewals not answered yet: `release` waits for them, so that it frees the newest of this hub's writes. */
+  readonly #renewals = new Set<Promise<unknown>>();
+  /**
+   * A standby's view of a foreign value at the key: since when (`now()` after the read that first showed it) it has
+   * seen nothing but foreign values there, and the last revision it saw. `null` when the key last held none.
+   */
+  #foreign: { since: number; revision: number } | null = null;
+  /** The newest foreign revision told to `onForeign`. */
+  #reported = 0;
   readonly #now: () => number;
+  readonly #onForeign: NonNullable<LeaseOptions['onForeign']>;
+  readonly #value: string;
+  readonly #js: JetStreamClient;
 
   constructor(
     private readonly kv: KV,
@@ -45,24 +82,64 @@ export class Lease {
     options: LeaseOptions = {},
   ) {
     this.#now = options.now ?? (() => performance.now());
+    this.#onForeign = options.onForeign ?? (() => undefined);
+    this.#value = heldValue(holderId);
+    this.#js = jsm.jetstream();
   }
 
   /**
-   * Tries to take the lease; returns the epoch, or `null` when another hub holds it. On success the lease is valid
-   * until the start of this attempt plus the bucket's TTL (read here, so that whatever TTL this hub was configured
-   * with, the one the bucket really has counts).
+   * Tries to take the lease; returns the epoch, or `null` when it is not free for this hub now. On success the lease
+   * is valid until the start of the acquiring write plus the bucket's TTL (read here, so that whatever TTL this hub
+   * was configured with, the one the bucket really has counts).
+   *
+   * Free are: no value (expired, or purged by a hub of an older version), a hub's release, and a foreign value that
+   * this standby has seen, with nothing but foreign values after it, for a whole lease time. That last one is
+   * safe: a live holder writes its own record over a foreign value at its next renewal (a sixth of the lease later)
+   * while its lease is valid, and this standby either reads that record, or finds a revision it did not see gone
+   * from the key (`#onlyForeignBetween`); either starts the wait again. A whole lease time of foreign values with no
+   * gap therefore means the holder's last write came before the first of them, so its validity (that write's start
+   * plus 80 % of the lease, by its clock) ended before this standby's wait did (with the 20 % margin for the two
+   * clocks' rates, as for the key's own expiry). The take-over is a CAS on the revision read last, so a holder's
+   * record written meanwhile makes it fail.
    */
   async tryAcquire(): Promise<number | null> {
     const ttlMs = (await this.kv.status()).ttl;
+    const entry = await this.kv.get(KEY);
+    const seenAt = this.#now();
+    const value = readLeaseValue(entry);
+    let expected: number;
+    switch (value.kind) {
+      case 'held':
+        this.#foreign = null;
+        return null;
+      case 'absent':
+        this.#foreign = null;
+        expected = 0;
+        break;
+      case 'released':
+        this.#foreign = null;
+        expected = entry?.revision ?? 0;
+        break;
+      case 'foreign': {
+        expected = entry?.revision ?? 0;
+        this.#noteForeign(expected);
+        if (!(await this.#foreignForWholeLease(expected, seenAt, ttlMs))) return null;
+        break;
+      }
+      default:
+        return exhaustive(value);
+    }
     const start = this.#now();
     try {
-      const revision = await this.kv.create(KEY, this.holderId);
+      const revision = await this.kv.put(KEY, this.#value, { previousSeq: expected });
       this.#term += 1;
       this.#revision = revision;
+      this.#written = revision;
       this.#ttlMs = ttlMs;
       this.#validUntil = ttlMs > 0 ? start + ttlMs : Number.POSITIVE_INFINITY;
       this.#held = true;
       this.#uncertain = false;
+      this.#foreign = null;
       return revision;
     } catch (err) {
       if (isWrongLastSequence(err)) return null;
@@ -72,16 +149,25 @@ export class Lease {
   }
 
   /**
-   * Extends the lease from the start of this attempt. `lost` only when it is definitely gone (its revision moved:
-   * expired and taken, purged, or released); `unknown` when the request failed or timed out, in which case the caller
-   * keeps serving while `holds()` is true.
+   * Extends the lease from the start of this attempt. `lost` only when it is definitely gone (its revision moved to
+   * another hub's record, or the key was purged or released); `unknown` when the request failed or timed out, in
+   * which case the caller keeps serving while `holds()` is true. A foreign value at the key is written over, not a
+   * loss (see the class).
    */
-  async renew(): Promise<'renewed' | 'lost' | 'unknown'> {
+  renew(): Promise<'renewed' | 'lost' | 'unknown'> {
+    const renewal = this.#renew();
+    this.#renewals.add(renewal);
+    const settled = (): void => void this.#renewals.delete(renewal);
+    void renewal.then(settled, settled);
+    return renewal;
+  }
+
+  async #renew(): Promise<'renewed' | 'lost' | 'unknown'> {
     if (!this.#held) return 'lost';
     const term = this.#term;
     const start = this.#now();
     try {
-      const revision = await this.kv.update(KEY, this.holderId, this.#revision);
+      const revision = await this.kv.update(KEY, this.#value, this.#revision);
       return this.#renewed(term, start, revision);
     } catch (err) {
       if (term !== this.#term || !this.#held) return 'lost';
@@ -104,23 +190,61 @@ export class Lease {
     return this.#validUntil - this.#ttlMs * LEASE_SAFETY_MARGIN;
   }
 
-  /** Gives the lease up so that a standby takes over at once. `holds()` is false from the call on. */
+  /**
+   * Gives the lease up so that a standby takes over at once: this hub's release (a delete marker carrying its
+   * `released` record, which needs no purge), written by CAS on this hub's newest write after the renewals in flight
+   * answered, so that it frees nothing but this hub's own lease. `holds()` is false from the call on. A key that moved
+   * on since (another holder, a foreign value) is left alone.
+   */
   async release(): Promise<void> {
     this.#held = false;
     this.#term += 1;
     this.#validUntil = 0;
-    const entry = await this.kv.get(KEY);
-    if (entry === null || entry.string() !== this.holderId) return;
-    await this.jsm.streams.purge(`KV_${this.names.leasesBucket}`, { filter: `$KV.${this.names.leasesBucket}.${KEY}` });
+    await Promise.all(this.#renewals);
+    const revision = this.#written;
+    if (revision === 0) return;
+    try {
+      await this.#writeRelease(revision);
+      this.#written = 0;
+      return;
+    } catch (err) {
+      if (!isWrongLastSequence(err)) throw err;
+    }
+    // After a renewal that got no answer the server may have stored it: this hub's record at a newer revision is then
+    // its own (as `#afterWrongRevision` reasons), and is what to release.
+    const entry = this.#uncertain ? await this.kv.get(KEY) : null;
+    const value = readLeaseValue(entry);
+    this.#written = 0;
+    if (entry === null || value.kind !== 'held' || value.hubId !== this.holderId || entry.revision <= revision) return;
+    try {
+      await this.#writeRelease(entry.revision);
+    } catch (err) {
+      if (!isWrongLastSequence(err)) throw err;
+    }
   }
 
-  /** The current holder's id, or `null`. */
+  /**
+   * Writes this hub's release by CAS on `revision`. A delete marker, so that `kv.create` (and hubs of older versions,
+   * which acquire with it) take the key as free too; its payload says which hub released, since any other marker is
+   * not a hub's.
+   */
+  async #writeRelease(revision: number): Promise<void> {
+    const h = headers();
+    h.set(KV_OPERATION_HEADER, RELEASE_OPERATION);
+    await this.#js.publish(this.#keySubject(), releasedValue(this.holderId), {
+      headers: h,
+      expect: { lastSubjectSequence: revision },
+    });
+  }
+
+  /** The current holder's id, or `null` (free, or a value no hub wrote). */
   async holder(): Promise<string | null> {
-    const entry = await this.kv.get(KEY);
-    return entry === null || entry.operation !== 'PUT' ? null : entry.string();
+    const value = readLeaseValue(await this.kv.get(KEY));
+    return value.kind === 'held' ? value.hubId : null;
   }
 
   #renewed(term: number, start: number, revision: number): 'renewed' | 'lost' {
+    this.#written = Math.max(this.#written, revision);
     if (term !== this.#term || !this.#held) return 'lost';
     this.#revision = revision;
     this.#validUntil = Math.max(this.#validUntil, this.#ttlMs > 0 ? start + this.#ttlMs : Number.POSITIVE_INFINITY);
@@ -129,20 +253,23 @@ export class Lease {
   }
 
   /**
-   * The key's revision is not ours. After a renewal whose answer was lost the server may have stored it: if the key
-   * still holds this hub's id at a newer revision, that was our own renewal; adopt it and renew once more (the
-   * adopted write proves nothing about when it happened, so only a fresh success extends validity).
+   * The key's revision is not ours. A foreign value there is written over (`#reassert`). After a renewal whose answer
+   * was lost the server may have stored it: if the key still holds this hub's id at a newer revision, that was our
+   * own renewal; adopt it and renew once more (the adopted write proves nothing about when it happened, so only a
+   * fresh success extends validity). Anything else (another hub's record, a release, no value) is a loss.
    */
   async #afterWrongRevision(term: number): Promise<'renewed' | 'lost' | 'unknown'> {
-    if (!this.#uncertain) return this.#lose();
     try {
       const entry = await this.kv.get(KEY);
       if (term !== this.#term || !this.#held) return 'lost';
-      if (entry === null || entry.operation !== 'PUT' || entry.string() !== this.holderId) return this.#lose();
+      const value = readLeaseValue(entry);
+      if (entry !== null && value.kind === 'foreign') return await this.#reassert(term, entry.revision);
+      if (!this.#uncertain) return this.#lose();
+      if (entry === null || value.kind !== 'held' || value.hubId !== this.holderId) return this.#lose();
       if (entry.revision <= this.#revision) return this.#lose();
       this.#revision = entry.revision;
       const start = this.#now();
-      const revision = await this.kv.update(KEY, this.holderId, this.#revision);
+      const revision = await this.kv.update(KEY, this.#value, this.#revision);
       return this.#renewed(term, start, revision);
     } catch (err) {
       if (term !== this.#term || !this.#held) return 'lost';
@@ -150,11 +277,79 @@ export class Lease {
     }
   }
 
+  /**
+   * Writes this hub's record over a foreign value at `revision` while the lease is valid by this hub's clock, keeping
+   * the term and its epoch; a success renews the lease from its start like any renewal. Had a standby taken the key
+   * over meanwhile, this CAS would fail; and a standby that sees this write, or finds its revision gone, waits a whole
+   * lease time of foreign values again (`tryAcquire`), longer than the validity this write gives. A CAS that fails
+   * because something else was written first is `unknown`: the next renewal looks at the key again.
+   */
+  async #reassert(term: number, revision: number): Promise<'renewed' | 'lost' | 'unknown'> {
+    this.#noteForeign(revision);
+    if (!this.holds()) return this.#lose();
+    const start = this.#now();
+    try {
+      return this.#renewed(term, start, await this.kv.update(KEY, this.#value, revision));
+    } catch (err) {
+      if (term !== this.#term || !this.#held) return 'lost';
+      if (!isWrongLastSequence(err)) this.#uncertain = true;
+      return 'unknown';
+    }
+  }
+
+  /**
+   * Whether this standby has now seen nothing but foreign values at the key for a whole lease time, given the foreign
+   * value at `revision` it read at `seenAt`; starts or restarts the wait otherwise.
+   */
+  async #foreignForWholeLease(revision: number, seenAt: number, ttlMs: number): Promise<boolean> {
+    const watch = this.#foreign;
+    if (watch === null || revision < watch.revision || !(await this.#onlyForeignBetween(watch.revision, revision))) {
+      this.#foreign = { since: seenAt, revision };
+      return false;
+    }
+    watch.revision = revision;
+    return ttlMs > 0 && seenAt - watch.since >= ttlMs;
+  }
+
+  /**
+   * True when no revision strictly between `from` and `to` (both foreign values this standby read) can have been a
+   * hub's write at the key: each is still there and is another key's message or a foreign value. A revision that is
+   * gone was overwritten (the bucket keeps one value per key) or expired, and may have been a holder's record; a gap
+   * wider than `MAX_GAP_READS` is not read and counts the same.
+   */
+  async #onlyForeignBetween(from: number, to: number): Promise<boolean> {
+    if (to - from - 1 > MAX_GAP_READS) return false;
+    const subject = this.#keySubject();
+    for (let seq = from + 1; seq < to; seq += 1) {
+      const msg = await this.jsm.streams.getMessage(`KV_${this.names.leasesBucket}`, { seq });
+      if (msg === null) return false;
+      if (msg.subject !== subject) continue;
+      const operation = msg.header.get(KV_OPERATION_HEADER) || 'PUT';
+      if (readLeaseValue({ operation, string: () => msg.string() }).kind !== 'foreign') return false;
+    }
+    return true;
+  }
+
+  /** Tells `onForeign` of a foreign revision once, whoever (holder or standby) met it first. */
+  #noteForeign(revision: number): void {
+    if (revision <= this.#reported) return;
+    this.#reported = revision;
+    this.#onForeign({ key: this.#keySubject(), revision });
+  }
+
+  #keySubject(): string {
+    return `$KV.${this.names.leasesBucket}.${KEY}`;
+  }
+
   #lose(): 'lost' {
     this.#held = false;
     this.#validUntil = 0;
     return 'lost';
   }
+}
+
+function exhaustive(value: never): never {
+  throw new Error(`unexpected lease value ${JSON.stringify(value)}`);
 }
 
 function isWrongLastSequence(err: unknown): boolean {

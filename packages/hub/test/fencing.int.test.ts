@@ -91,10 +91,11 @@ describe('the writer lease', () => {
       const a = lease('hub-a');
       expect(await a.renew()).toBe('lost');
       expect(await b.renew()).toBe('renewed');
+      // A release is a write of its own (revision 4), which the next hub takes over at once.
       await b.release();
       expect(b.holds()).toBe(false);
       expect(await b.renew()).toBe('lost');
-      expect(await lease('hub-c').tryAcquire()).toBe(4);
+      expect(await lease('hub-c').tryAcquire()).toBe(5);
     } finally {
       await nc.close();
     }
@@ -108,9 +109,10 @@ describe('the writer lease across terms', () => {
       const a = lease('hub-a');
       expect(await a.tryAcquire()).toBe(1);
       const late = a.renew();
+      // The release waits for the renewal in flight (revision 2) and releases after it (revision 3).
       await a.release();
       clock.now = 2_000;
-      expect(await a.tryAcquire()).toBe(3);
+      expect(await a.tryAcquire()).toBe(4);
       expect(await late).toBe('lost');
       expect(a.holds()).toBe(true);
       expect(a.deadline()).toBe(2_000 + 3_000 - 600);

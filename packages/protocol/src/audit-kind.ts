@@ -20,7 +20,10 @@ export const AuditKind = {
   DeliveryDeadLettered: 'delivery_dead_lettered',
   /** A user violation handler threw, rejected or timed out. */
   ViolationHandlerFailed: 'violation_handler_failed',
-  /** A WAL message or KV record the hub refused to fold (hydrate): not what the hub writes. */
+  /**
+   * A WAL message, KV record or lease value no hub wrote, which the hub skipped (hydrate, delivery, the writer's
+   * catch-up before an append) or did not trust (the lease): `source`, `key`, `seq`, `reason`.
+   */
   Quarantined: 'quarantined',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];

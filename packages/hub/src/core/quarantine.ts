@@ -28,9 +28,9 @@ export class QuarantineLog {
 
 /**
  * Counts a quarantined record in `ctx.counters.quarantined` and stores its `quarantined` audit record. Every path
- * that skips records (hydrate, delivery, the writer's catch-up) reports through here, and the same record found by
- * several of them counts once in this hub: the audit id is derived from the record's place (source, key, sequence),
- * and the hub keeps the ids it counted. A failed audit write is logged, never thrown.
+ * that skips records (hydrate, delivery, the writer's catch-up, the lease) reports through here, and the same record
+ * found by several of them counts once in this hub: the audit id is derived from the record's place (source, key,
+ * sequence), and the hub keeps the ids it counted. A failed audit write is logged, never thrown.
  */
 export async function auditQuarantined(ctx: HubContext, record: QuarantinedRecord): Promise<void> {
   const id = `quarantine-${record.source}-${record.seq}-${safeToken(record.key)}`.slice(0, 128);
@@ -43,6 +43,15 @@ export async function auditQuarantined(ctx: HubContext, record: QuarantinedRecor
     { source: record.source, key: record.key, seq: record.seq, reason: record.reason.slice(0, 500) },
     { id },
   );
+}
+
+/**
+ * Quarantines a value at the lease key that no hub wrote (the lease trusts it for nothing, see `Lease`): one warning
+ * naming the key and the revision, never the value, and counted and audited once like any quarantined record.
+ */
+export async function quarantineLeaseValue(ctx: HubContext, key: string, revision: number): Promise<void> {
+  ctx.logger.warn({ key, revision }, 'quarantined a value at the lease key no hub wrote');
+  await auditQuarantined(ctx, { source: 'leases', key, seq: revision, reason: "not a hub's lease record" });
 }
 
 function safeToken(key: string): string {

@@ -1,8 +1,8 @@
 /** One record the hub refused to fold: where it is and why. */
 export interface QuarantinedRecord {
-  /** `wal` for a WAL message, else the KV bucket's role (`agents`, `channels`, `tasks`, `snapshots`). */
-  readonly source: 'wal' | 'agents' | 'channels' | 'tasks' | 'snapshots';
-  /** The WAL subject, or the KV key. */
+  /** `wal` for a WAL message, else the KV bucket's role (`agents`, `channels`, `tasks`, `snapshots`, `leases`). */
+  readonly source: 'wal' | 'agents' | 'channels' | 'tasks' | 'snapshots' | 'leases';
+  /** The WAL subject, the KV key, or (`leases`) the lease key's subject. */
   readonly key: string;
   /** The stream sequence (WAL) or KV revision of the record. */
   readonly seq: number;
