@@ -15,6 +15,7 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { z } from 'zod';
 import { authorize, callerOf, type AccessDirectory, type CheckedCaller } from './access.js';
 import type { Logger } from './logger.js';
+import { unavailableOnNatsOutage } from './nats/errors.js';
 import { notify, type HubObserver } from './observe/observer.js';
 
 /**
@@ -110,8 +111,9 @@ export class RpcServer {
       const result = await handler(request, caller);
       reply = JSON.stringify({ ok: true, result });
     } catch (thrown) {
-      code = toNetworkError(thrown).code;
-      reply = this.#errorReply(op, thrown);
+      const failure = unavailableOnNatsOutage(thrown, { op, logger: this.logger });
+      code = toNetworkError(failure).code;
+      reply = this.#errorReply(op, failure);
     }
     const { requestFinished } = this.#observer;
     if (requestFinished !== undefined) {
@@ -137,7 +139,7 @@ export class RpcServer {
 
   /** The reply for a failure, bounded in size; logs `internal` failures, which are the hub's fault. */
   #errorReply(op: HubOp, thrown: unknown): string {
-    const err = toNetworkError(thrown);
+    const err = toNetworkError(unavailableOnNatsOutage(thrown, { op, logger: this.logger }));
     if (err.code === 'internal') this.logger.error({ err: thrown, op }, 'rpc failed');
     else this.logger.debug({ op, code: err.code }, 'rpc rejected');
     return errorReplyText(err);
