@@ -532,7 +532,7 @@ describe('bridge API: tasks and audit', () => {
       .object({ task: z.object({ task_id: z.string(), state: z.string(), owner_id: z.string() }) })
       .parse((await call(b.url, `/v1/tasks/${running}`, { token: token.alice })).body).task;
     expect(one).toEqual({ task_id: running, state: 'running', owner_id: echo.agentId });
-    expect(refusal(await call(a.url, `/v1/tasks/${running}`, { token: token.bob }))).toEqual([403, 'access_denied']);
+    expect(refusal(await call(a.url, `/v1/tasks/${running}`, { token: token.bob }))).toEqual([404, 'not_found']);
     expect(refusal(await call(a.url, `/v1/tasks/${newId()}`, { token: token.alice }))).toEqual([404, 'not_found']);
   });
 
@@ -647,10 +647,10 @@ describe('bridge API: refusals by route class', () => {
     }
   });
 
-  it("answers 403 to a person on another's channel and 404 on a channel that does not exist", async () => {
+  it("answers 404 to a person's reads of another's channel as of one that does not exist, and 403 to its writes", async () => {
     for (const suffix of ['', '/state', '/log', '/stream']) {
       const reply = await call(a.url, `/v1/channels/${made.discussion}${suffix}`, { token: token.bob });
-      expect([suffix, ...refusal(reply)]).toEqual([suffix, 403, 'access_denied']);
+      expect([suffix, ...refusal(reply)]).toEqual([suffix, 404, 'not_found']);
     }
     for (const [suffix, body] of [
       ['/envelopes', { text: 'x' }],

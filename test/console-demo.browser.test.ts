@@ -260,8 +260,9 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     expect(await attributesOf(bob.getByTestId('channel-row'), 'data-channel-id')).toEqual([bobChannel]);
 
     await goToHash(bob, `#/channels/${annChannel}`);
-    // The hub's refusal, by its code (the live stream's own failure may show first; the page's next read shows it).
-    expect(await waitForText(bob.getByTestId('error'), 'access_denied')).toContain('is not a participant of channel');
+    // The hub's answer, by its code: to bob, who is not in it, the channel is not there (the live stream's own failure
+    // may show first; the page's next read shows it).
+    expect(await waitForText(bob.getByTestId('error'), 'not_found')).toContain(`channel not found: ${annChannel}`);
     expect(await envelopes(bob).count()).toBe(0);
     await chromium().screenshot(bob, 'privacy-bob');
     expect(chromium().pageErrors).toEqual([]);

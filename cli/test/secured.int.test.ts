@@ -65,10 +65,10 @@ describe('identity credentials', () => {
     ]);
   });
 
-  it('exit 4 when the hub refuses: a channel the identity is not in', async () => {
+  it('exit 3 for a channel the identity is not in: the hub answers it as no channel', async () => {
     const r = await run([...as('carol'), 'wal', channelId]);
-    expect([r.code, r.out]).toEqual([4, '']);
-    expect(r.err).toContain('access_denied');
+    expect([r.code, r.out]).toEqual([3, '']);
+    expect(r.err).toContain(`not_found: channel not found: ${channelId}`);
   });
 
   it('exit 4 when NATS refuses: acting as another identity on one’s own credentials', async () => {

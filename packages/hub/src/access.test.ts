@@ -42,10 +42,31 @@ describe('authorize', () => {
   it('lets a participant call a participant op on its channel; refuses everyone else; unknown channel is not_found', () => {
     for (const op of ofClass(Access.Participant)) {
       expect(outcome(op, 'bob')).toBe('allowed as "bob"');
-      expect(outcome(op, 'carol')).toBe(`access_denied: 'carol' is not a participant of channel '${CHANNEL}'`);
       expect(outcome(op, 'mallory')).toBe("access_denied: unknown caller 'mallory'");
       expect(outcome(op, 'bob', { channel_id: 'nope' })).toBe('not_found: channel not found: nope');
     }
+  });
+
+  it('answers a non-member’s read of a channel exactly as an unknown channel, and refuses its acts on it', () => {
+    const outsider = ofClass(Access.Participant).map((op) => [op, outcome(op, 'carol')]);
+    const hidden = `not_found: channel not found: ${CHANNEL}`;
+    const refused = `access_denied: 'carol' is not a participant of channel '${CHANNEL}'`;
+    expect(Object.fromEntries(outsider)).toEqual({
+      getChannel: hidden,
+      readWal: hidden,
+      findEnvelopeByCausation: hidden,
+      canSend: hidden,
+      adapterState: hidden,
+      closeChannel: refused,
+      post: refused,
+      reportTurnFailure: refused,
+      acquireTurnLock: refused,
+      renewTurnLock: refused,
+      releaseTurnLock: refused,
+    });
+    // But for the id the caller sent, the very answer a channel that does not exist gets.
+    const unknown = outcome('readWal', 'carol', { channel_id: 'nope' });
+    expect(outcome('readWal', 'carol').replace(CHANNEL, '<id>')).toBe(unknown.replace('nope', '<id>'));
   });
 
   it('lets only the operator call an operator op', () => {

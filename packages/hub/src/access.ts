@@ -4,13 +4,13 @@ import {
   CallerSchema,
   HUB_OPS,
   InvalidRequestError,
-  NotFoundError,
   OPERATOR_CALLER,
   repr,
   visibleTo,
   type Envelope,
   type HubOp,
 } from '@ag2net/protocol';
+import { channelNotFound } from './core/channel-table.js';
 import type { HubContext } from './core/context.js';
 
 /** What the access rules need to know about the hub: who is registered, and each channel's participants. */
@@ -68,6 +68,34 @@ function requireRegistered(caller: string, directory: AccessDirectory): void {
   if (!directory.isRegistered(caller)) throw new AccessDeniedError(`unknown caller ${repr(caller)}`);
 }
 
+/** The operations of the `participant` class. */
+type ParticipantOp = {
+  [Op in HubOp]: (typeof HUB_OPS)[Op]['access'] extends typeof Access.Participant ? Op : never;
+}[HubOp];
+
+/**
+ * How each participant operation answers a registered identity that is not a participant of the request's channel.
+ * `hidden`: a read answers exactly as for a channel that does not exist, so that no read tells a channel one is not
+ * in from no channel at all. `refused`: an act on the channel is refused with `access_denied`. A new participant
+ * operation must be listed here.
+ */
+const NON_MEMBER: { readonly [Op in ParticipantOp]: 'hidden' | 'refused' } = {
+  getChannel: 'hidden',
+  readWal: 'hidden',
+  findEnvelopeByCausation: 'hidden',
+  canSend: 'hidden',
+  adapterState: 'hidden',
+  closeChannel: 'refused',
+  post: 'refused',
+  reportTurnFailure: 'refused',
+  acquireTurnLock: 'refused',
+  renewTurnLock: 'refused',
+  releaseTurnLock: 'refused',
+};
+
+/** `NON_MEMBER` by any op name; an op outside the participant class is never asked, and would be refused. */
+const nonMemberAnswers: Partial<Record<HubOp, 'hidden' | 'refused'>> = NON_MEMBER;
+
 /**
  * The rule of each access class, applied after the operator rule (see `authorize`). Each throws to refuse.
  * `caller` is never `OPERATOR_CALLER` for `self` and `participant` here: an operator that reached them is allowed.
@@ -76,15 +104,15 @@ const RULES: { readonly [A in Access]: (call: Call, dir: AccessDirectory) => voi
   [Access.Public]: () => undefined,
   [Access.Self]: ({ caller }, dir) => requireRegistered(caller, dir),
   [Access.Participant]: (call, dir) => {
-    const { caller } = call;
+    const { caller, op } = call;
     requireRegistered(caller, dir);
     const channelId = channelIdOf(call);
     const channel = dir.channel(channelId);
-    if (channel === undefined) throw new NotFoundError(`channel not found: ${channelId}`);
+    if (channel === undefined) throw channelNotFound(channelId);
+    if (channel.participants.some((p) => p.agent_id === caller)) return;
+    if (nonMemberAnswers[op] === 'hidden') throw channelNotFound(channelId);
     // Echoes only what the caller sent: a non-member learns that it is not a member, and nothing else.
-    if (!channel.participants.some((p) => p.agent_id === caller)) {
-      throw new AccessDeniedError(`${repr(caller)} is not a participant of channel ${repr(channelId)}`);
-    }
+    throw new AccessDeniedError(`${repr(caller)} is not a participant of channel ${repr(channelId)}`);
   },
   [Access.Operator]: ({ caller }) => {
     if (caller !== OPERATOR_CALLER) throw new AccessDeniedError(OPERATOR_ONLY);
@@ -99,7 +127,9 @@ const RULES: { readonly [A in Access]: (call: Call, dir: AccessDirectory) => voi
  *   (an unknown channel is still `not_found`).
  * - `self`: a registered identity.
  * - `participant`: a registered identity among the participants of the request's `channel_id`; an unknown channel
- *   is `not_found` for everyone alike.
+ *   is `not_found` for everyone alike, and so is a channel the caller is not in for the reads of a channel (`getChannel`,
+ *   `readWal`, `findEnvelopeByCausation`, `canSend`, `adapterState`), which answer it exactly like an unknown one;
+ *   the acts on a channel (`post`, `closeChannel`, turn locks, `reportTurnFailure`) refuse a non-member.
  * - `operator`: `OPERATOR_CALLER` only.
  * Refusals are `access_denied` with a short message that names nothing the caller did not send.
  */
@@ -111,7 +141,7 @@ export function authorize(call: Call, directory: AccessDirectory): CheckedCaller
     if (!spec.operatorReads) throw new AccessDeniedError(`${op} is not an operator operation`);
     if (spec.access === Access.Participant) {
       const channelId = channelIdOf(call);
-      if (directory.channel(channelId) === undefined) throw new NotFoundError(`channel not found: ${channelId}`);
+      if (directory.channel(channelId) === undefined) throw channelNotFound(channelId);
     }
     return caller;
   }

@@ -273,9 +273,14 @@ describe('task queries and checkpoints', () => {
     expect(await ids(alice, { channel_id: cid })).toEqual(['shared', 'bobs']);
     expect(await ids(alice, { agent_id: bob.id })).toEqual(['bobs']);
     expect(await ids(alice, { limit: 1 })).toEqual(['shared']);
+    // A task one may not see is answered as one that does not exist.
     expect(await failure(getTask(net, carol, 'shared'))).toEqual({
-      code: 'access_denied',
-      message: `'${carol.id}' may not see task 'shared'`,
+      code: 'not_found',
+      message: 'task not found: shared',
+    });
+    expect(await failure(getTask(net, bob, 'private'))).toEqual({
+      code: 'not_found',
+      message: 'task not found: private',
     });
   });
 
@@ -283,7 +288,9 @@ describe('task queries and checkpoints', () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice');
     const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
     await observe(net, alice, { task_id: 'cp', state: 'running' });
+    await observe(net, alice, { task_id: 'shared', state: 'running', channel_id: cid });
     const read = (caller: TestAgent, taskId = 'cp') =>
       net.rpc.call('readTaskCheckpoint', { task_id: taskId }, { caller: caller.id }).then((r) => r.state);
     expect(await read(alice)).toBeNull();
@@ -294,7 +301,13 @@ describe('task queries and checkpoints', () => {
       { caller: alice.id },
     );
     expect(await read(alice)).toEqual({ step: 3, scratch: [1, 2, 3] });
-    expect(await failure(read(bob))).toEqual({ code: 'access_denied', message: `task 'cp' belongs to '${alice.id}'` });
+    // bob may not see alice's task 'cp': it is answered as one that does not exist. He sees 'shared', in his channel,
+    // so he may be told whose checkpoint it is.
+    expect(await failure(read(bob))).toEqual({ code: 'not_found', message: 'task not found: cp' });
+    expect(await failure(read(bob, 'shared'))).toEqual({
+      code: 'access_denied',
+      message: `task 'shared' belongs to '${alice.id}'`,
+    });
     expect(await failure(read(alice, 'ghost'))).toEqual({ code: 'not_found', message: 'task not found: ghost' });
   });
 });

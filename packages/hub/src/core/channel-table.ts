@@ -6,6 +6,14 @@ import type { KvValue } from './kv-scan.js';
 import { parseJson } from './parse-json.js';
 import type { Quarantine } from './quarantined-record.js';
 
+/**
+ * The answer to a channel that does not exist, and to a read of one the caller may not see: the same error, so that
+ * no read tells the two apart. It echoes only the id the caller sent.
+ */
+export function channelNotFound(channelId: string): NotFoundError {
+  return new NotFoundError(`channel not found: ${channelId}`);
+}
+
 /** The channels of one hub: runtimes in memory, metadata in the KV bucket `<PREFIX>_channels` (key = channel id). */
 export class ChannelTable {
   readonly #channels = new Map<string, ChannelRuntime>();
@@ -21,7 +29,7 @@ export class ChannelTable {
   /** The runtime of a known channel; `NotFoundError` "channel not found: <id>" otherwise. */
   require(channelId: string): ChannelRuntime {
     const rt = this.#channels.get(channelId);
-    if (rt === undefined) throw new NotFoundError(`channel not found: ${channelId}`);
+    if (rt === undefined) throw channelNotFound(channelId);
     return rt;
   }
 

@@ -19,6 +19,7 @@ import { countObservation } from '../core/agent-ops.js';
 import type { HubContext } from '../core/context.js';
 import { pageBudget, pageOf, type Page } from '../core/paging.js';
 import { deniedError } from '../governance/arbiter.js';
+import { taskNotFound } from './task-table.js';
 
 /** Runs `fn` alone for one task: every change to a task goes through here. */
 export function underTask<T>(ctx: HubContext, taskId: string, fn: () => Promise<T>): Promise<T> {
@@ -136,11 +137,12 @@ export async function expireDueTasks(ctx: HubContext, nowMs: number): Promise<vo
   }
 }
 
-/** A task as the caller may see it: its owner, a participant of its channel, or the operator. */
+/**
+ * A task as the caller may see it: its owner, a participant of its channel, or the operator. Anyone else is answered
+ * exactly as for a task that does not exist.
+ */
 export function getTask(ctx: HubContext, callerId: string, taskId: string): TaskMetadata {
-  const task = ctx.tasks.require(taskId);
-  if (!canSee(ctx, callerId, task)) throw new AccessDeniedError(`${repr(callerId)} may not see task ${repr(taskId)}`);
-  return task;
+  return visibleTask(ctx, callerId, taskId);
 }
 
 /** AG2's `list_tasks` over the tasks the caller may see: one page (`limit`, `pageBudget` bytes) and the next cursor. */
@@ -163,12 +165,16 @@ export async function checkpointTask(
   await ctx.tasks.writeCheckpoint(req.task_id, req.state);
 }
 
+/**
+ * The owner's last checkpoint of a task, for its owner. A caller that may see the task (a participant of its channel)
+ * is refused; one that may not is answered exactly as for a task that does not exist.
+ */
 export async function readTaskCheckpoint(
   ctx: HubContext,
   callerId: string,
   taskId: string,
 ): Promise<Record<string, unknown> | null> {
-  requireOwner(ctx.tasks.require(taskId), callerId);
+  requireOwner(visibleTask(ctx, callerId, taskId), callerId);
   return ctx.tasks.readCheckpoint(taskId);
 }
 
@@ -192,6 +198,13 @@ export async function fireTaskEvent(
     event: req.kind,
     payload: req.payload,
   });
+}
+
+/** The task, if the caller may see it; `taskNotFound` both when it may not and when there is none. */
+function visibleTask(ctx: HubContext, callerId: string, taskId: string): TaskMetadata {
+  const task = ctx.tasks.get(taskId);
+  if (task === undefined || !canSee(ctx, callerId, task)) throw taskNotFound(taskId);
+  return task;
 }
 
 function canSee(ctx: HubContext, callerId: string, task: TaskMetadata): boolean {

@@ -13,6 +13,14 @@ const CheckpointSchema = z.record(z.string(), z.unknown());
 const LOAD_WINDOW = 64;
 
 /**
+ * The answer to a task that does not exist, and to a read of one the caller may not see: the same error (AG2's
+ * message), so that no read tells the two apart. It echoes only the id the caller sent.
+ */
+export function taskNotFound(taskId: string): NotFoundError {
+  return new NotFoundError(`task not found: ${taskId}`);
+}
+
+/**
  * The tasks of one hub: records in memory over the KV bucket `<PREFIX>_tasks`, whose keys are
  * `meta.<task_id>` (the `TaskMetadata`), `checkpoint.<task_id>` (the owner's last checkpoint) and
  * `observed.<task_id>` (the task's outcome was counted in its owner's resume). Writes go to KV first.
@@ -31,7 +39,7 @@ export class TaskTable {
   /** The task; `NotFoundError` "task not found: <id>" otherwise (AG2's message). */
   require(taskId: string): TaskMetadata {
     const task = this.#tasks.get(taskId);
-    if (task === undefined) throw new NotFoundError(`task not found: ${taskId}`);
+    if (task === undefined) throw taskNotFound(taskId);
     return task;
   }
 

@@ -9,8 +9,11 @@ import { PassportSchema } from '../identity.js';
  * - `public`: anyone connected; the subject carries no caller (registration, the agent directory, health).
  * - `self`: a registered identity acting on itself; the caller is the last subject token. An unknown or unregistered
  *   caller is refused with `access_denied`.
- * - `participant`: a registered identity that is a participant of the channel named by the request's `channel_id`;
- *   anyone else is refused with `access_denied`, and an unknown channel is `not_found` for everyone alike.
+ * - `participant`: a registered identity that is a participant of the channel named by the request's `channel_id`.
+ *   An unknown channel is `not_found` for everyone alike, and so is, for a registered identity outside it, a read of
+ *   the channel (`getChannel`, `readWal`, `findEnvelopeByCausation`, `canSend`, `adapterState`): a hidden channel
+ *   answers exactly like a missing one. Its acts on the channel (`post`, `closeChannel`, turn locks,
+ *   `reportTurnFailure`) are refused with `access_denied`.
  * - `operator`: only the operator caller (`OPERATOR_CALLER`).
  *
  * With NATS permissions in place an identity can publish only on its own `<p>.hub.v1.*.<id>` subjects, so the
