@@ -56,10 +56,13 @@ export async function runCli(argv: readonly string[], out: (line: string) => voi
       });
       out(`auth for prefix ${auth.manifest.prefix} in ${auth.dir}`);
       out(`  operator     ${auth.manifest.operator.public_key}`);
-      out(`  hub account  ${auth.manifest.hub_account.public_key}`);
-      out(`  nats-server  nats-server -c ${auth.path(AuthFile.serverConf)}`);
-      out(`  hub-service  ${auth.path(AuthFile.hubServiceCreds)}`);
-      out(`  admin        ${auth.path(AuthFile.adminCreds)}`);
+      out(`  data account      ${auth.manifest.data_account.public_key}`);
+      out(`  identity account  ${auth.manifest.identity_account.public_key}`);
+      out(`  nats-server       nats-server -c ${auth.path(AuthFile.serverConf)}`);
+      out(`  hub-service       ${auth.path(AuthFile.hubServiceCreds)}`);
+      out(`  admin             ${auth.path(AuthFile.adminCreds)}`);
+      out(`  registrant        ${auth.path(AuthFile.registrantCreds)}`);
+      out(`  operator caller   ${auth.path(AuthFile.operatorCallerCreds)}`);
       return 0;
     }
     case 'revoke': {
@@ -68,7 +71,7 @@ export async function runCli(argv: readonly string[], out: (line: string) => voi
         return 2;
       }
       const revoked = await revokeUser({ dir: values.dir, userPublicKey: values.user });
-      out(`revoked ${values.user}; restart nats-server, or push the hub account JWT with the system user`);
+      out(`revoked ${values.user}; restart nats-server, or push the account JWT with the system user`);
       out(`  account ${revoked.accountPublicKey}`);
       return 0;
     }

@@ -10,8 +10,8 @@
  * const auth = await authInit({ dir: '.data/auth', prefix: 'ag2' }); // then: nats-server -c .data/auth/server.conf
  * const keys = createIdentityKeys(); // the identity keeps keys.seed
  * const { jwt } = await issueIdentityCredentials({
- *   accountPublicKey: auth.manifest.hub_account.public_key,
- *   accountSigningSeed: hubSigningSeed, // the hub reads it from hub-account-signing.nk
+ *   accountPublicKey: auth.manifest.identity_account.public_key,
+ *   accountSigningSeed: identitySigningSeed, // the hub reads it from identity-account-signing.nk
  *   identityPublicKey: keys.publicKey,
  *   agentId,
  *   names: hubNames('ag2'),
@@ -19,10 +19,12 @@
  * const creds = credsFile(jwt, keys.seed); // connect with credsAuthenticator and inboxPrefix identityInboxPrefix(agentId)
  * ```
  */
-export { authInit, encodeHubAccount, readManifest } from './init.js';
+export { authInit, encodeAccounts, readManifest } from './init.js';
+export { dataAccountExports, dataAccountServices, identityAccountImports } from './accounts.js';
+export type { AccountService } from './accounts.js';
 export { DEFAULT_PUSH_TIMEOUT_MS, pushAccountJwt, revokeUser } from './revoke.js';
 export type { RevokeUserOptions, RevokedAccount, SystemRequester } from './revoke.js';
-export type { AuthInitOptions, AuthLayout } from './init.js';
+export type { AccountJwts, AuthInitOptions, AuthLayout } from './init.js';
 export { AuthFile } from './files.js';
 export { AuthManifestSchema } from './manifest.js';
 export type { AuthManifest } from './manifest.js';
@@ -44,6 +46,8 @@ export {
   hubServicePermissions,
   identityInboxPrefix,
   identityPermissions,
+  operatorCallerInboxPrefix,
+  operatorCallerPermissions,
   operatorPermissions,
   registrantInboxPrefix,
   registrantPermissions,

@@ -1,5 +1,5 @@
 import { IdSchema, type HubNames } from '@ag2net/protocol';
-import { encodeUser, fmtCreds, type User } from '@nats-io/jwt';
+import { decode, encodeUser, fmtCreds, type User } from '@nats-io/jwt';
 import { fromPublic, fromSeed } from '@nats-io/nkeys';
 import { isPublicKey } from './keys.js';
 import { identityPermissions, type UserPermissions } from './permissions.js';
@@ -41,19 +41,33 @@ export async function issueUserJwt(options: IssueUserOptions): Promise<string> {
   if (!isPublicKey(options.userPublicKey, 'U')) throw new IssuanceError('not a user public key');
   if (!isPublicKey(options.accountPublicKey, 'A')) throw new IssuanceError('not an account public key');
   const signer = fromSeed(new TextEncoder().encode(options.accountSigningSeed));
-  const nowSeconds = Math.floor((options.nowMs ?? Date.now()) / 1000);
   const scoped = options.permissions === null;
   const user: Partial<User> = options.permissions === null ? {} : jwtPermissions(options.permissions);
-  const exp = options.ttlSeconds === undefined ? {} : { exp: nowSeconds + options.ttlSeconds };
-  // Signed by the account's own key (the system account has no signing key), the JWT names no issuer account.
-  if (signer.getPublicKey() === options.accountPublicKey) {
-    return encodeUser(options.name, fromPublic(options.userPublicKey), signer, user, exp);
+  const encodeAt = (nowSeconds: number): Promise<string> => {
+    const exp = options.ttlSeconds === undefined ? {} : { exp: nowSeconds + options.ttlSeconds };
+    // Signed by the account's own key (the system account has no signing key), the JWT names no issuer account.
+    if (signer.getPublicKey() === options.accountPublicKey) {
+      return encodeUser(options.name, fromPublic(options.userPublicKey), signer, user, exp);
+    }
+    return encodeUser(options.name, fromPublic(options.userPublicKey), options.accountPublicKey, user, {
+      signer,
+      scopedUser: scoped,
+      ...exp,
+    });
+  };
+  if (options.nowMs !== undefined) return encodeAt(Math.floor(options.nowMs / 1000));
+  // Signing stamps `iat` with the clock's second; a JWT signed across a second boundary is signed again, so that its
+  // lifetime (`exp − iat`) is exactly the one asked for.
+  for (;;) {
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const jwt = await encodeAt(nowSeconds);
+    if (issuedAtOf(jwt) === nowSeconds) return jwt;
   }
-  return encodeUser(options.name, fromPublic(options.userPublicKey), options.accountPublicKey, user, {
-    signer,
-    scopedUser: scoped,
-    ...exp,
-  });
+}
+
+/** The `iat` of a JWT this process just signed. */
+function issuedAtOf(jwt: string): number | undefined {
+  return decode<User>(jwt).iat;
 }
 
 /** Permissions as a JWT holds them (a user's claims or a scoped signing key's template). */
@@ -101,7 +115,6 @@ export async function issueIdentityCredentials(options: IssueIdentityOptions): P
   if (!Number.isInteger(ttl) || ttl <= 0 || ttl > MAX_IDENTITY_TTL_SECONDS) {
     throw new IssuanceError(`ttlSeconds must be an integer in 1..${MAX_IDENTITY_TTL_SECONDS}, got ${ttl}`);
   }
-  const nowMs = options.nowMs ?? Date.now();
   const jwt = await issueUserJwt({
     accountPublicKey: options.accountPublicKey,
     accountSigningSeed: options.accountSigningSeed,
@@ -109,9 +122,9 @@ export async function issueIdentityCredentials(options: IssueIdentityOptions): P
     name: agentId.data,
     permissions: identityPermissions(options.names, agentId.data),
     ttlSeconds: ttl,
-    nowMs,
+    ...(options.nowMs === undefined ? {} : { nowMs: options.nowMs }),
   });
-  return { jwt, expiresAt: Math.floor(nowMs / 1000) + ttl };
+  return { jwt, expiresAt: decode<User>(jwt).exp ?? 0 };
 }
 
 /** A standard `.creds` file (the format `nats` tools and every NATS client read) of a user JWT and its seed. */

@@ -5,6 +5,7 @@ import {
   hubServicePermissions,
   identityInboxPrefix,
   identityPermissions,
+  operatorCallerPermissions,
   operatorPermissions,
   registrantPermissions,
 } from './permissions.js';
@@ -52,7 +53,7 @@ describe('hubServicePermissions', () => {
 
   it('covers the hub streams and buckets, and never stream deletion', () => {
     expect(p.pub.allow).toContain('$JS.API.STREAM.CREATE.ACME_WAL');
-    expect(p.pub.allow).toContain('$JS.API.STREAM.PURGE.KV_ACME_leases');
+    expect(p.pub.allow).toContain('$JS.API.STREAM.PURGE.ACME_INBOX');
     expect(p.pub.allow).toContain('$JS.API.DIRECT.GET.KV_ACME_agents.>');
     expect(p.pub.allow).toContain('$JS.API.CONSUMER.MSG.NEXT.ACME_WAL.*');
     expect(p.pub.allow).toContain('$KV.ACME_channels.>');
@@ -64,6 +65,15 @@ describe('hubServicePermissions', () => {
     expect(p.pub.allow.filter((s) => s === '>' || s === '$JS.API.>')).toEqual([]);
   });
 
+  it('may not purge, read or pull anything an identity owns, nor purge the WAL, the audit trail or a bucket', () => {
+    const purges = p.pub.allow.filter((s) => s.startsWith('$JS.API.STREAM.PURGE.'));
+    expect(purges).toEqual(['$JS.API.STREAM.PURGE.ACME_INBOX']);
+    expect(
+      p.pub.allow.filter((s) => s.includes('ACME_INBOX') && /MSG\.NEXT|MSG\.GET|DIRECT\.GET|\$JS\.FC/.test(s)),
+    ).toEqual([]);
+    expect(p.pub.allow.filter((s) => s.startsWith('$JS.ACK.'))).toEqual(['$JS.ACK.ACME_WAL.hub_delivery.>']);
+  });
+
   it('subscribes only to its RPC subjects, the roster and its own reply inbox, and answers each request once', () => {
     expect(p.sub.allow).toEqual(['acme.hub.v1.>', 'acme.hubs.v1.ping', '_HUB_INBOX_acme.>']);
     expect(hubServiceInboxPrefix(names)).toBe('_HUB_INBOX_acme');
@@ -71,7 +81,15 @@ describe('hubServicePermissions', () => {
   });
 });
 
-describe('registrant and operator', () => {
+describe('registrant, operator caller and operator', () => {
+  it('the operator caller may call as $operator, ask the roster and call the public operations, nothing else', () => {
+    const caller = operatorCallerPermissions(names);
+    expect(caller.pub.allow.slice(0, 2)).toEqual(['acme.hub.v1.*.$operator', 'acme.hubs.v1.ping']);
+    expect(caller.pub.allow.slice(2)).toEqual(identityPermissions(names, 'x').pub.allow.slice(1, 9));
+    expect(caller.sub.allow).toEqual(['_OPERATOR_INBOX_acme.>']);
+    expect(caller.pub.allow.filter((s) => s.startsWith('$'))).toEqual([]);
+  });
+
   it('the registrant may only register, attach and ask for health', () => {
     expect(registrantPermissions(names)).toEqual({
       pub: { allow: ['acme.hub.v1.register', 'acme.hub.v1.attach', 'acme.hub.v1.health'], deny: [] },

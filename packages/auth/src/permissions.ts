@@ -1,4 +1,4 @@
-import { IdSchema, type HubNames, type HubOp } from '@ag2net/protocol';
+import { IdSchema, OPERATOR_CALLER, type HubNames, type HubOp } from '@ag2net/protocol';
 
 /**
  * A NATS user's permissions as they go into a user JWT: publish and subscribe allow-lists (deny by default: a
@@ -88,12 +88,43 @@ export function registrantPermissions(names: HubNames): UserPermissions {
   };
 }
 
-/** The JetStream API verbs on one stream that the hub uses (no `DELETE`: the hub never removes a stream). */
-const STREAM_VERBS = ['INFO', 'CREATE', 'UPDATE', 'PURGE'] as const;
+/** What the hub does with one of its streams, and so which JetStream API subjects it may call on it. */
+interface StreamUse {
+  readonly stream: string;
+  /** Reads single messages (leader and direct gets). */
+  readonly reads: boolean;
+  /** Pulls from consumers of its own on it (ordered readers, KV watchers, its delivery consumer). */
+  readonly pulls: boolean;
+  /** Purges by subject (the inbox of an unregistered identity). */
+  readonly purges: boolean;
+}
 
-/** Every stream the hub creates: its own three and the backing streams of its KV buckets. */
-function hubStreams(names: HubNames): { streams: string[]; buckets: string[] } {
-  const buckets = [
+/**
+ * Every stream the hub creates, with what it does there: the WAL and the audit trail are read and tailed; the
+ * inbox stream is written and its per-identity consumers made, read for their depth and removed, but never pulled or
+ * read by the hub; the backing streams of its KV buckets are read and watched.
+ */
+function hubStreams(names: HubNames): StreamUse[] {
+  const kv = [
+    names.agentsBucket,
+    names.channelsBucket,
+    names.tasksBucket,
+    names.cursorsBucket,
+    names.leasesBucket,
+    names.snapshotsBucket,
+    names.turnLocksBucket,
+  ].map((b) => ({ stream: `KV_${b}`, reads: true, pulls: true, purges: false }));
+  return [
+    { stream: names.walStream, reads: true, pulls: true, purges: false },
+    { stream: names.auditStream, reads: true, pulls: true, purges: false },
+    { stream: names.inboxStream, reads: false, pulls: false, purges: true },
+    ...kv,
+  ];
+}
+
+/** The KV buckets the hub writes (`$KV.<bucket>.>`). */
+function hubBuckets(names: HubNames): string[] {
+  return [
     names.agentsBucket,
     names.channelsBucket,
     names.tasksBucket,
@@ -102,7 +133,6 @@ function hubStreams(names: HubNames): { streams: string[]; buckets: string[] } {
     names.snapshotsBucket,
     names.turnLocksBucket,
   ];
-  return { streams: [names.walStream, names.inboxStream, names.auditStream], buckets };
 }
 
 /**
@@ -110,29 +140,29 @@ function hubStreams(names: HubNames): { streams: string[]; buckets: string[] } {
  * log, the lease, the registry and the RPC server):
  * - RPC: subscribe to `<p>.hub.v1.>` (queue group `hub`) and answer each request once (`allow_responses`);
  * - the roster: subscribe to `<p>.hubs.v1.ping` (`names.hubsPing`, no queue group) and answer it the same way;
- * - streams `<P>_WAL`, `<P>_INBOX`, `<P>_AUDIT` and `KV_<bucket>` of its buckets: info, create, update, purge,
- *   leader reads (`STREAM.MSG.GET`), direct reads, consumers on them (create, durable create, info, delete, pull) and
- *   flow control of its ordered consumers;
+ * - streams `<P>_WAL`, `<P>_INBOX`, `<P>_AUDIT` and `KV_<bucket>` of its buckets: info, create and update; on the
+ *   WAL, the audit trail and the buckets also leader and direct reads, consumers of its own (create, info, delete,
+ *   pull) and the flow control of its ordered consumers; on the inbox stream the identities' durable consumers
+ *   (create, info, delete) and a purge by subject, but no read and no pull: the hub never takes an identity's
+ *   deliveries;
  * - appends to `<p>.wal.>`, `<p>.agent.*.inbox`, `<p>.audit.>` and `$KV.<bucket>.>`; acks of its delivery consumer;
  * - `$JS.API.INFO` (nats.js checks the API when it opens a JetStream manager);
  * - subscribe to its own reply inbox (`hubServiceInboxPrefix`).
  * It gets no stream deletion, no other prefix, and no identity's reply inbox.
  */
 export function hubServicePermissions(names: HubNames): UserPermissions {
-  const { streams, buckets } = hubStreams(names);
-  const all = [...streams, ...buckets.map((b) => `KV_${b}`)];
-  const perStream = all.flatMap((s) => [
-    ...STREAM_VERBS.map((verb) => `$JS.API.STREAM.${verb}.${s}`),
-    `$JS.API.STREAM.MSG.GET.${s}`,
-    `$JS.API.DIRECT.GET.${s}`,
-    `$JS.API.DIRECT.GET.${s}.>`,
+  const perStream = hubStreams(names).flatMap(({ stream: s, reads, pulls, purges }) => [
+    `$JS.API.STREAM.INFO.${s}`,
+    `$JS.API.STREAM.CREATE.${s}`,
+    `$JS.API.STREAM.UPDATE.${s}`,
+    ...(purges ? [`$JS.API.STREAM.PURGE.${s}`] : []),
+    ...(reads ? [`$JS.API.STREAM.MSG.GET.${s}`, `$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`] : []),
     `$JS.API.CONSUMER.CREATE.${s}`,
     `$JS.API.CONSUMER.CREATE.${s}.>`,
     `$JS.API.CONSUMER.DURABLE.CREATE.${s}.*`,
     `$JS.API.CONSUMER.INFO.${s}.*`,
     `$JS.API.CONSUMER.DELETE.${s}.*`,
-    `$JS.API.CONSUMER.MSG.NEXT.${s}.*`,
-    `$JS.FC.${s}.>`,
+    ...(pulls ? [`$JS.API.CONSUMER.MSG.NEXT.${s}.*`, `$JS.FC.${s}.>`] : []),
   ]);
   return {
     pub: {
@@ -142,7 +172,7 @@ export function hubServicePermissions(names: HubNames): UserPermissions {
         names.walAll,
         names.inboxAll,
         `${names.prefix}.audit.>`,
-        ...buckets.map((b) => `$KV.${b}.>`),
+        ...hubBuckets(names).map((b) => `$KV.${b}.>`),
         `$JS.ACK.${names.walStream}.${names.deliveryConsumer}.>`,
       ],
       deny: [],
@@ -152,8 +182,29 @@ export function hubServicePermissions(names: HubNames): UserPermissions {
   };
 }
 
+/** The reply-inbox prefix of the operator caller's connection (the web console's operator sessions). */
+export function operatorCallerInboxPrefix(names: HubNames): string {
+  return `_OPERATOR_INBOX_${names.prefix}`;
+}
+
 /**
- * The operator (administrator) of the deployment: reads and manages everything in the hub's account (every stream,
+ * The operator caller: a user of the identity account that acts as `OPERATOR_CALLER` through the hub's operations
+ * (`<p>.hub.v1.<op>.$operator`), asks the hub roster and calls the public operations, and reads its own replies;
+ * nothing else. It is what the bridge's operator sessions use, so that the bridge never holds a credential of the
+ * data account.
+ */
+export function operatorCallerPermissions(names: HubNames): UserPermissions {
+  return {
+    pub: {
+      allow: [names.rpc('*', OPERATOR_CALLER), names.hubsPing, ...PUBLIC_OPS.map((op) => names.rpc(op))],
+      deny: [],
+    },
+    sub: { allow: [`${operatorCallerInboxPrefix(names)}.>`], deny: [] },
+  };
+}
+
+/**
+ * The operator (administrator) of the deployment: reads and manages everything in the data account (every stream,
  * the full WAL and audit trail, every bucket, every RPC, the hub roster `names.hubsPing` and the delivery consumer's
  * info), with the default reply inbox. Publishing straight onto the
  * WAL, the inboxes and the lease key is denied: only the hub writes there, and an administrator's tool must not

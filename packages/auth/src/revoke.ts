@@ -1,7 +1,7 @@
 import { fromSeed } from '@nats-io/nkeys';
 import { z } from 'zod';
 import { AuthFile, readIfExists, writePrivate } from './files.js';
-import { encodeHubAccount, readManifest, renderDirConfig } from './init.js';
+import { encodeAccounts, readManifest, renderDirConfig } from './init.js';
 import { isPublicKey } from './keys.js';
 import type { AuthManifest } from './manifest.js';
 import { join, resolve } from 'node:path';
@@ -16,19 +16,22 @@ export interface RevokeUserOptions {
   readonly atSeconds?: number;
 }
 
-/** The re-signed hub account after a revocation. */
+/** The re-signed account after a revocation. */
 export interface RevokedAccount {
+  /** The account the user belongs to: the data account for its service users, else the identity account. */
   readonly accountPublicKey: string;
-  /** The new hub account JWT: push it to running servers (`pushAccountJwt`); `auth.conf` already holds it. */
+  /** The account's new JWT: push it to running servers (`pushAccountJwt`); `auth.conf` already holds it. */
   readonly accountJwt: string;
   readonly manifest: AuthManifest;
 }
 
 /**
- * Revokes a user of the hub account: records the revocation in the manifest, re-signs the hub account JWT with the
- * operator signing key and rewrites `hub-account.jwt` and `auth.conf`, so that a restarted server refuses the user.
- * A running server learns it from `pushAccountJwt`, and then also closes the user's open connections. A later JWT
- * for the same key (issued after `atSeconds`) is accepted again: the issuer must stop issuing to a revoked identity.
+ * Revokes a user: records the revocation in the manifest under its account (the data account for the hub-service
+ * and admin users, the identity account for everyone else: identities, the registrant, the operator caller),
+ * re-signs the account JWTs with the operator signing key and rewrites them and `auth.conf`, so that a restarted
+ * server refuses the user. A running server learns it from `pushAccountJwt`, and then also closes the user's open
+ * connections. A later JWT for the same key (issued after `atSeconds`) is accepted again: the hub issues none to an
+ * identity the operator revoked (`revokeIdentity`) until the operator re-admits it.
  */
 export async function revokeUser(options: RevokeUserOptions): Promise<RevokedAccount> {
   if (!isPublicKey(options.userPublicKey, 'U')) throw new Error('not a user public key');
@@ -36,17 +39,24 @@ export async function revokeUser(options: RevokeUserOptions): Promise<RevokedAcc
   const previous = await readManifest(join(dir, AuthFile.manifest));
   if (previous === null) throw new Error(`${dir} holds no manifest: run auth init first`);
   const at = options.atSeconds ?? Math.floor(Date.now() / 1000);
+  const user = options.userPublicKey;
+  const inData = user === previous.users.hub_service || user === previous.users.admin;
   const manifest: AuthManifest = {
     ...previous,
-    revocations: { ...previous.revocations, [options.userPublicKey]: at },
+    revocations: inData
+      ? { ...previous.revocations, data: { ...previous.revocations.data, [user]: at } }
+      : { ...previous.revocations, identity: { ...previous.revocations.identity, [user]: at } },
   };
   const signingSeed = await readIfExists(join(dir, AuthFile.operatorSigningSeed));
   if (signingSeed === null) throw new Error(`${dir} holds no operator signing key`);
-  const accountJwt = await encodeHubAccount(manifest, fromSeed(new TextEncoder().encode(signingSeed.trim())));
-  await writePrivate(join(dir, AuthFile.hubAccountJwt), `${accountJwt}\n`);
+  const jwts = await encodeAccounts(manifest, fromSeed(new TextEncoder().encode(signingSeed.trim())));
+  await writePrivate(join(dir, AuthFile.dataAccountJwt), `${jwts.data}\n`);
+  await writePrivate(join(dir, AuthFile.identityAccountJwt), `${jwts.identity}\n`);
   await writePrivate(join(dir, AuthFile.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
-  await renderDirConfig(dir, manifest, accountJwt);
-  return { accountPublicKey: manifest.hub_account.public_key, accountJwt, manifest };
+  await renderDirConfig(dir, manifest, jwts);
+  return inData
+    ? { accountPublicKey: manifest.data_account.public_key, accountJwt: jwts.data, manifest }
+    : { accountPublicKey: manifest.identity_account.public_key, accountJwt: jwts.identity, manifest };
 }
 
 /** The part of a NATS connection `pushAccountJwt` needs (a connection of the system account's user). */

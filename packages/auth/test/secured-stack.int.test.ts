@@ -83,8 +83,8 @@ async function issueFor(
   nowMs?: number,
 ): Promise<string> {
   const { jwt } = await issueIdentityCredentials({
-    accountPublicKey: auth.manifest.hub_account.public_key,
-    accountSigningSeed: (await readFile(auth.path(AuthFile.hubAccountSigningSeed), 'utf8')).trim(),
+    accountPublicKey: auth.manifest.identity_account.public_key,
+    accountSigningSeed: (await readFile(auth.path(AuthFile.identityAccountSigningSeed), 'utf8')).trim(),
     identityPublicKey: seedless.publicKey,
     agentId,
     names,
@@ -340,7 +340,7 @@ describe('connections refused by NATS', () => {
     // An attacker's own account key, presented as the hub account's signer: not among its signing keys.
     const rogue = new TextDecoder().decode(createAccount().getSeed());
     const { jwt } = await issueIdentityCredentials({
-      accountPublicKey: auth.manifest.hub_account.public_key,
+      accountPublicKey: auth.manifest.identity_account.public_key,
       accountSigningSeed: rogue,
       identityPublicKey: keys.publicKey,
       agentId: alice.id,
@@ -400,7 +400,7 @@ describe('revocation', () => {
     const carol = await registerIdentity('carol');
     const carolKey = carol.publicKey;
     const revoked = await revokeUser({ dir, userPublicKey: carolKey });
-    expect(revoked.manifest.revocations[carolKey]).toBeTypeOf('number');
+    expect(revoked.manifest.revocations.identity[carolKey]).toBeTypeOf('number');
     const system = await connectWithCreds({ url: server.url, creds: await credsOf(AuthFile.systemUserCreds) });
     opened.push(system);
     const closed = carol.nc.closed();

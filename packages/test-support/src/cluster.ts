@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { connect } from '@nats-io/transport-node';
+import { connect, type Authenticator } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startNatsServer, type NatsServer } from './server.js';
@@ -28,7 +28,13 @@ export interface NatsCluster {
 /** Starts an `n`-node (default 3) JetStream cluster on loopback and waits until it has a meta leader. */
 export async function startNatsCluster(
   n = 3,
-  options: { readonly readyTimeoutMs?: number } = {},
+  options: {
+    readonly readyTimeoutMs?: number;
+    /** Configuration appended to every node's (e.g. an operator-mode `auth.conf`). */
+    readonly extraConfig?: string;
+    /** Credentials the readiness probes connect with, on a cluster that refuses anonymous connections. */
+    readonly authenticator?: Authenticator;
+  } = {},
 ): Promise<NatsCluster> {
   const routePorts = await Promise.all(Array.from({ length: n }, () => freePort()));
   const routes = routePorts.map((p) => `nats-route://127.0.0.1:${p}`).join(', ');
@@ -36,12 +42,13 @@ export async function startNatsCluster(
     routePorts.map((routePort, i) =>
       startNatsServer({
         name: `n${i + 1}`,
-        extraConfig: `cluster { name: ag2net, listen: 127.0.0.1:${routePort}, routes: [${routes}] }`,
+        extraConfig: `cluster { name: ag2net, listen: 127.0.0.1:${routePort}, routes: [${routes}] }\n${options.extraConfig ?? ''}`,
       }),
     ),
   );
   const urls = servers.map((s) => s.url);
-  await waitForMetaLeader(urls, options.readyTimeoutMs ?? 30_000);
+  const probe = options.authenticator === undefined ? {} : { authenticator: options.authenticator };
+  await waitForMetaLeader(urls, options.readyTimeoutMs ?? 30_000, probe);
   const killed = new Set<number>();
   const node = (index: number): NatsServer => {
     const server = servers[index];
@@ -60,7 +67,7 @@ export async function startNatsCluster(
   return {
     servers,
     urls,
-    streamLeader: (stream, timeoutMs = 15_000) => streamLeaderIndex(servers, stream, timeoutMs),
+    streamLeader: (stream, timeoutMs = 15_000) => streamLeaderIndex(servers, stream, { timeoutMs, probe }),
     async killNode(index) {
       killed.add(index);
       await node(index).kill();
@@ -74,9 +81,16 @@ export async function startNatsCluster(
   };
 }
 
-async function streamLeaderIndex(servers: readonly NatsServer[], stream: string, timeoutMs: number): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  const nc = await connect({ servers: servers.map((s) => s.url), maxReconnectAttempts: -1 });
+/** How the cluster's own probes connect: anonymously, or with the given credentials. */
+type Probe = { readonly authenticator?: Authenticator };
+
+async function streamLeaderIndex(
+  servers: readonly NatsServer[],
+  stream: string,
+  options: { readonly timeoutMs: number; readonly probe: Probe },
+): Promise<number> {
+  const deadline = Date.now() + options.timeoutMs;
+  const nc = await connect({ servers: servers.map((s) => s.url), maxReconnectAttempts: -1, ...options.probe });
   try {
     const jsm = await jetstreamManager(nc, { timeout: 2000 });
     for (;;) {
@@ -97,9 +111,9 @@ async function streamLeaderIndex(servers: readonly NatsServer[], stream: string,
   }
 }
 
-async function waitForMetaLeader(urls: readonly string[], timeoutMs: number): Promise<void> {
+async function waitForMetaLeader(urls: readonly string[], timeoutMs: number, probe: Probe): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const nc = await connect({ servers: [...urls], maxReconnectAttempts: -1 });
+  const nc = await connect({ servers: [...urls], maxReconnectAttempts: -1, ...probe });
   try {
     for (;;) {
       try {

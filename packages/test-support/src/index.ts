@@ -22,6 +22,11 @@ export type { WaitOptions } from './wait.js';
 export { natsPerFile } from './per-file.js';
 export { pauseFor, pauseProcess, resumeProcess } from './signals.js';
 export type { FileNats } from './per-file.js';
-export { startSecuredNatsServer, connectWithCreds, type SecuredNatsServerOptions } from './secured.js';
+export {
+  startSecuredNatsServer,
+  startSecuredNatsCluster,
+  connectWithCreds,
+  type SecuredNatsServerOptions,
+} from './secured.js';
 export { ViolationRecorder } from './violations.js';
 export type { Violation } from './violations.js';

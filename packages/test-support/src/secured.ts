@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { startNatsCluster, type NatsCluster } from './cluster.js';
 import { startNatsServer, type NatsServer, type NatsServerOptions } from './server.js';
 
 /** Options of `startSecuredNatsServer`. */
@@ -19,6 +20,20 @@ export async function startSecuredNatsServer(options: SecuredNatsServerOptions):
   return startNatsServer({ ...options, extraConfig: `${authConf}\n${options.extraConfig ?? ''}` });
 }
 
+/**
+ * Starts an `n`-node (default 3) JetStream cluster in operator mode, every node trusting the accounts of an
+ * `auth init` directory; its readiness probes connect with the directory's `admin.creds` (a user of the account that
+ * has JetStream).
+ */
+export async function startSecuredNatsCluster(options: {
+  readonly authDir: string;
+  readonly n?: number;
+}): Promise<NatsCluster> {
+  const authConf = await readFile(join(options.authDir, 'auth.conf'), 'utf8');
+  const admin = await readFile(join(options.authDir, 'admin.creds'));
+  return startNatsCluster(options.n ?? 3, { extraConfig: authConf, authenticator: credsAuthenticator(admin) });
+}
+
 /** Options of `connectWithCreds`. */
 export interface CredsConnectOptions {
   readonly url: string;
@@ -28,6 +43,8 @@ export interface CredsConnectOptions {
   readonly inboxPrefix?: string;
   /** Connection name shown by the server. */
   readonly name?: string;
+  /** Every node of a cluster, instead of `url`'s one; the connection then reconnects to the others. */
+  readonly urls?: readonly string[];
 }
 
 /**
@@ -36,9 +53,9 @@ export interface CredsConnectOptions {
  */
 export async function connectWithCreds(options: CredsConnectOptions): Promise<NatsConnection> {
   return connect({
-    servers: options.url,
+    servers: options.urls === undefined ? options.url : [...options.urls],
     authenticator: credsAuthenticator(new TextEncoder().encode(options.creds)),
-    maxReconnectAttempts: 0,
+    maxReconnectAttempts: options.urls === undefined ? 0 : -1,
     noAsyncTraces: true,
     ...(options.inboxPrefix === undefined ? {} : { inboxPrefix: options.inboxPrefix }),
     ...(options.name === undefined ? {} : { name: options.name }),
