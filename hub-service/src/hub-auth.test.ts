@@ -47,8 +47,8 @@ describe('loadHubAuth', () => {
     expect(loaded?.connection.inboxPrefix).toBe('_HUB_INBOX_acme');
     expect(loaded?.connection.authenticator).toBeTypeOf('function');
     expect(loaded?.hub.credentials).toEqual({
-      accountPublicKey: auth.manifest.hub_account.public_key,
-      signingSeed: (await readFile(auth.path(AuthFile.hubAccountSigningSeed), 'utf8')).trim(),
+      accountPublicKey: auth.manifest.identity_account.public_key,
+      signingSeed: (await readFile(auth.path(AuthFile.identityAccountSigningSeed), 'utf8')).trim(),
       ttlSeconds: 900,
     });
     // No admission configured: the hub's default, which refuses every registration.
@@ -66,7 +66,7 @@ describe('loadHubAuth', () => {
       withKeys?.hub.authenticator?.admit({ name: 'alice', auth: token('k-alice') }),
     ).resolves.toBeUndefined();
     await expect(withKeys?.hub.authenticator?.admit({ name: 'alice', auth: token('k-bob') })).rejects.toThrow(
-      "api_key mismatch for 'alice'",
+      "admission refused for 'alice'",
     );
     const open = await loadHubAuth(config(['--auth-dir', auth.dir, '--open-registration']));
     expect(open?.admission).toBe('open');

@@ -41,7 +41,7 @@ export async function loadHubAuth(config: HubServiceConfig): Promise<HubAuth | n
     );
   }
   const creds = await readRequired(dir, AuthFile.hubServiceCreds);
-  const signingSeed = (await readRequired(dir, AuthFile.hubAccountSigningSeed)).trim();
+  const signingSeed = (await readRequired(dir, AuthFile.identityAccountSigningSeed)).trim();
   const admission = config.apiKeys !== undefined ? 'api-keys' : config.openRegistration === true ? 'open' : 'none';
   const authenticator =
     config.apiKeys !== undefined
@@ -56,7 +56,7 @@ export async function loadHubAuth(config: HubServiceConfig): Promise<HubAuth | n
     },
     hub: {
       credentials: {
-        accountPublicKey: manifest.hub_account.public_key,
+        accountPublicKey: manifest.identity_account.public_key,
         signingSeed,
         ...(config.credentialsTtl === undefined ? {} : { ttlSeconds: config.credentialsTtl }),
       },

@@ -22,6 +22,12 @@ export function hubMetrics(registry: Registry, hub: () => Hub | undefined): HubO
     labelNames: ['op', 'code'] as const,
     registers,
   });
+  const dropped = new Counter({
+    name: 'ag2net_hub_dropped_requests_total',
+    help: 'Requests dropped unanswered because their reply subject could not be attributed to the caller, by operation.',
+    labelNames: ['op'] as const,
+    registers,
+  });
   const duration = new Histogram({
     name: 'ag2net_hub_request_duration_seconds',
     help: 'Time from a parsed RPC request to its result, by operation (op="post" is the admission latency).',
@@ -112,6 +118,7 @@ export function hubMetrics(registry: Registry, hub: () => Hub | undefined): HubO
       else rejected.inc({ op, code });
       duration.observe({ op }, durationMs / 1000);
     },
+    requestDropped: ({ op }) => dropped.inc({ op }),
     delivered: ({ envelope, lagMs }) => {
       lag.observe(lagMs / 1000);
       const violation = violationRecordOf(envelope);

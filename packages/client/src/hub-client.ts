@@ -13,13 +13,13 @@ import {
   type Passport,
   type PassportInput,
 } from '@ag2net/protocol';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { errors, type NatsConnection } from '@nats-io/transport-node';
 import { AgentClient, type AgentClientOptions } from './agent-client.js';
 import { CredentialSource, openConnection, serverOf } from './connection.js';
 import type { DisconnectOptions, Disconnectable, ParticipantHub } from './contracts.js';
 import { createIdentityKeys, publicKeyOf, type UserCredentials } from './credentials.js';
 import { HubReads } from './hub-reads.js';
-import { deliveryLag, hubRoster, type RosterOptions } from './hub-roster.js';
+import { hubRoster, type RosterOptions } from './hub-roster.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
 import {
   IdentityCredentialsError,
@@ -133,9 +133,13 @@ export class HubClient extends HubReads implements ParticipantHub {
     return hubRoster(this.nc, this.rpc.names, { ...options, logger: this.logger });
   }
 
-  /** How far the hub's delivery lags behind admission (`DeliveryLag`); operator connections only. */
-  deliveryLag(): Promise<DeliveryLag | null> {
-    return deliveryLag(this.nc, this.rpc.names);
+  /**
+   * How far the active hub's delivery lags behind admission (`DeliveryLag`; `null` before it ever provisioned). The
+   * `deliveryLag` operation, as `$operator`: operator connections only, others get `AccessDeniedError`.
+   */
+  async deliveryLag(options?: HubCallOptions): Promise<DeliveryLag | null> {
+    const { delivery } = await this.call('deliveryLag', {}, { ...options, caller: OPERATOR_CALLER });
+    return delivery;
   }
 
   /**
@@ -280,7 +284,18 @@ export class HubClient extends HubReads implements ParticipantHub {
   ): Promise<Grant | null> {
     const usable = usableCredentials(from.persisted, from.credsPath);
     try {
-      if (usable !== null) return await this.#bindPersisted(name, usable);
+      if (usable !== null) {
+        try {
+          return await this.#bindPersisted(name, usable);
+        } catch (err) {
+          if (!(err instanceof errors.AuthorizationError || err instanceof errors.UserAuthenticationExpiredError)) {
+            throw err;
+          }
+          // Unexpired but refused: revoked, or issued into an account the deployment no longer admits identities to
+          // (an upgraded layout). The registered key asks the hub for fresh ones, as for expired credentials.
+          this.logger.warn({ agent: name, credsPath: from.credsPath }, 'persisted credentials refused; attaching');
+        }
+      }
       const reply = await this.call('attach', {
         name_or_id: name,
         public_key: publicKeyOf(from.persisted.seed),

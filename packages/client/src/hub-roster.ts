@@ -1,13 +1,4 @@
-import {
-  AccessDeniedError,
-  DeliveryLagSchema,
-  HealthSchema,
-  RpcReplySchema,
-  type DeliveryLag,
-  type Health,
-  type HubNames,
-} from '@ag2net/protocol';
-import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
+import { AccessDeniedError, HealthSchema, RpcReplySchema, type Health, type HubNames } from '@ag2net/protocol';
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from './logger.js';
 
@@ -59,44 +50,6 @@ export async function hubRoster(
   return Promise.race([collect(), aborted(signal)]);
 }
 
-/**
- * How far the hub's delivery lags (`DeliveryLag`), from its delivery consumer's info on the WAL and the admission
- * time of the oldest envelope not yet fanned out: the first unacked one when some are handed to the hub, else the
- * first undelivered one. Operator only: anyone else gets `AccessDeniedError`. `null` when the hub never provisioned.
- */
-export async function deliveryLag(nc: NatsConnection, names: HubNames): Promise<DeliveryLag | null> {
-  try {
-    const jsm = await jetstreamManager(nc, { checkAPI: false });
-    const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer).catch((err: unknown) => {
-      if (isNotFound(err)) return null;
-      throw err;
-    });
-    if (info === null) return null;
-    const oldestSeq =
-      info.num_ack_pending > 0
-        ? info.ack_floor.stream_seq + 1
-        : info.num_pending > 0
-          ? info.delivered.stream_seq + 1
-          : null;
-    let age: number | null = null;
-    if (oldestSeq !== null) {
-      // The first WAL message at or after the sequence: a deleted one is skipped, as delivery skips it.
-      const msg = await jsm.direct.getMessage(names.walStream, { seq: oldestSeq, next_by_subj: names.walAll });
-      age = msg === null ? null : Math.max(0, (Date.now() - msg.time.getTime()) / 1000);
-    }
-    return DeliveryLagSchema.parse({
-      pending: info.num_pending,
-      ack_pending: info.num_ack_pending,
-      oldest_pending_age_seconds: age,
-    });
-  } catch (err) {
-    if (isPermissionViolation(err)) {
-      throw new AccessDeniedError('only the operator may read the delivery consumer', { cause: err });
-    }
-    throw err;
-  }
-}
-
 /** The reply's `Health`, or why it is not one. */
 function healthOf(msg: Msg): Health | string {
   let json: unknown;
@@ -126,11 +79,6 @@ function isPermissionViolation(err: unknown): boolean {
 function isNoResponders(err: unknown): boolean {
   if (err instanceof errors.NoRespondersError) return true;
   return err instanceof errors.RequestError && err.isNoResponders();
-}
-
-function isNotFound(err: unknown): boolean {
-  if (!(err instanceof JetStreamApiError)) return false;
-  return err.code === JetStreamApiCodes.ConsumerNotFound || err.code === JetStreamApiCodes.StreamNotFound;
 }
 
 /** Rejects with the signal's reason when it aborts. */

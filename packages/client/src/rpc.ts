@@ -1,4 +1,5 @@
 import {
+  ErrorReason,
   HUB_OPS,
   InternalError,
   NetworkError,
@@ -107,7 +108,10 @@ function withEnvelopeId(request: unknown): unknown {
  * (`unavailable`), or when it timed out and the operation is idempotent (a timed-out request may have been applied).
  */
 function isRetryable(err: unknown, idempotent: boolean): boolean {
-  if (err instanceof NetworkError) return RETRYABLE_ERROR_CODES.includes(err.code);
+  if (err instanceof NetworkError) {
+    if (!RETRYABLE_ERROR_CODES.includes(err.code)) return false;
+    return idempotent || err.details?.['reason'] !== ErrorReason.MayHaveApplied;
+  }
   if (err instanceof errors.TimeoutError) return idempotent;
   if (err instanceof errors.RequestError) return err.isNoResponders();
   if (err instanceof errors.NoRespondersError) return true;

@@ -70,7 +70,7 @@ describe('authorize', () => {
   });
 
   it('lets only the operator call an operator op', () => {
-    expect(ofClass(Access.Operator)).toEqual(['readAudit']);
+    expect(ofClass(Access.Operator)).toEqual(['revokeIdentity', 'readmitIdentity', 'deliveryLag', 'readAudit']);
     expect(outcome('readAudit', OPERATOR_CALLER)).toBe(`allowed as "${OPERATOR_CALLER}"`);
     for (const caller of ['alice', 'mallory'])
       expect(outcome('readAudit', caller)).toBe('access_denied: operator only');
@@ -81,6 +81,7 @@ describe('authorize', () => {
     expect(reads.sort()).toEqual(
       [
         'adapterState',
+        'deliveryLag',
         'findEnvelopeByCausation',
         'getChannel',
         'getTask',
@@ -88,6 +89,8 @@ describe('authorize', () => {
         'listTasks',
         'readAudit',
         'readWal',
+        'readmitIdentity',
+        'revokeIdentity',
       ].sort(),
     );
     for (const op of HUB_OP_NAMES) {

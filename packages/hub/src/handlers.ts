@@ -20,7 +20,8 @@ import {
   unregister,
 } from './core/agent-ops.js';
 import { postEnvelope } from './core/admission.js';
-import { attach, renewCredentials } from './auth/credential-ops.js';
+import { attach, readmitIdentity, renewCredentials, revokeIdentity } from './auth/credential-ops.js';
+import { deliveryLag } from './observe/delivery-lag.js';
 import type { HubContext } from './core/context.js';
 import { pageBudget, pageOf } from './core/paging.js';
 import { createChannel } from './core/create-channel.js';
@@ -53,6 +54,9 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
       await turnLocks.release(caller, req);
       return {};
     },
+    revokeIdentity: (req) => revokeIdentity(ctx, req.name_or_id),
+    readmitIdentity: (req) => readmitIdentity(ctx, req.name_or_id),
+    deliveryLag: async () => ({ delivery: await deliveryLag(ctx) }),
     unregister: async (_req, caller) => {
       await unregister(ctx, caller);
       return {};

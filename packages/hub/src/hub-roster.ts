@@ -1,6 +1,7 @@
 import { HUBS_PING_MAX_REQUEST_BYTES, HubsPingRequestSchema, type Health, type HubNames } from '@ag2net/protocol';
 import { toNetworkError } from '@ag2net/protocol/internal';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { CallerOrigins } from './caller-origin.js';
 import type { Logger } from './logger.js';
 import { errorReplyText, parseBoundedRequest } from './rpc-server.js';
 
@@ -11,17 +12,25 @@ import { errorReplyText, parseBoundedRequest } from './rpc-server.js';
  *
  * The boundary cannot throw, and parses as the RPC server does (`parseBoundedRequest`): a request larger than
  * `HUBS_PING_MAX_REQUEST_BYTES`, nesting deeper than `MAX_REQUEST_DEPTH`, not JSON or not `{}` is answered with
- * `invalid_request`; a request without a
- * reply subject gets nothing; a failure to answer is a log line.
+ * `invalid_request`; a request whose reply subject cannot be attributed to the caller (none, not an inbox, or an
+ * imported request from another account or without a server-minted reply: `CallerOrigins`) gets nothing; a failure
+ * to answer is a log line.
  */
 export class HubRoster {
   #sub: Subscription | null = null;
+  readonly #origins: CallerOrigins;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly names: HubNames,
-    private readonly logger: Logger,
-  ) {}
+    private readonly options: { readonly logger: Logger; readonly importAccount: string | null },
+  ) {
+    this.#origins = new CallerOrigins({ importAccount: options.importAccount });
+  }
+
+  private get logger(): Logger {
+    return this.options.logger;
+  }
 
   /** Answers roster requests with `health()` until `stop()`. Idempotent. */
   start(health: () => Health): void {
@@ -50,6 +59,11 @@ export class HubRoster {
   }
 
   #answer(msg: Msg, health: () => Health): void {
+    const verdict = this.#origins.of(msg);
+    if (!verdict.ok) {
+      this.logger.warn({ reason: verdict.reason }, 'hub roster request dropped unanswered');
+      return;
+    }
     let reply: string;
     try {
       parseBoundedRequest(msg, {
@@ -62,7 +76,6 @@ export class HubRoster {
       if (toNetworkError(thrown).code === 'internal') this.logger.error({ err: thrown }, 'hub roster answer failed');
       reply = errorReplyText(thrown);
     }
-    if (!msg.reply) return;
     try {
       msg.respond(reply);
     } catch (err) {

@@ -14,6 +14,7 @@ import { createExpectationRegistry } from './governance/expectation-registry.js'
 import { InboxCounters } from './governance/inbox-counters.js';
 import { RateLimiter } from './governance/rate-limiter.js';
 import { accessDirectory } from './access.js';
+import { callerDirectory } from './core/credential-state.js';
 import { buildHandlers, openChannelCount } from './handlers.js';
 import { bindObserver } from './observe/channel-counts.js';
 import { traceHandlers } from './observe/traced-handlers.js';
@@ -165,9 +166,14 @@ class HubInstance implements Hub {
   ) {
     this.hubId = opts.hubId;
     this.names = ctx.names;
-    this.#rpc = new RpcServer(ctx.nc, ctx.names, ctx.logger);
+    const importAccount = ctx.issuer?.accountPublicKey ?? null;
+    this.#rpc = new RpcServer(ctx.nc, ctx.names, {
+      logger: ctx.logger,
+      importAccount,
+      registration: opts.registrationLimits,
+    });
     this.#rpc.observe(ctx.observer);
-    this.#roster = new HubRoster(ctx.nc, ctx.names, ctx.logger);
+    this.#roster = new HubRoster(ctx.nc, ctx.names, { logger: ctx.logger, importAccount });
     this.#deliverer = new Deliverer(ctx);
     this.#startedAt = Date.now();
     this.#closedResult = new Promise((resolve) => (this.#settleClosed = resolve));
@@ -267,7 +273,11 @@ class HubInstance implements Hub {
       phase = 'starting delivery';
       await this.#deliverer.start();
       phase = 'starting rpc';
-      this.#rpc.start(traceHandlers(buildHandlers(this.ctx, () => this.health())), accessDirectory(this.ctx));
+      this.#rpc.start(
+        traceHandlers(buildHandlers(this.ctx, () => this.health())),
+        accessDirectory(this.ctx),
+        callerDirectory(this.ctx),
+      );
       // The server knows the RPC subscriptions once a flush returns: "active" means requests find a responder.
       await this.ctx.nc.flush();
       phase = 'serving';

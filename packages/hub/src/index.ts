@@ -19,7 +19,15 @@
 export { startHub } from './hub.js';
 export type { Hub } from './hub.js';
 export type { HubOptions } from './options.js';
-export type { HubObserver, HubView, ChannelCount, RequestOutcome, DeliveryOutcome } from './observe/observer.js';
+export type {
+  HubObserver,
+  HubView,
+  ChannelCount,
+  RequestOutcome,
+  DroppedRequest,
+  DeliveryOutcome,
+} from './observe/observer.js';
+export type { RegistrationLimits } from './caller-gate.js';
 export { API_KEY_SCHEME, NO_AUTH_SCHEME, apiKeyAuthenticator, openRegistration } from './auth/authenticator.js';
 export type { AdmissionRequest, ApiKeyAuthenticatorOptions, Authenticator } from './auth/authenticator.js';
 export type { CredentialsIssuerOptions } from './auth/issuer.js';

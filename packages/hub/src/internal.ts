@@ -1,6 +1,8 @@
 /**
- * What other ag2net packages (the benchmarks' raw baselines) share with the hub but users must not rely on: the
- * hub's own stream configurations, which change with the hub's storage layout.
+ * What other ag2net packages (the benchmarks' raw baselines, tests) share with the hub but users must not rely on:
+ * the hub's own stream configurations, which change with the hub's storage layout, and how it measures its delivery
+ * lag.
  */
 export { walStreamConfig, inboxStreamConfig } from './nats/provision.js';
 export type { StreamNames } from './nats/provision.js';
+export { deliveryLag } from './observe/delivery-lag.js';

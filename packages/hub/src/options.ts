@@ -3,6 +3,7 @@ import { DEFAULT_PREFIX, newId } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Authenticator } from './auth/authenticator.js';
 import type { CredentialsIssuerOptions } from './auth/issuer.js';
+import type { RegistrationLimits } from './caller-gate.js';
 import { systemClock, type Clock } from './clock.js';
 import { guardArbiter, ruleBasedArbiter, type HubArbiter } from './governance/arbiter.js';
 import type { ExpectationEvaluator } from './governance/evaluators.js';
@@ -72,6 +73,13 @@ export interface HubOptions {
    * without, AG2's default (scheme `none` only, `remote_agent` passports unchecked).
    */
   readonly authenticator?: Authenticator;
+  /**
+   * Budgets of `register` and `attach` per requesting connection and per source address, on a hub whose requests
+   * arrive through the identity account (which reports both); default 120 a minute (bursts of 50) per connection and
+   * 1,200 a minute (bursts of 200) per address. A request past its budget is answered `unavailable` with
+   * `details.retry_after_ms`.
+   */
+  readonly registrationLimits?: RegistrationLimits;
 }
 
 export type ResolvedHubOptions = Required<
@@ -106,5 +114,6 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     observer: options.observer ?? noObserver,
     credentials: options.credentials ?? null,
     authenticator: options.authenticator ?? null,
+    registrationLimits: options.registrationLimits ?? {},
   };
 }

@@ -14,6 +14,8 @@ import { clip, jsonDepthExceeds, toNetworkError, type HubRequestParsed } from '@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { authorize, callerOf, type AccessDirectory, type CheckedCaller } from './access.js';
+import { CallerGate, type CallerDirectory, type RegistrationLimits } from './caller-gate.js';
+import { CallerOrigins } from './caller-origin.js';
 import type { Logger } from './logger.js';
 import { unavailableOnNatsOutage } from './nats/errors.js';
 import { notify, type HubObserver } from './observe/observer.js';
@@ -51,15 +53,28 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 export class RpcServer {
   #subs: Subscription[] = [];
   #observer: HubObserver = {};
+  readonly #origins: CallerOrigins;
+  readonly #gate: CallerGate;
+  private readonly logger: Logger;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly names: HubNames,
-    private readonly logger: Logger,
-  ) {}
+    options: RpcServerOptions,
+  ) {
+    this.logger = options.logger;
+    this.#origins = new CallerOrigins({ importAccount: options.importAccount });
+    this.#gate = new CallerGate({
+      bindNames: options.importAccount !== null,
+      ...(options.registration === undefined ? {} : { registration: options.registration }),
+    });
+  }
 
-  /** Serves `handlers`, each behind the access rules, which look callers and channels up in `directory`. */
-  start(handlers: HubHandlers, directory: AccessDirectory): void {
+  /**
+   * Serves `handlers`, each behind the origin check, the caller gate (`callers`) and the access rules, which look
+   * callers and channels up in `directory`.
+   */
+  start(handlers: HubHandlers, directory: AccessDirectory, callers: CallerDirectory): void {
     for (const op of HUB_OP_NAMES) {
       const withCaller = HUB_OPS[op].caller;
       const sub = this.nc.subscribe(this.names.rpcListen(op, withCaller), {
@@ -70,7 +85,7 @@ export class RpcServer {
             return;
           }
           // Fire and forget: `#handle` never rejects; the catch is the last line of defence.
-          this.#handle(op, msg, { handlers, directory }).catch((thrown: unknown) =>
+          this.#handle(op, msg, { handlers, directory, callers }).catch((thrown: unknown) =>
             this.logger.error({ err: thrown, op }, 'rpc request dropped'),
           );
         },
@@ -100,11 +115,20 @@ export class RpcServer {
   }
 
   async #handle<Op extends HubOp>(op: Op, msg: Msg, service: Served): Promise<void> {
+    const verdict = this.#origins.of(msg);
+    if (!verdict.ok) {
+      // Nothing is done and nothing is published for it: an answer could only land where the requester pointed.
+      this.logger.warn({ op, reason: verdict.reason }, 'rpc request dropped unanswered');
+      const { requestDropped } = this.#observer;
+      if (requestDropped !== undefined) notify(this.logger, () => requestDropped({ op, reason: verdict.reason }));
+      return;
+    }
     let reply: string;
     const started = performance.now();
     let code: string | null = null;
     try {
       const claimed = HUB_OPS[op].caller ? callerOf(msg.subject) : '';
+      this.#gate.check({ op, caller: claimed, origin: verdict.origin }, service.callers);
       const request = parseRequest(op, msg);
       const caller = authorize({ op, caller: claimed, request }, service.directory);
       const handler: (request: HubRequestParsed<Op>, caller: CheckedCaller) => unknown = service.handlers[op];
@@ -146,10 +170,24 @@ export class RpcServer {
   }
 }
 
+/** Options of `RpcServer`. */
+export interface RpcServerOptions {
+  readonly logger: Logger;
+  /**
+   * The account identities' requests are imported from (a secured hub's issuer account): requests imported from any
+   * other account are dropped, and a caller token must name the requester's own JWT. `null` on a hub that issues no
+   * credentials.
+   */
+  readonly importAccount: string | null;
+  /** Budgets of `register` and `attach` per connection and per address; default `CallerGate`'s. */
+  readonly registration?: RegistrationLimits;
+}
+
 /** What `start` serves. */
 interface Served {
   readonly handlers: HubHandlers;
   readonly directory: AccessDirectory;
+  readonly callers: CallerDirectory;
 }
 
 /** An error reply of the hub's NATS boundary: `{ ok: false, error }`, bounded in size. */

@@ -181,12 +181,13 @@ describe('on a server whose max_payload is 64 KiB', () => {
     await using net = await openNet(small.url);
     const names = hubNames(uniqueName('big'));
     const nc = await connect({ servers: small.url });
-    const server = new RpcServer(nc, names, silentLogger);
+    const server = new RpcServer(nc, names, { logger: silentLogger, importAccount: null });
     const huge = { hub_id: 'x'.repeat(100_000) };
-    server.start(new Proxy({} as HubHandlers, { get: () => () => huge }), {
-      isRegistered: () => false,
-      channel: () => undefined,
-    });
+    server.start(
+      new Proxy({} as HubHandlers, { get: () => () => huge }),
+      { isRegistered: () => false, channel: () => undefined },
+      { credentialsOf: () => undefined },
+    );
     // The server knows the subscriptions once the serving connection's flush returns.
     await nc.flush();
     try {

@@ -6,6 +6,10 @@
 export const AuditKind = {
   AgentRegistered: 'agent_registered',
   AgentUnregistered: 'agent_unregistered',
+  /** The operator revoked an identity (`revokeIdentity`): `agent_id`, `name`. */
+  AgentRevoked: 'agent_revoked',
+  /** The operator re-admitted a revoked identity (`readmitIdentity`): `agent_id`, `name`. */
+  AgentReadmitted: 'agent_readmitted',
   ResumeSet: 'resume_set',
   SkillSet: 'skill_set',
   RuleSet: 'rule_set',

@@ -23,6 +23,18 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export const ErrorReason = {
   /** `register`: the name belongs to another identity (`details.agent_id`). */
   NameTaken: 'name_taken',
+  /**
+   * `access_denied`: the caller is no registered identity the hub serves (never registered, unregistered, or revoked
+   * by the operator, which are told apart to nobody).
+   */
+  UnknownCaller: 'unknown_caller',
+  /** `auth_failed`: the connection's JWT was replaced by newer credentials of the identity; reconnect with those. */
+  CredentialsRetired: 'credentials_retired',
+  /**
+   * `unavailable`: the hub could not finish an operation that is not idempotent and cannot tell whether it took
+   * effect (a NATS request of it timed out). Clients do not resend it; the caller decides.
+   */
+  MayHaveApplied: 'may_have_applied',
 } as const;
 export type ErrorReason = (typeof ErrorReason)[keyof typeof ErrorReason];
 

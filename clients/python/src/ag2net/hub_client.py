@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import nats.errors
 from nats.aio.client import Client as NatsClient
 
 from .agent import DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF, AgentClient, AgentHandler, TurnFailedListener
@@ -248,8 +249,13 @@ class HubClient(HubReads):
         if persisted is not None and creds_path is not None:
             usable = usable_credentials(persisted, creds_path)
             if usable is not None:
-                return await self._bind_persisted(name, *usable)
-            # Expired: the registered key asks for a fresh JWT; only the holder of its seed can use it.
+                try:
+                    return await self._bind_persisted(name, *usable)
+                except nats.errors.AuthorizationError:
+                    # Unexpired but refused: revoked, or issued into an account the deployment no longer admits
+                    # identities to (an upgraded layout). The registered key asks for fresh ones, as when expired.
+                    log.warning("persisted credentials of %s refused; attaching", name)
+            # Expired or refused: the registered key asks for a fresh JWT; only the holder of its seed can use it.
             request: dict[str, Any] = {"name_or_id": name, "public_key": public_key_of(persisted.seed)}
             if passport is not None and passport.get("auth") is not None:
                 request["auth"] = passport["auth"]

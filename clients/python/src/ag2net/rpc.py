@@ -52,6 +52,8 @@ HUB_OPS: dict[str, OpSpec] = {
     "attach": OpSpec(caller=False, idempotent=True),
     "renewCredentials": OpSpec(caller=True, idempotent=True),
     "unregister": OpSpec(caller=True, idempotent=False),
+    "revokeIdentity": OpSpec(caller=True, idempotent=True),
+    "readmitIdentity": OpSpec(caller=True, idempotent=True),
     "getAgent": OpSpec(caller=False, idempotent=True),
     "getResume": OpSpec(caller=False, idempotent=True),
     "getSkill": OpSpec(caller=False, idempotent=True),
@@ -72,6 +74,7 @@ HUB_OPS: dict[str, OpSpec] = {
     "canSend": OpSpec(caller=True, idempotent=True),
     "pendingTurnsFor": OpSpec(caller=True, idempotent=True),
     "adapterState": OpSpec(caller=True, idempotent=True),
+    "deliveryLag": OpSpec(caller=True, idempotent=True),
     "health": OpSpec(caller=False, idempotent=True),
     "observeTask": OpSpec(caller=True, idempotent=True),
     "updateTask": OpSpec(caller=True, idempotent=True),
@@ -150,10 +153,17 @@ class HubRpc:
             attempt += 1
 
 
+#: `details.reason` of an `unavailable` whose operation may have taken effect: resent only when idempotent.
+MAY_HAVE_APPLIED = "may_have_applied"
+
+
 def is_retryable(err: BaseException, idempotent: bool) -> bool:
-    """No responders and `unavailable` always; a timeout only for an idempotent op (it may have been applied)."""
+    """No responders and `unavailable` always, but for an `unavailable` that may have taken effect, which is resent only
+    for an idempotent op, as a timeout is (it may have been applied)."""
     if isinstance(err, NetworkError):
-        return err.code in RETRYABLE_ERROR_CODES
+        if err.code not in RETRYABLE_ERROR_CODES:
+            return False
+        return idempotent or (err.details or {}).get("reason") != MAY_HAVE_APPLIED
     if isinstance(err, nats.errors.NoRespondersError):
         return True
     if isinstance(err, (nats.errors.TimeoutError, asyncio.TimeoutError)):

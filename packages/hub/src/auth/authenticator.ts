@@ -52,8 +52,10 @@ export interface ApiKeyAuthenticatorOptions {
 
 /**
  * AG2's `ApiKeyAuth`: the passport's auth block must be `{ scheme: 'api_key', claim: { token } }` with the key
- * registered for its name (`keys[name]`, else `resolver(name)`). Errors, all `auth_failed` with AG2's messages:
- * "api_key claim missing required string field 'token'", "no api_key registered for 'x'", "api_key mismatch for 'x'".
+ * registered for its name (`keys[name]`, else `resolver(name)`). Errors, all `auth_failed`: AG2's "api_key claim
+ * missing required string field 'token'", and `refusedAdmission` for both a name without a key and a wrong key (AG2
+ * tells them apart, "no api_key registered for 'x'" and "api_key mismatch for 'x'", which lets anyone list the names
+ * of the keys file).
  * Keys are compared in constant time (SHA-256 of each, then `timingSafeEqual`), so neither the length nor a prefix of
  * the expected key leaks through the answer time. Another scheme is refused naming the one this hub accepts.
  */
@@ -73,10 +75,22 @@ export function apiKeyAuthenticator(options: ApiKeyAuthenticatorOptions = {}): A
         throw new AuthError("api_key claim missing required string field 'token'");
       }
       const expected = keys.get(name) ?? (resolver === undefined ? null : await resolver(name));
-      if (expected === null || expected === undefined) throw new AuthError(`no api_key registered for ${repr(name)}`);
-      if (!timingSafeEqual(sha256(token), sha256(expected))) throw new AuthError(`api_key mismatch for ${repr(name)}`);
+      // A name without a key is compared against a key nobody holds, so that both refusals take the same time.
+      const matches = timingSafeEqual(sha256(token), sha256(expected ?? UNMATCHABLE));
+      if (expected === null || expected === undefined || !matches) throw refusedAdmission(name);
     },
   };
+}
+
+/** What a name without an API key is compared against: no token hashes to its hash's preimage. */
+const UNMATCHABLE = '\u0000no key';
+
+/**
+ * The one answer to every refused admission credential (no key for the name, a wrong key, a revoked identity):
+ * `auth_failed` naming only the name asked for, so that a refusal tells nobody which names exist.
+ */
+export function refusedAdmission(name: string): AuthError {
+  return new AuthError(`admission refused for ${repr(name)}`);
 }
 
 /**

@@ -1,33 +1,38 @@
 import {
   AccessDeniedError,
+  AuditKind,
   AuthError,
   InvalidRequestError,
   NotFoundError,
   repr,
+  type HubResponse,
   type IssuedCredentials,
 } from '@ag2net/protocol';
 import type { HubRequestParsed } from '@ag2net/protocol/internal';
-import { REGISTRY_KEY, admit, issueFor, type Registered } from '../core/agent-ops.js';
+import { REGISTRY_KEY, admit, type Registered } from '../core/agent-ops.js';
+import { issueFor } from './issuance.js';
 import type { HubContext } from '../core/context.js';
+import { NO_CREDENTIALS } from '../core/credential-state.js';
 import type { AgentRecord } from '../core/registry.js';
 
 /** Why `attach` and `renewCredentials` are refused by a hub that issues no credentials. */
 const NO_ISSUER = 'this hub issues no credentials (its NATS has no per-identity auth): connect without credentials';
 
 /**
- * Fresh credentials for an identity registered earlier (its JWT lapsed, or a new process takes it over): the
- * identity is found by name or id (`not_found` otherwise, before any admission check, as AG2's hello does), admitted
- * again by the hub's authenticator under its registered name, and `public_key` must be the key it registered with
+ * Fresh credentials for an identity registered earlier (its JWT lapsed, or a new process takes it over). The
+ * admission credential is checked first, under the name asked for, so a refusal says nothing about whether that name
+ * is registered: an unknown name and a wrong key get the same `auth_failed`. Then the identity is found by name or id
+ * (`not_found`, for a party the authenticator admitted), and `public_key` must be the key it registered with
  * (`auth_failed` otherwise). The JWT is only of use to the holder of that key's seed.
  */
 export async function attach(ctx: HubContext, req: HubRequestParsed<'attach'>): Promise<Registered> {
   if (ctx.issuer === null) throw new InvalidRequestError(NO_ISSUER);
   const found = ctx.registry.lookup(req.name_or_id);
-  if (found === undefined) throw new NotFoundError(`agent not found: ${req.name_or_id}`);
-  await admit(ctx, found.passport.name, { auth: req.auth, kind: found.passport.kind });
+  const name = found?.passport.name ?? req.name_or_id;
+  await admit(ctx, name, { auth: req.auth, kind: found?.passport.kind ?? null });
   // Ordered with unregister: an identity removed while it was being admitted gets nothing.
   return ctx.serial.run(REGISTRY_KEY, async () => {
-    const record = ctx.registry.get(found.passport.agent_id ?? '');
+    const record = found === undefined ? undefined : ctx.registry.get(found.passport.agent_id ?? '');
     if (record === undefined) throw new NotFoundError(`agent not found: ${req.name_or_id}`);
     if (record.publicKey !== null && record.publicKey !== req.public_key) {
       throw new AuthError(`public_key does not match the key ${repr(record.passport.name)} registered with`);
@@ -37,16 +42,84 @@ export async function attach(ctx: HubContext, req: HubRequestParsed<'attach'>): 
 }
 
 /**
- * A new JWT, with a new lifetime, for the caller's registered key. Refused once the identity is unregistered
- * (`access_denied`): its last JWT then lapses at its `expires_at` and is never renewed.
+ * The caller's credentials: its newest JWT again while that has more than a third of its lifetime ahead, else a new
+ * one with a new lifetime, which retires all but the one it replaces (`StoredCredentials`). Refused once the
+ * identity is unregistered or revoked (`access_denied`): its last JWT then lapses at its `expires_at`.
  */
 export async function renewCredentials(ctx: HubContext, caller: string): Promise<IssuedCredentials> {
   if (ctx.issuer === null) throw new InvalidRequestError(NO_ISSUER);
   return ctx.serial.run(REGISTRY_KEY, async () => {
     const record = ctx.registry.get(caller);
-    if (record === undefined) throw new AccessDeniedError(`unknown caller: ${repr(caller)}`);
+    if (record === undefined || record.credentials?.revoked_at != null) {
+      throw new AccessDeniedError(`unknown caller ${repr(caller)}`);
+    }
     return issued(ctx, record);
   });
+}
+
+/**
+ * The operator revokes an identity (`revokeIdentity`): it is refused every call and every credential until
+ * `readmitIdentity`. `revoked_at` is this process's wall-clock time, which the operator's tools date the revocation
+ * of the identity's key in the account with, so that credentials issued after a re-admission postdate it.
+ */
+export async function revokeIdentity(ctx: HubContext, nameOrId: string): Promise<HubResponse<'revokeIdentity'>> {
+  return ctx.serial.run(REGISTRY_KEY, async () => {
+    const record = requireIdentity(ctx, nameOrId);
+    const id = record.passport.agent_id ?? '';
+    const state = record.credentials ?? NO_CREDENTIALS;
+    if (state.revoked_at !== null) return admissionReply(record, state.revoked_at);
+    const revokedAt = new Date(Date.now()).toISOString();
+    await ctx.registry.setCredentials(id, { ...state, revoked_at: revokedAt });
+    ctx.logger.warn({ agent: record.passport.name, agentId: id }, 'identity revoked');
+    await ctx.audit.recordAfter(
+      AuditKind.AgentRevoked,
+      { agent_id: id, name: record.passport.name },
+      { id: `agent_revoked.${id}.${revokedAt}`, at: revokedAt },
+    );
+    return admissionReply(record, revokedAt);
+  });
+}
+
+/**
+ * The operator re-admits a revoked identity (`readmitIdentity`): no JWT it held before is honoured again; its next
+ * `attach` gets one dated after the revocation.
+ */
+export async function readmitIdentity(ctx: HubContext, nameOrId: string): Promise<HubResponse<'readmitIdentity'>> {
+  return ctx.serial.run(REGISTRY_KEY, async () => {
+    const record = requireIdentity(ctx, nameOrId);
+    const id = record.passport.agent_id ?? '';
+    const state = record.credentials ?? NO_CREDENTIALS;
+    if (state.revoked_at === null) return admissionReply(record, null);
+    const revokedSeconds = Math.floor(Date.parse(state.revoked_at) / 1000);
+    await ctx.registry.setCredentials(id, {
+      current: null,
+      previous_issued_at: null,
+      not_before: Math.max(state.not_before, revokedSeconds + 1),
+      revoked_at: null,
+    });
+    ctx.logger.info({ agent: record.passport.name, agentId: id }, 'identity re-admitted');
+    await ctx.audit.recordAfter(
+      AuditKind.AgentReadmitted,
+      { agent_id: id, name: record.passport.name },
+      { id: `agent_readmitted.${id}.${state.revoked_at}` },
+    );
+    return admissionReply(record, null);
+  });
+}
+
+function requireIdentity(ctx: HubContext, nameOrId: string): AgentRecord {
+  const record = ctx.registry.lookup(nameOrId);
+  if (record === undefined) throw new NotFoundError(`agent not found: ${nameOrId}`);
+  return record;
+}
+
+function admissionReply(record: AgentRecord, revokedAt: string | null): HubResponse<'revokeIdentity'> {
+  return {
+    agent_id: record.passport.agent_id ?? '',
+    name: record.passport.name,
+    public_key: record.publicKey,
+    revoked_at: revokedAt,
+  };
 }
 
 async function issued(ctx: HubContext, record: AgentRecord): Promise<IssuedCredentials> {

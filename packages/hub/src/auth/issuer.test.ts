@@ -16,11 +16,13 @@ const options = {
 describe('createCredentialsIssuer', () => {
   it('issues a JWT for the key with the identity’s permissions, its expiry and its reply prefix', async () => {
     const keys = createIdentityKeys();
-    const issued = await createCredentialsIssuer({ ...options, ttlSeconds: 120 }, names).issue(
-      'alice-1',
-      keys.publicKey,
-    );
+    const {
+      credentials: issued,
+      issuedAt,
+      expiresAt,
+    } = await createCredentialsIssuer({ ...options, ttlSeconds: 120 }, names).issue('alice-1', keys.publicKey);
     const claims = decode<User>(issued.jwt);
+    expect([issuedAt, expiresAt]).toEqual([claims.iat, claims.exp]);
     expect(claims.sub).toBe(keys.publicKey);
     expect(claims.iss).toBe(signing.getPublicKey());
     expect(claims.nats.issuer_account).toBe(account.getPublicKey());
@@ -32,8 +34,20 @@ describe('createCredentialsIssuer', () => {
 
   it('defaults to one hour', async () => {
     const issued = await createCredentialsIssuer(options, names).issue('alice-1', createIdentityKeys().publicKey);
-    const claims = decode<User>(issued.jwt);
+    const claims = decode<User>(issued.credentials.jwt);
     expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(3_600);
+  });
+
+  it('dates a JWT no earlier than it is told, so that one issued after a revocation of its key is honoured', async () => {
+    const later = Math.floor(Date.now() / 1000) + 1;
+    const issued = await createCredentialsIssuer(options, names).issue(
+      'alice-1',
+      createIdentityKeys().publicKey,
+      later,
+    );
+    const claims = decode<User>(issued.credentials.jwt);
+    expect(claims.iat).toBe(later);
+    expect(issued.issuedAt).toBe(later);
   });
 
   it('refuses malformed options when the hub starts, not at the first registration', () => {

@@ -6,16 +6,27 @@ import {
   issueIdentityCredentials,
   keysFromSeed,
 } from '@ag2net/auth';
-import type { HubNames, IssuedCredentials } from '@ag2net/protocol';
+import { UnavailableError, type HubNames, type IssuedCredentials } from '@ag2net/protocol';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+
+/** The longest an issuance waits for the second it must be dated in, in ms. */
+const MAX_DATING_WAIT_MS = 2_000;
+
+/** The `iat` claim of a JWT this process just signed. */
+function issuedAtOf(jwt: string): number {
+  const payload = Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8');
+  return z.object({ iat: z.number().int() }).parse(JSON.parse(payload)).iat;
+}
 
 /**
- * What a hub needs to issue identities their NATS credentials: the hub account and its signing key (`auth init`
- * writes them: `manifest.json`'s `hub_account.public_key` and `hub-account-signing.nk`).
+ * What a hub needs to issue identities their NATS credentials: the identity account and its signing key (`auth init`
+ * writes them: `manifest.json`'s `identity_account.public_key` and `identity-account-signing.nk`).
  */
 export interface CredentialsIssuerOptions {
-  /** The hub account's public key (`A…`). */
+  /** The identity account's public key (`A…`): identities connect to it, and their requests come from it. */
   readonly accountPublicKey: string;
-  /** The seed (`SA…`) of a signing key of the hub account (listed in the account JWT's `signing_keys`). */
+  /** The seed (`SA…`) of a signing key of the identity account (listed in the account JWT's `signing_keys`). */
   readonly signingSeed: string;
   /**
    * Lifetime of an issued JWT, in seconds; default 3 600 (one hour), at most 86 400. An identity renews before it
@@ -27,8 +38,21 @@ export interface CredentialsIssuerOptions {
 /** Issues identity credentials for one hub; every hub of a prefix issues with the same signing key. */
 export interface CredentialsIssuer {
   readonly ttlSeconds: number;
-  /** A fresh user JWT for `publicKey`, with the permissions of identity `agentId` and this issuer's lifetime. */
-  issue(agentId: string, publicKey: string): Promise<IssuedCredentials>;
+  /** The account the identities' JWTs are issued into (the identity account): their requests come from it. */
+  readonly accountPublicKey: string;
+  /**
+   * A fresh user JWT for `publicKey`, with the permissions of identity `agentId` and this issuer's lifetime, dated
+   * now or, when later, at `notBeforeSeconds` (unix seconds): a JWT dated at or before a revocation of its key is
+   * refused by NATS, so one issued after a re-admission is dated after it.
+   */
+  issue(agentId: string, publicKey: string, notBeforeSeconds?: number): Promise<IssuedJwt>;
+}
+
+/** A JWT the issuer made: what the identity gets, and the JWT's `iat` and `exp` (unix seconds). */
+export interface IssuedJwt {
+  readonly credentials: IssuedCredentials;
+  readonly issuedAt: number;
+  readonly expiresAt: number;
 }
 
 /**
@@ -54,10 +78,18 @@ export function createCredentialsIssuer(options: CredentialsIssuerOptions, names
   }
   return {
     ttlSeconds,
-    async issue(agentId, publicKey) {
-      // NATS judges the expiry by the server's wall clock, so the JWT is dated by this process's wall clock, never by
-      // the hub's (possibly manual) clock.
-      const nowMs = Date.now();
+    accountPublicKey: options.accountPublicKey,
+    async issue(agentId, publicKey, notBeforeSeconds = 0) {
+      // NATS judges `iat` and `exp` by the server's wall clock, so the JWT is dated by this process's wall clock,
+      // never by the hub's (possibly manual) clock; signing stamps `iat` with the current second, so a JWT that must
+      // be dated later waits for that second.
+      const waitMs = notBeforeSeconds * 1000 - Date.now();
+      if (waitMs > MAX_DATING_WAIT_MS) {
+        throw new UnavailableError(`credentials cannot be dated yet: retry in ${waitMs} ms`, {
+          details: { retry_after_ms: waitMs },
+        });
+      }
+      if (waitMs > 0) await sleep(waitMs);
       const issued = await issueIdentityCredentials({
         accountPublicKey: options.accountPublicKey,
         accountSigningSeed: options.signingSeed,
@@ -65,12 +97,15 @@ export function createCredentialsIssuer(options: CredentialsIssuerOptions, names
         agentId,
         names,
         ttlSeconds,
-        nowMs,
       });
       return {
-        jwt: issued.jwt,
-        expires_at: new Date(issued.expiresAt * 1000).toISOString(),
-        inbox_prefix: identityInboxPrefix(agentId),
+        credentials: {
+          jwt: issued.jwt,
+          expires_at: new Date(issued.expiresAt * 1000).toISOString(),
+          inbox_prefix: identityInboxPrefix(agentId),
+        },
+        issuedAt: issuedAtOf(issued.jwt),
+        expiresAt: issued.expiresAt,
       };
     },
   };

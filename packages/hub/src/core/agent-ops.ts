@@ -19,7 +19,8 @@ import { AuditKind, ResumeSource } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import { withinCeilings } from '../governance/operator-limits.js';
 import { ensureInboxConsumer, removeInbox } from '../nats/provision.js';
-import { storedAuth } from '../auth/authenticator.js';
+import { refusedAdmission, storedAuth } from '../auth/authenticator.js';
+import { issueFor } from '../auth/issuance.js';
 import type { HubContext } from './context.js';
 import { nameTakenError, type AgentRecord } from './registry.js';
 
@@ -79,6 +80,7 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
       rule: withinCeilings(req.rule ?? defaultRule(), ctx.limits),
       skill: req.skill_md,
       publicKey,
+      credentials: null,
     });
     await ensureInboxConsumer(ctx.jsm, ctx.names, stamped.agent_id ?? '', ctx.inboxAckWaitMs);
     ctx.logger.info({ agent: stamped.name, agentId: stamped.agent_id }, 'agent registered');
@@ -100,9 +102,11 @@ function isRetry(known: AgentRecord, agentId: string | null, publicKey: string |
 
 /**
  * Lets the hub's authenticator decide whether `name` may have an identity. Without one (a hub that issues no
- * credentials and was given none), AG2's default: scheme `none` only, and `remote_agent` passports unchecked.
+ * credentials and was given none), AG2's default: scheme `none` only, and `remote_agent` passports unchecked. An
+ * identity the operator revoked is refused with the same answer as a wrong admission credential, until re-admitted.
  */
 export async function admit(ctx: HubContext, name: string, passport: Pick<Passport, 'auth' | 'kind'>): Promise<void> {
+  if (ctx.registry.lookup(name)?.credentials?.revoked_at != null) throw refusedAdmission(name);
   if (ctx.authenticator !== null) {
     await ctx.authenticator.admit({ name, auth: passport.auth });
     return;
@@ -110,23 +114,6 @@ export async function admit(ctx: HubContext, name: string, passport: Pick<Passpo
   if (effectiveKind(passport) !== 'remote_agent' && passport.auth.scheme !== 'none') {
     throw new AuthError(`unknown auth scheme: ${repr(passport.auth.scheme)}`);
   }
-}
-
-/** Fresh credentials for a registered identity's key; `null` on a hub that issues none. */
-export async function issueFor(ctx: HubContext, record: AgentRecord): Promise<IssuedCredentials | null> {
-  if (ctx.issuer === null) return null;
-  const id = record.passport.agent_id ?? '';
-  if (record.publicKey === null) {
-    throw new AccessDeniedError(
-      `agent ${repr(record.passport.name)} was registered without a public key and cannot get credentials: unregister it and register again`,
-    );
-  }
-  const credentials = await ctx.issuer.issue(id, record.publicKey);
-  ctx.logger.info(
-    { agent: record.passport.name, agentId: id, expiresAt: credentials.expires_at },
-    'credentials issued',
-  );
-  return credentials;
 }
 
 /** The record of a registration; a retried register publishes it again under the same id, stored once. */

@@ -17,6 +17,7 @@ import { StoredRuleSchema } from '@ag2net/protocol/internal';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { z } from 'zod';
 import { parseJson } from './parse-json.js';
+import { StoredCredentialsSchema, type StoredCredentials } from './credential-state.js';
 import type { Quarantine } from './quarantined-record.js';
 
 /** One registered agent as the hub holds it. */
@@ -30,6 +31,11 @@ export interface AgentRecord {
    * identity registered on a hub that issued no credentials.
    */
   publicKey: string | null;
+  /**
+   * Which of its JWTs the hub still honours, and whether the operator revoked it (`StoredCredentials`); `null` for
+   * an identity the hub never issued credentials to.
+   */
+  credentials: StoredCredentials | null;
 }
 
 /** Filters of `list`. */
@@ -41,7 +47,7 @@ export interface ListAgentsFilter {
   readonly limit: number;
 }
 
-const PARTS = ['passport', 'resume', 'rule', 'skill', 'nkey'] as const;
+const PARTS = ['passport', 'resume', 'rule', 'skill', 'nkey', 'credentials'] as const;
 
 /** The stored `<agent_id>.nkey` part: the public key the identity's credentials are issued for. */
 const StoredKeySchema = z.strictObject({ public_key: UserPublicKeySchema });
@@ -50,7 +56,7 @@ const LOAD_WINDOW = 32;
 
 /**
  * The agents of one hub: an in-memory index over the KV bucket `<PREFIX>_agents` (keys `<agent_id>.passport`,
- * `.resume`, `.rule`, `.skill`). Writes go to KV first, then to memory.
+ * `.resume`, `.rule`, `.skill`, `.nkey`, `.credentials`). Writes go to KV first, then to memory.
  */
 export class AgentRegistry {
   readonly #byId = new Map<string, AgentRecord>();
@@ -63,7 +69,7 @@ export class AgentRegistry {
   }
 
   /**
-   * Rebuilds the index from KV (keys `<agent_id>.passport`, `.resume`, `.rule`, `.skill`, `.nkey`). An agent whose passport, resume or rule does not parse, or whose passport names
+   * Rebuilds the index from KV (keys `<agent_id>.passport`, `.resume`, `.rule`, `.skill`, `.nkey`, `.credentials`). An agent whose passport, resume or rule does not parse, or whose passport names
    * another id than its key, is quarantined and left out whole: serving it with a default rule could widen what it
    * may do. Agents are read a window at a time, each with its four gets in flight together (one round trip each in
    * turn would make a cold start grow by four round trips per agent).
@@ -86,7 +92,7 @@ export class AgentRegistry {
 
   /** One agent's record from KV, or `null` when it has no valid passport or a part is quarantined. */
   async #loadOne(id: string, quarantine: Quarantine): Promise<AgentRecord | null> {
-    const [passportEntry, resumeEntry, ruleEntry, skillEntry, keyEntry] = await Promise.all(
+    const [passportEntry, resumeEntry, ruleEntry, skillEntry, keyEntry, credentialsEntry] = await Promise.all(
       PARTS.map((part) => this.kv.get(`${id}.${part}`)),
     );
     const passport = parsePart(passportEntry, PassportSchema, quarantine);
@@ -104,7 +110,9 @@ export class AgentRegistry {
     const rule = parsePart(ruleEntry, StoredRuleSchema, quarantine);
     // A malformed key leaves the agent out too: issuing for a key nobody registered would hand out its identity.
     const key = parsePart(keyEntry, StoredKeySchema, quarantine);
-    if (resume === 'invalid' || rule === 'invalid' || key === 'invalid') return null;
+    // A malformed credentials state leaves it out too: it may be what says the identity is revoked.
+    const credentials = parsePart(credentialsEntry, StoredCredentialsSchema, quarantine);
+    if (resume === 'invalid' || rule === 'invalid' || key === 'invalid' || credentials === 'invalid') return null;
     return {
       passport: passport.value,
       resume: resume?.value ?? ResumeSchema.parse({}),
@@ -112,6 +120,7 @@ export class AgentRegistry {
       skill:
         skillEntry !== null && skillEntry !== undefined && skillEntry.operation === 'PUT' ? skillEntry.string() : null,
       publicKey: key?.value.public_key ?? null,
+      credentials: credentials?.value ?? null,
     };
   }
 
@@ -134,8 +143,17 @@ export class AgentRegistry {
     await this.kv.put(`${id}.resume`, JSON.stringify(record.resume));
     await this.kv.put(`${id}.rule`, JSON.stringify(record.rule));
     if (record.skill !== null) await this.kv.put(`${id}.skill`, record.skill);
+    if (record.credentials !== null) await this.kv.put(`${id}.credentials`, JSON.stringify(record.credentials));
     this.#index(record);
     return record;
+  }
+
+  /** Stores an identity's credential state (`StoredCredentials`). */
+  async setCredentials(agentId: string, credentials: StoredCredentials): Promise<StoredCredentials> {
+    const record = this.require(agentId);
+    await this.kv.put(`${agentId}.credentials`, JSON.stringify(credentials));
+    record.credentials = credentials;
+    return credentials;
   }
 
   async remove(agentId: string): Promise<AgentRecord> {

@@ -21,6 +21,11 @@ export type RateVerdict = { readonly ok: true } | { readonly ok: false; readonly
 export class RateLimiter {
   readonly #buckets = new Map<string, Bucket>();
 
+  /** How many buckets it holds. */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
   /** Takes a token for `agentId` at `nowMs` if there is one. Synchronous, so concurrent posts cannot share one. */
   take(agentId: string, rate: RateBlock, nowMs: number): RateVerdict {
     if (rate.per_minute <= 0) {

@@ -104,15 +104,16 @@ describe('unavailableOnNatsOutage', () => {
     expect(logger.lines).toHaveLength(1);
   });
 
-  it('answers an op that is not idempotent unavailable only when NATS provably did nothing with its request', () => {
+  it('answers an op that is not idempotent unavailable, marked may_have_applied unless NATS provably did nothing', () => {
     const context = { op: 'fireTaskEvent', logger: silentLogger } as const;
     expect(toNetworkError(unavailableOnNatsOutage(noResponders(), context)).toWire()).toEqual({
       code: 'unavailable',
       message: 'fireTaskEvent could not be served now: NATS had no responder; retry',
     });
     expect(toNetworkError(unavailableOnNatsOutage(timeout(), context)).toWire()).toEqual({
-      code: 'internal',
+      code: 'unavailable',
       message: 'fireTaskEvent could not be completed: a NATS request timed out, and it may have been applied',
+      details: { reason: 'may_have_applied' },
     });
   });
 

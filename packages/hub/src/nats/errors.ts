@@ -1,4 +1,4 @@
-import { HUB_OPS, InternalError, NetworkError, UnavailableError, type HubOp } from '@ag2net/protocol';
+import { ErrorReason, HUB_OPS, NetworkError, UnavailableError, type HubOp } from '@ag2net/protocol';
 import { JetStreamApiCodes, JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 import { errors } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
@@ -83,21 +83,22 @@ export interface OutageContext {
  * The hub's one translation of NATS failures into wire errors, for the RPC boundary to apply to a thrown value
  * before `toNetworkError`. NATS failing for a passing reason while serving `op` becomes `UnavailableError`
  * ("`<op>` could not be served now: `<reason>`; retry"), which clients retry, and is logged once as a warning, not
- * as a failure of the hub. The exception: a request that may have reached NATS (`unanswered`) in an operation that
- * is not idempotent becomes an `InternalError` saying so, since a retry could apply it twice (clients do not resend
- * such an operation after a timeout of their own either). Anything else, network errors included, is returned as
- * it is, so applying it twice changes nothing.
+ * as a failure of the hub. A request that may have reached NATS (`unanswered`) in an operation that is not
+ * idempotent is `unavailable` too, but says so in `details.reason` (`may_have_applied`): a retry could apply it
+ * twice, so clients resend it only when it is idempotent (as after a timeout of their own). Anything else, network
+ * errors included, is returned as it is, so applying it twice changes nothing.
  */
 export function unavailableOnNatsOutage(thrown: unknown, context: OutageContext): unknown {
   if (thrown instanceof NetworkError) return thrown;
   const outage = natsOutageOf(thrown);
   if (outage === null) return thrown;
   const { op, logger } = context;
+  logger.warn({ err: thrown, op, reason: outage.reason }, 'rpc answered unavailable');
   if (outage.kind === 'unanswered' && !HUB_OPS[op].idempotent) {
-    return new InternalError(`${op} could not be completed: ${outage.reason}, and it may have been applied`, {
+    return new UnavailableError(`${op} could not be completed: ${outage.reason}, and it may have been applied`, {
       cause: thrown,
+      details: { reason: ErrorReason.MayHaveApplied },
     });
   }
-  logger.warn({ err: thrown, op, reason: outage.reason }, 'rpc answered unavailable');
   return new UnavailableError(`${op} could not be served now: ${outage.reason}; retry`, { cause: thrown });
 }

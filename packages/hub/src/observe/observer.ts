@@ -10,6 +10,16 @@ export interface RequestOutcome {
   readonly durationMs: number;
 }
 
+/**
+ * One request the hub dropped unanswered before parsing it: its reply subject could not be attributed to the caller
+ * (none, not an inbox, or an imported request from another account or without a server-minted reply).
+ */
+export interface DroppedRequest {
+  /** The operation, or `hubsPing` for the roster. */
+  readonly op: HubOp | 'hubsPing';
+  readonly reason: string;
+}
+
 /** One admitted envelope fanned out to its audience's inboxes (or parked as a dead letter). */
 export interface DeliveryOutcome {
   readonly envelope: Envelope;
@@ -39,6 +49,8 @@ export interface HubObserver {
   readonly bind?: (view: HubView) => void;
   /** After every RPC request handled, before the reply is sent. */
   readonly requestFinished?: (outcome: RequestOutcome) => void;
+  /** After every request dropped unanswered (`DroppedRequest`). */
+  readonly requestDropped?: (dropped: DroppedRequest) => void;
   /** After each admitted envelope's fan-out is done (also after a redelivery). */
   readonly delivered?: (outcome: DeliveryOutcome) => void;
 }

@@ -15,14 +15,5 @@ export const HUBS_PING_MAX_REQUEST_BYTES = DEFAULT_MAX_REQUEST_BYTES;
 export const HubRosterSchema = z.array(HealthSchema);
 export type HubRoster = z.infer<typeof HubRosterSchema>;
 
-/**
- * How far the hub's delivery (its durable consumer over the WAL that fans envelopes out to inboxes) lags behind
- * admission: `pending`, WAL messages not yet handed to the hub; `ack_pending`, handed to it but not yet fanned out;
- * `oldest_pending_age_seconds`, how long ago the oldest of those was admitted (`null` when nothing pends).
- */
-export const DeliveryLagSchema = z.strictObject({
-  pending: z.number().int().min(0),
-  ack_pending: z.number().int().min(0),
-  oldest_pending_age_seconds: z.number().min(0).nullable(),
-});
-export type DeliveryLag = z.infer<typeof DeliveryLagSchema>;
+export { DeliveryLagSchema } from './ops.js';
+export type { DeliveryLag } from './ops.js';

@@ -77,6 +77,28 @@ export type Health = z.infer<typeof HealthSchema>;
 export const AuditRecordSchema = z.looseObject({ id: z.string().min(1), kind: z.string().min(1), at: TimestampSchema });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
+/**
+ * How far the hub's delivery (its durable consumer over the WAL that fans envelopes out to inboxes) lags behind
+ * admission: `pending`, WAL messages not yet handed to the hub; `ack_pending`, handed to it but not yet fanned out;
+ * `oldest_pending_age_seconds`, how long ago the oldest of those was admitted (`null` when nothing pends).
+ */
+export const DeliveryLagSchema = z.strictObject({
+  pending: z.number().int().min(0),
+  ack_pending: z.number().int().min(0),
+  oldest_pending_age_seconds: z.number().min(0).nullable(),
+});
+export type DeliveryLag = z.infer<typeof DeliveryLagSchema>;
+
+/** What `revokeIdentity` and `readmitIdentity` answer: the identity, its key, and when it was revoked. */
+const AdmissionReply = z.strictObject({
+  agent_id: IdSchema,
+  name: z.string(),
+  /** The nkey user public key its credentials are issued for (`null` on a hub that issues none). */
+  public_key: UserPublicKeySchema.nullable(),
+  /** When the operator revoked it; `null` once re-admitted. */
+  revoked_at: TimestampSchema.nullable(),
+});
+
 const TaskReply = z.strictObject({ task: TaskMetadataSchema });
 const TaskRef = z.strictObject({ task_id: IdSchema });
 
@@ -145,6 +167,35 @@ export const HUB_OPS = {
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: Empty,
     response: Empty,
+  },
+  /**
+   * The operator revokes an identity until it re-admits it: every call the identity makes is refused as an unknown
+   * caller's, and no credentials are issued for it (`register` and `attach` refuse its admission credential like a
+   * wrong one). Its channels, inbox and registration stay. NATS keeps accepting JWTs it holds until they expire unless
+   * the operator also revokes its key in the account (`ag2net creds revoke` does both, dating the account's
+   * revocation at `revoked_at`). Idempotent: revoking a revoked identity answers the first revocation.
+   */
+  revokeIdentity: {
+    caller: true,
+    access: Access.Operator,
+    operatorReads: true,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({ name_or_id: Query.min(1) }),
+    response: AdmissionReply,
+  },
+  /**
+   * The operator re-admits a revoked identity: its next `attach` gets credentials dated after the revocation (JWTs
+   * dated at or before it stay refused, by NATS and by the hub). Idempotent.
+   */
+  readmitIdentity: {
+    caller: true,
+    access: Access.Operator,
+    operatorReads: true,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: z.strictObject({ name_or_id: Query.min(1) }),
+    response: AdmissionReply,
   },
   getAgent: {
     caller: false,
@@ -372,6 +423,16 @@ export const HUB_OPS = {
     maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
     request: z.strictObject({ channel_id: IdSchema }),
     response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
+  },
+  /** How far the active hub's delivery lags behind admission (`DeliveryLag`); `null` before it ever provisioned. */
+  deliveryLag: {
+    caller: true,
+    access: Access.Operator,
+    operatorReads: true,
+    idempotent: true,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    request: Empty,
+    response: z.strictObject({ delivery: DeliveryLagSchema.nullable() }),
   },
   health: {
     caller: false,
