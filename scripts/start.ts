@@ -107,6 +107,7 @@ async function main(): Promise<number> {
         prefix,
         server: place === null ? credsServerKey(externalUrl) : basename(place.storeDir),
         identities: [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES, ...PYTHON_QUICK_START_IDENTITIES],
+        hosts: { runner: DEMO_AGENTS, client: [...README_IDENTITIES, ...PYTHON_QUICK_START_IDENTITIES] },
         init: place === null ? null : { port: place.port ?? NATS_PORT, storeDir: place.storeDir },
       });
     }
@@ -158,7 +159,7 @@ async function main(): Promise<number> {
           'agent-runner/demo/agents.yaml',
           ...(auth === null
             ? []
-            : ['--creds', auth.registrantCreds, '--creds-dir', auth.credsDir, '--api-keys', auth.apiKeysFile]),
+            : ['--creds', auth.registrantCreds, '--creds-dir', auth.credsDir, '--api-keys', auth.runnerApiKeysFile]),
         ],
         env,
       }),

@@ -138,7 +138,10 @@ export async function bridgeOptionsOf(config: BridgeConfig): Promise<BridgeOptio
       ? {}
       : {
           registrantCreds: await readText(join(config.authDir, AuthFile.registrantCreds), 'the registrant credentials'),
-          adminCreds: await readText(join(config.authDir, AuthFile.adminCreds), 'the operator credentials'),
+          operatorCreds: await readText(
+            join(config.authDir, AuthFile.operatorCallerCreds),
+            'the operator caller credentials',
+          ),
         };
   return {
     servers: config.server,

@@ -7,7 +7,7 @@
  * import { startBridge } from '@ag2net/bridge';
  *
  * await using bridge = await startBridge({ servers: 'nats://127.0.0.1:4222', registrantCreds: '.data/auth/registrant.creds',
- *   adminCreds: '.data/auth/admin.creds', apiKeys: { alice: 'k-alice' }, secret, operatorKey, port: 0 });
+ *   operatorCreds: '.data/auth/operator-caller.creds', apiKeys: { alice: 'k-alice' }, secret, operatorKey, port: 0 });
  * const { token } = await (await fetch(`${bridge.url}/v1/session`, { method: 'POST',
  *   headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice', api_key: 'k-alice' }) })).json();
  * ```

@@ -16,8 +16,12 @@ export interface BridgeOptions {
    * with them and then act over their own. Unset: an unsecured deployment (no credentials anywhere).
    */
   readonly registrantCreds?: string;
-  /** The operator's (admin) credentials, `.creds` text or path: operators act with them as `$operator`. */
-  readonly adminCreds?: string;
+  /**
+   * The operator caller's credentials (`operator-caller.creds` of the identity account), `.creds` text or path:
+   * operators act with them as `$operator`, through the hub's operations only. The bridge holds no credential of the
+   * account that keeps the data.
+   */
+  readonly operatorCreds?: string;
   /** People's API keys by name: sign-in and the hub's admission of each person. Default none. */
   readonly apiKeys?: Readonly<Record<string, string>>;
   /**
@@ -69,5 +73,5 @@ export interface BridgeOptions {
 
 export const DEFAULT_BRIDGE_PORT = 8787;
 
-type Unset = 'registrantCreds' | 'adminCreds' | 'operatorKey' | 'observer';
+type Unset = 'registrantCreds' | 'operatorCreds' | 'operatorKey' | 'observer';
 export type ResolvedBridgeOptions = Required<Omit<BridgeOptions, Unset>> & Pick<BridgeOptions, Unset>;

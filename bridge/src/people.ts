@@ -71,6 +71,17 @@ export class People {
     if (this.#held.get(name)?.human === human) this.#held.delete(name);
   }
 
+  /** Closes the person's connection on this replica, if open; its next request attaches again (or is refused). */
+  async forget(name: string): Promise<void> {
+    const held = this.#held.get(name);
+    if (held === undefined) return;
+    this.#held.delete(name);
+    const human = await held.human.catch(() => null);
+    await human?.disconnect({ graceMs: 0 }).catch((err: unknown) => {
+      this.#options.logger.warn({ err, person: name }, 'closing a person failed');
+    });
+  }
+
   /** Keeps the person's connection open while a stream runs; the returned function releases it. */
   hold(name: string): () => void {
     const held = this.#held.get(name);

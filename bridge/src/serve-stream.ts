@@ -1,4 +1,4 @@
-import { InvalidRequestError, type Envelope } from '@ag2net/protocol';
+import { ErrorCode, InvalidRequestError, type Envelope, type WireError } from '@ag2net/protocol';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamQuerySchema } from './api-schemas.js';
 import { httpErrorOf } from './http-errors.js';
@@ -18,6 +18,19 @@ import {
 function sequenceOf(id: string): number {
   if (!/^\d{1,15}$/.test(id)) throw new InvalidRequestError('Last-Event-ID is not a sequence');
   return Number(id);
+}
+
+/**
+ * The `error` event that ends a stream. A person's connection closed for good under it (it reconnects through any
+ * outage) means NATS refuses the identity's credentials now: revoked, or not renewed. The session is over.
+ */
+function streamErrorOf(actor: Actor, err: unknown): { error: WireError } {
+  if (actor.human?.hub.nc.isClosed() === true) {
+    return {
+      error: { code: ErrorCode.AuthFailed, message: 'this session ended: the identity was revoked; sign in again' },
+    };
+  }
+  return httpErrorOf(err).body;
 }
 
 /**
@@ -76,7 +89,8 @@ export async function serveStream(options: {
   try {
     await run(out);
   } catch (err) {
-    if (!wait.signal.aborted) await out.send({ event: 'error', data: httpErrorOf(err).body }).catch(() => undefined);
+    if (!wait.signal.aborted)
+      await out.send({ event: 'error', data: streamErrorOf(actor, err) }).catch(() => undefined);
   } finally {
     options.streamsChanged?.(-1);
     release();

@@ -1,5 +1,13 @@
 import { HubClient, silentLogger } from '@ag2net/client';
-import { AuthError, DEFAULT_PREFIX, MAX_REQUEST_DEPTH, OPERATOR_CALLER } from '@ag2net/protocol';
+import {
+  AuthError,
+  DEFAULT_PREFIX,
+  ErrorReason,
+  MAX_REQUEST_DEPTH,
+  NetworkError,
+  OPERATOR_CALLER,
+  repr,
+} from '@ag2net/protocol';
 import { jsonDepthExceeds } from '@ag2net/protocol/internal';
 import { watchConnection } from '@ag2net/telemetry';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -45,7 +53,7 @@ function withDefaults(options: BridgeOptions): ResolvedBridgeOptions {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? DEFAULT_BRIDGE_PORT,
     registrantCreds: options.registrantCreds,
-    adminCreds: options.adminCreds,
+    operatorCreds: options.operatorCreds,
     apiKeys: options.apiKeys ?? {},
     secret: options.secret ?? randomBytes(32),
     operatorKey: options.operatorKey,
@@ -81,7 +89,7 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /**
- * Starts the bridge: connects to NATS as the registrant (and as the operator when `adminCreds` is given) and serves
+ * Starts the bridge: connects to NATS as the registrant (and as the operator caller when `operatorCreds` is given) and serves
  * the HTTP API. Stateless: any number of replicas with the same secret, keys and hub serve the same people alike.
  */
 export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
@@ -98,7 +106,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
   // The operator's connection: operators' requests, and anonymous public reads on a secured deployment (the
   // registrant may only register, attach and ask for health; public reads carry no caller and reveal nothing more).
   const operator =
-    options.operatorKey === undefined && options.adminCreds === undefined
+    options.operatorKey === undefined && options.operatorCreds === undefined
       ? null
       : await HubClient.connect({
           servers: options.servers,
@@ -106,7 +114,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
           logger: log,
           ...hubWait(options.hubTimeoutMs),
           operator: true,
-          ...(options.adminCreds === undefined ? {} : { creds: options.adminCreds }),
+          ...(options.operatorCreds === undefined ? {} : { creds: options.operatorCreds }),
         });
   const people = new People({
     registrant,
@@ -137,9 +145,10 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
           throw new AuthError('operator key mismatch');
         }
       } else {
+        // One answer for a name without a key and a wrong key: a refusal tells nobody which names exist.
         const expected = options.apiKeys[name];
-        if (expected === undefined) throw new AuthError(`no api_key registered for '${name}'`);
-        if (!sameSecret(api_key, expected)) throw new AuthError(`api_key mismatch for '${name}'`);
+        const matches = sameSecret(api_key, expected ?? '');
+        if (expected === undefined || !matches) throw new AuthError(`admission refused for ${repr(name)}`);
         // Attached now, so that a refusal by the hub is the sign-in's answer.
         await people.person(name);
       }
@@ -174,6 +183,24 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     if (route.access === 'operator') throw new HttpError(403, 'access_denied', 'for the operator only');
     const human = await people.person(claims.sub);
     return { role: 'person', name: claims.sub, hub: human.hub, human };
+  };
+
+  /**
+   * A person whose identity the hub no longer serves (revoked, unregistered, or its credentials replaced) has no
+   * session any more: its connection here is closed, and the request is answered 401, as every later one is (the
+   * hub refuses to admit it again until the operator re-admits it).
+   */
+  const endSessionOf = async (actor: Actor, err: unknown): Promise<never> => {
+    const reason = err instanceof NetworkError ? err.details?.['reason'] : undefined;
+    if (
+      actor.role !== 'person' ||
+      (reason !== ErrorReason.UnknownCaller && reason !== ErrorReason.CredentialsRetired)
+    ) {
+      throw err;
+    }
+    await people.forget(actor.name);
+    log.warn({ person: actor.name }, 'session ended: the hub no longer serves this identity');
+    throw new AuthError('this session ended: the hub no longer serves this identity; sign in again', { cause: err });
   };
 
   /** `seen.route` is the route template once matched: the metrics' label (`unmatched` until then). */
@@ -223,13 +250,9 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
       return;
     }
     const body = found.route.body === null ? undefined : await readJson(req, options.maxBodyBytes);
-    const result = await found.route.handle({
-      actor,
-      address: req.socket.remoteAddress,
-      params: found.params,
-      query,
-      body,
-    });
+    const result = await found.route
+      .handle({ actor, address: req.socket.remoteAddress, params: found.params, query, body })
+      .catch((err: unknown) => endSessionOf(actor, err));
     sendJson(res, found.route.status, result);
   };
 

@@ -7,6 +7,12 @@ import { z } from 'zod';
 /** The file of API keys `npm start` gives hub-service (`--api-keys`): identity name → key. */
 export const API_KEYS_FILE = 'api-keys.json';
 
+/** The API keys of the demo agents only: what the stack's agent-runner is given (`--api-keys`). */
+export const RUNNER_API_KEYS_FILE = 'runner-api-keys.json';
+
+/** The API keys of README's and the Python quick start's identities only: what `npm start` hands your own code. */
+export const CLIENT_API_KEYS_FILE = 'client-api-keys.json';
+
 /** API keys by identity name, as hub-service reads them. */
 export const ApiKeysSchema = z.record(z.string().min(1), z.string().min(1));
 export type ApiKeys = z.infer<typeof ApiKeysSchema>;
@@ -16,13 +22,17 @@ export interface StackAuth {
   /** The auth directory (`authInit`'s layout). */
   readonly dir: string;
   readonly manifest: AuthManifest;
-  /** The operator's credentials: everything in the hub's account (the `nats` CLI, `$operator` calls). */
+  /** The operator's credentials: everything in the data account (the `nats` CLI, `$operator` calls). */
   readonly adminCreds: string;
   /** May call `register` and `health` only: what a process that registers identities connects with. */
   readonly registrantCreds: string;
-  /** The API keys file and its keys. */
+  /** The API keys file (hub-service's: every identity's) and its keys. */
   readonly apiKeysFile: string;
   readonly apiKeys: ApiKeys;
+  /** The demo agents' keys only, for the agent-runner: each process holds the keys of the identities it hosts. */
+  readonly runnerApiKeysFile: string;
+  /** README's and the Python quick start's keys only, for your own code. */
+  readonly clientApiKeysFile: string;
   /** Where each identity's issued credentials are kept (`<name>.creds`, 0600), for this server and prefix. */
   readonly credsDir: string;
 }
@@ -39,6 +49,8 @@ export interface StackAuthOptions {
   readonly server: string;
   /** Identities that get an API key (kept when the file has one already). */
   readonly identities: readonly string[];
+  /** Which of them the agent-runner hosts, and which your own code does: each gets a file with their keys only. */
+  readonly hosts: { readonly runner: readonly string[]; readonly client: readonly string[] };
   /**
    * Lay out (or complete) the auth directory with `authInit`, for a nats-server `npm start` starts itself: keys are
    * kept, JWTs re-signed for `prefix`. False for a server someone else runs (`NATS_URL`): its directory must exist
@@ -70,6 +82,10 @@ export async function prepareStackAuth(options: StackAuthOptions): Promise<Stack
   }
   const apiKeysFile = join(dir, API_KEYS_FILE);
   const apiKeys = await ensureApiKeys(apiKeysFile, options.identities);
+  const runnerApiKeysFile = join(dir, RUNNER_API_KEYS_FILE);
+  await writeKeys(runnerApiKeysFile, pick(apiKeys, options.hosts.runner));
+  const clientApiKeysFile = join(dir, CLIENT_API_KEYS_FILE);
+  await writeKeys(clientApiKeysFile, pick(apiKeys, options.hosts.client));
   const credsDir = join(options.dataDir, 'creds', options.server, options.prefix);
   await mkdir(credsDir, { recursive: true, mode: 0o700 });
   await chmod(join(options.dataDir, 'creds'), 0o700);
@@ -81,8 +97,15 @@ export async function prepareStackAuth(options: StackAuthOptions): Promise<Stack
     registrantCreds: join(dir, AuthFile.registrantCreds),
     apiKeysFile,
     apiKeys,
+    runnerApiKeysFile,
+    clientApiKeysFile,
     credsDir,
   };
+}
+
+/** The keys of `names` only. */
+function pick(keys: ApiKeys, names: readonly string[]): ApiKeys {
+  return Object.fromEntries(names.flatMap((n) => (keys[n] === undefined ? [] : [[n, keys[n]]])));
 }
 
 /**
@@ -96,9 +119,14 @@ export async function ensureApiKeys(path: string, identities: readonly string[])
   });
   const keys: Record<string, string> = text === null ? {} : ApiKeysSchema.parse(JSON.parse(text));
   for (const name of identities) keys[name] ??= randomBytes(24).toString('base64url');
+  await writeKeys(path, keys);
+  return keys;
+}
+
+/** Writes an API keys file owner-only (0600). */
+async function writeKeys(path: string, keys: ApiKeys): Promise<void> {
   await writeFile(path, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   await chmod(path, 0o600);
-  return keys;
 }
 
 /** The `server` of `prepareStackAuth` for a server someone else runs: its URL(s) as a directory name. */

@@ -52,12 +52,15 @@ export function printNextSteps(options: NextStepsOptions): void {
   say(`  NATS URL        ${natsUrl}`);
   say(`  operator        ${shown(auth.adminCreds)}  (reads everything; e.g. nats --creds <it> stream ls)`);
   say(`  registrant      ${shown(auth.registrantCreds)}  (may only register identities and attach to them)`);
-  say(`  API keys        ${shown(auth.apiKeysFile)}  (each identity's admission key, by name)`);
+  say(`  API keys        ${shown(auth.apiKeysFile)}  (every identity's admission key, by name: the hub's)`);
+  say(
+    `  your keys       ${shown(auth.clientApiKeysFile)}  (the keys of README's and the Python quick start's identities)`,
+  );
   say(`  identity creds  ${shown(auth.credsDir)}/  (issued by the hub to the demo's agents and person)`);
   say('next, in another terminal, run the SDK example of README.md against it:');
   say(
     `  export NATS_URL=${natsUrl}${prefixVar} NATS_CREDS=${auth.registrantCreds} ` +
-      `AG2NET_API_KEYS=${auth.apiKeysFile} AG2NET_CREDS_DIR=${auth.credsDir}`,
+      `AG2NET_API_KEYS=${auth.clientApiKeysFile} AG2NET_CREDS_DIR=${auth.credsDir}`,
   );
   say(`  ${README_EXAMPLE_COMMAND}`);
 }

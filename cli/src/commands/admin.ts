@@ -43,9 +43,15 @@ const IssueOptions = z.object({
 
 const RevokeOptions = z.object({
   dir: z.string().min(1).default(DEFAULT_AUTH_DIR),
-  user: z.string().regex(/^U[A-Z2-7]{55}$/, 'not an nkey user public key (U…)'),
+  agent: z.string().min(1).optional(),
+  user: z
+    .string()
+    .regex(/^U[A-Z2-7]{55}$/, 'not an nkey user public key (U…)')
+    .optional(),
   push: z.boolean().default(true),
 });
+
+const ReadmitOptions = z.object({ agent: z.string().min(1) });
 
 /**
  * `ag2net auth init` and `ag2net creds issue|revoke`: the operator's side of `@ag2net/auth` (the same functions as
@@ -84,7 +90,8 @@ export function adminCommands(program: Command, io: CliIo): void {
         o.line(`auth for prefix ${o.paint('accent', auth.manifest.prefix)} in ${auth.dir}`);
         o.fields([
           ['operator', auth.manifest.operator.public_key],
-          ['hub account', auth.manifest.hub_account.public_key],
+          ['data account', auth.manifest.data_account.public_key],
+          ['identity account', auth.manifest.identity_account.public_key],
           ['nats-server', `nats-server -c ${files.server_conf}`],
           ['hub-service', files.hub_service_creds],
           ['admin', `${files.admin_creds}  (ag2net --operator --creds ${files.admin_creds} …)`],
@@ -111,7 +118,7 @@ export function adminCommands(program: Command, io: CliIo): void {
         const agentId = await session.agentId(opts.agent);
         const keys = opts.publicKey === undefined ? createIdentityKeys() : null;
         const issued = await issueIdentityCredentials({
-          accountPublicKey: manifest.hub_account.public_key,
+          accountPublicKey: manifest.identity_account.public_key,
           accountSigningSeed: signingSeed,
           identityPublicKey: opts.publicKey ?? keys?.publicKey ?? '',
           agentId,
@@ -136,29 +143,80 @@ export function adminCommands(program: Command, io: CliIo): void {
     );
   creds
     .command('revoke')
-    .description("revoke a user's credentials: re-signs the hub account and pushes it to the running server")
-    .requiredOption('--user <key>', "the user's nkey public key (U…)")
+    .description(
+      'revoke an identity (--agent) until it is re-admitted, or a service user (--user): the hub refuses it, and the ' +
+        'account is re-signed and pushed so that the running server closes its connections',
+    )
+    .option('--agent <agent>', 'the identity to revoke (name or id); needs --operator')
+    .option('--user <key>', "a service user's nkey public key (U…): the registrant, the operator caller, the admin")
     .option('--dir <dir>', `the auth directory (default ${DEFAULT_AUTH_DIR})`)
     .option('--no-push', 'only rewrite the files (a restarted server refuses the user)')
     .action(
       action(io, RevokeOptions, async (env, opts) => {
         await readAuthDir(opts.dir);
-        const revoked = await revokeUser({ dir: opts.dir, userPublicKey: opts.user });
-        if (opts.push) await pushToServer(env, opts.dir, revoked);
-        if (env.out.json) {
-          return env.out.data({ user: opts.user, account: revoked.accountPublicKey, pushed: opts.push });
+        if ((opts.agent === undefined) === (opts.user === undefined)) {
+          throw usageError('name what to revoke', 'pass either --agent <name|id> or --user <U…>');
         }
-        env.out.line(`revoked ${opts.user}`);
+        let user = opts.user;
+        let atSeconds: number | undefined;
+        let identity: { agent_id: string; name: string } | null = null;
+        if (opts.agent !== undefined) {
+          const session = await env.session();
+          session.requireOperator('revoking an identity');
+          const revoked = await session.hub.call('revokeIdentity', { name_or_id: opts.agent });
+          identity = { agent_id: revoked.agent_id, name: revoked.name };
+          // Dated as the hub dated it: credentials it issues after a re-admission postdate the account's revocation.
+          atSeconds = revoked.revoked_at === null ? undefined : Math.floor(Date.parse(revoked.revoked_at) / 1000);
+          user = revoked.public_key ?? undefined;
+        }
+        const revoked =
+          user === undefined
+            ? null
+            : await revokeUser({
+                dir: opts.dir,
+                userPublicKey: user,
+                ...(atSeconds === undefined ? {} : { atSeconds }),
+              });
+        if (revoked !== null && opts.push) await pushToServer(env, opts.dir, revoked);
+        if (env.out.json) {
+          return env.out.data({
+            ...(identity === null ? {} : identity),
+            user: user ?? null,
+            account: revoked?.accountPublicKey ?? null,
+            pushed: revoked !== null && opts.push,
+          });
+        }
+        env.out.line(`revoked ${identity === null ? opts.user : `${identity.name} (${identity.agent_id})`}`);
+        if (identity !== null) {
+          env.out.line(
+            `the hub refuses its calls and its admission until \`ag2net --operator creds readmit --agent ${identity.name}\``,
+          );
+        }
+        if (revoked === null) return;
         env.out.line(
           opts.push
-            ? 'the running server closed its connections and refuses it from now on'
-            : 'restart nats-server (or run again without --no-push) for it to take effect',
+            ? 'the running server closed its connections and refuses its credentials from now on'
+            : 'restart nats-server (or run again without --no-push) for the server to refuse its credentials',
         );
+      }),
+    );
+  creds
+    .command('readmit')
+    .description('re-admit a revoked identity: its next attach gets credentials dated after the revocation')
+    .requiredOption('--agent <agent>', 'the identity (name or id); needs --operator')
+    .action(
+      action(io, ReadmitOptions, async (env, opts) => {
+        const session = await env.session();
+        session.requireOperator('re-admitting an identity');
+        const readmitted = await session.hub.call('readmitIdentity', { name_or_id: opts.agent });
+        if (env.out.json) return env.out.data(readmitted);
+        env.out.line(`re-admitted ${readmitted.name} (${readmitted.agent_id})`);
+        env.out.line('it attaches again with its admission credential and its own key');
       }),
     );
 }
 
-/** The manifest and the hub account's signing seed; a directory without them names `auth init`. */
+/** The manifest and the identity account's signing seed; a directory without them names `auth init`. */
 async function readAuthDir(dir: string): Promise<{ manifest: AuthManifest; signingSeed: string }> {
   const manifest = await readManifest(join(dir, AuthFile.manifest));
   if (manifest === null) {
@@ -166,10 +224,10 @@ async function readAuthDir(dir: string): Promise<{ manifest: AuthManifest; signi
   }
   let signingSeed: string;
   try {
-    signingSeed = (await readFile(join(dir, AuthFile.hubAccountSigningSeed), 'utf8')).trim();
+    signingSeed = (await readFile(join(dir, AuthFile.identityAccountSigningSeed), 'utf8')).trim();
   } catch {
-    throw new CliError(`cannot read ${join(dir, AuthFile.hubAccountSigningSeed)}`, ExitCode.AccessDenied, {
-      hint: 'issuing needs the hub account signing key: run as the user that owns the auth directory',
+    throw new CliError(`cannot read ${join(dir, AuthFile.identityAccountSigningSeed)}`, ExitCode.AccessDenied, {
+      hint: 'issuing needs the identity account signing key: run as the user that owns the auth directory',
     });
   }
   return { manifest, signingSeed };
