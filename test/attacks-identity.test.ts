@@ -124,7 +124,7 @@ describe('attacks by an admitted identity', () => {
       await failure(
         registrant.call('register', { passport: { name: 'bob', auth: apiKey(KEYS.mallory) }, public_key: mine }),
       ),
-    ).toEqual({ code: 'auth_failed', message: "api_key mismatch for 'bob'" });
+    ).toEqual({ code: 'auth_failed', message: "admission refused for 'bob'" });
     expect(
       await failure(
         registrant.call('register', { passport: { name: 'bob', auth: apiKey(KEYS.bob) }, public_key: mine }),
@@ -178,7 +178,7 @@ describe('attacks by an admitted identity', () => {
     const forged = { name: 'relay', kind: 'remote_agent' as const, auth: apiKey('k-guessed') };
     expect(await failure(registrant.call('register', { passport: forged, public_key: relay }))).toEqual({
       code: 'auth_failed',
-      message: "api_key mismatch for 'relay'",
+      message: "admission refused for 'relay'",
     });
     expect(await storeState(admin, stack.names)).toEqual(settled);
     const listed = async () => (await mallory.rpc.call('listAgents', { kind: 'remote_agent' })).agents;

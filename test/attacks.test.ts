@@ -82,8 +82,8 @@ async function identity(name: string): Promise<Identity> {
   const { passport } = IdentityReply.parse(await call(registrant, names.rpc('register'), { passport: { name } }));
   const keys = createIdentityKeys();
   const { jwt } = await issueIdentityCredentials({
-    accountPublicKey: auth.manifest.hub_account.public_key,
-    accountSigningSeed: (await readFile(auth.path(AuthFile.hubAccountSigningSeed), 'utf8')).trim(),
+    accountPublicKey: auth.manifest.identity_account.public_key,
+    accountSigningSeed: (await readFile(auth.path(AuthFile.identityAccountSigningSeed), 'utf8')).trim(),
     identityPublicKey: keys.publicKey,
     agentId: passport.agent_id,
     names,

@@ -99,7 +99,7 @@ describe('bridge sign-in and refusals', () => {
     const unknown = await call(a.url, '/v1/session', { body: { name: 'mallory', api_key: 'k' } });
     expect([unknown.status, ErrorReply.parse(unknown.body).error.message]).toEqual([
       401,
-      "no api_key registered for 'mallory'",
+      "admission refused for 'mallory'",
     ]);
     const op = await call(a.url, '/v1/session', { body: { name: '$operator', api_key: 'nope' } });
     expect(op.status).toBe(401);
@@ -358,7 +358,7 @@ describe('bridge anonymous reads, rate limit and OpenAPI', () => {
       servers: stack.url,
       prefix: stack.prefix,
       registrantCreds: stack.registrantCreds,
-      adminCreds: stack.adminCreds,
+      operatorCreds: stack.operatorCallerCreds,
       apiKeys: PEOPLE,
       secret: randomBytes(32),
       anonymousRead: true,

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { API_KEYS_FILE } from '../scripts/stack/auth.js';
+import { API_KEYS_FILE, RUNNER_API_KEYS_FILE } from '../scripts/stack/auth.js';
 import { BRIDGE_PEOPLE_FILE, BRIDGE_SECRET_FILE, OPERATOR_KEY_FILE } from '../scripts/stack/bridge.js';
 
 const ServiceSchema = z.looseObject({
@@ -65,6 +65,13 @@ describe('compose.yaml', () => {
     // The hubs admit people with the keys of the same auth directory the bridge signs them in with.
     expect(hub?.command).toEqual(expect.arrayContaining(['--auth-dir', '/app/.data/auth']));
     expect(hub?.command).toContain(`/app/.data/auth/${API_KEYS_FILE}`);
+  });
+
+  it('gives the runner the keys of the agents it hosts only, never the hubs’ whole file', async () => {
+    const { services } = await compose();
+    const runner = services['agent-runner']?.command ?? [];
+    expect(runner[runner.indexOf('--api-keys') + 1]).toBe(`/app/.data/auth/${RUNNER_API_KEYS_FILE}`);
+    expect(runner).not.toContain(`/app/.data/auth/${API_KEYS_FILE}`);
   });
 
   it("names entries that exist, and tells in its header how to open the console and where the console's build is", async () => {

@@ -47,7 +47,7 @@ beforeAll(async () => {
     servers: stack.url,
     prefix: stack.prefix,
     registrantCreds: stack.registrantCreds,
-    adminCreds: stack.adminCreds,
+    operatorCreds: stack.operatorCallerCreds,
     apiKeys: { [DEMO_PERSON]: KEYS[DEMO_PERSON] ?? '' },
     secret,
     port: 0,

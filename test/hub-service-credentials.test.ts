@@ -72,7 +72,7 @@ describe('hub-service with --auth-dir and --api-keys', () => {
     const id = passport.agent_id;
     const claims = decode<User>(credentials.jwt);
     expect(claims.sub).toBe(keys.publicKey);
-    expect(claims.iss).toBe(auth.manifest.hub_account.signing_key);
+    expect(claims.iss).toBe(auth.manifest.identity_account.signing_key);
     expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(600);
     const nc = await connectWithCreds({
       url: server.url,
@@ -99,6 +99,6 @@ describe('hub-service with --auth-dir and --api-keys', () => {
         () => null,
         (err: unknown) => (err instanceof NetworkError ? { code: err.code, message: err.message } : err),
       );
-    expect(refused).toEqual({ code: 'auth_failed', message: "no api_key registered for 'bob'" });
+    expect(refused).toEqual({ code: 'auth_failed', message: "admission refused for 'bob'" });
   });
 });

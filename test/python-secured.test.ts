@@ -118,7 +118,7 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('the Python client on a sec
 
     expect(await party.exited).toBe(1);
     expect(existsSync(refused)).toBe(false);
-    expect(party.stderr()).toContain("AuthError: api_key mismatch for 'py-secure'");
+    expect(party.stderr()).toContain("AuthError: admission refused for 'py-secure'");
     const operator = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.adminCreds });
     expect(await operator.findAgentId('py-secure')).toBeNull();
     await operator.close();

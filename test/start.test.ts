@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { personSeed } from '@ag2net/bridge';
-import { API_KEYS_FILE, ApiKeysSchema } from '../scripts/stack/auth.js';
+import { API_KEYS_FILE, ApiKeysSchema, CLIENT_API_KEYS_FILE, RUNNER_API_KEYS_FILE } from '../scripts/stack/auth.js';
 import { BRIDGE_PEOPLE_FILE, BRIDGE_SECRET_FILE, OPERATOR_KEY_FILE } from '../scripts/stack/bridge.js';
 import { CONSOLE_DIST_DIR } from '../scripts/stack/console.js';
 import { DEMO_AGENTS, DEMO_PERSON, connectPerson } from '../scripts/stack/demo.js';
@@ -98,12 +98,13 @@ describe('npm start', () => {
     );
     const registrantCreds = join(authDir, AuthFile.registrantCreds);
     const apiKeysFile = join(authDir, API_KEYS_FILE);
+    const clientKeysFile = join(authDir, CLIENT_API_KEYS_FILE);
     expect(out).toContain(`  NATS URL        ${url}\n`);
     expect(out).toContain(`  operator        ${join(authDir, AuthFile.adminCreds)}  (`);
     expect(out).toContain(`  API keys        ${apiKeysFile}  (`);
     const exportLine =
       `  export NATS_URL=${url} AG2NET_PREFIX=${prefix} NATS_CREDS=${registrantCreds} ` +
-      `AG2NET_API_KEYS=${apiKeysFile} AG2NET_CREDS_DIR=${credsDir}`;
+      `AG2NET_API_KEYS=${clientKeysFile} AG2NET_CREDS_DIR=${credsDir}`;
     expect(out).toContain(`${exportLine}\n  ${README_EXAMPLE_COMMAND}\n`);
 
     // Secured: nothing connects without credentials; the API keys and issued credentials are the owner's only.
@@ -113,6 +114,16 @@ describe('npm start', () => {
     expect(Object.keys(apiKeys).sort()).toEqual(
       [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES, ...PYTHON_QUICK_START_IDENTITIES].sort(),
     );
+    // Each process holds the keys of the identities it hosts only: the runner the demo agents', your code README's and
+    // the Python quick start's.
+    const keysOf = async (file: string): Promise<Record<string, string>> =>
+      ApiKeysSchema.parse(JSON.parse(await readFile(join(authDir, file), 'utf8')));
+    const only = (names: readonly string[]): Record<string, string> =>
+      Object.fromEntries(names.map((n) => [n, apiKeys[n] ?? '']));
+    expect(await keysOf(RUNNER_API_KEYS_FILE)).toEqual(only(DEMO_AGENTS));
+    expect(await keysOf(CLIENT_API_KEYS_FILE)).toEqual(only([...README_IDENTITIES, ...PYTHON_QUICK_START_IDENTITIES]));
+    for (const file of [RUNNER_API_KEYS_FILE, CLIENT_API_KEYS_FILE])
+      expect(await mode(join(authDir, file))).toBe(0o600);
     // The bridge's people are the demo's person only, with the key the hub admits it with; its files are 0600.
     expect(JSON.parse(await readFile(join(authDir, BRIDGE_PEOPLE_FILE), 'utf8'))).toEqual({
       [DEMO_PERSON]: apiKeys[DEMO_PERSON],

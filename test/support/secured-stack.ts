@@ -48,12 +48,19 @@ export interface SecuredStack {
   readonly names: HubNames;
   /** May call `register` and `health` only; connect with inbox prefix `registrantInboxPrefix(names)`. */
   readonly registrantCreds: string;
-  /** The operator: reads everything, calls as `$operator`; default inbox prefix. */
+  /** The operator of the data account: reads everything, calls as `$operator`; default inbox prefix. */
   readonly adminCreds: string;
+  /** The operator caller of the identity account (the bridge's): calls as `$operator` through the hub's operations. */
+  readonly operatorCallerCreds: string;
   /** The hub's user; connect with inbox prefix `hubServiceInboxPrefix(names)`. */
   readonly hubServiceCreds: string;
-  readonly paths: { readonly registrantCreds: string; readonly adminCreds: string; readonly hubServiceCreds: string };
-  /** The hub account's public key and signing seed: what the hubs issue with (`HubOptions.credentials`). */
+  readonly paths: {
+    readonly registrantCreds: string;
+    readonly adminCreds: string;
+    readonly operatorCallerCreds: string;
+    readonly hubServiceCreds: string;
+  };
+  /** The identity account's public key and signing seed: what the hubs issue with (`HubOptions.credentials`). */
   readonly issuer: { readonly accountPublicKey: string; readonly signingSeed: string };
   /** The first hub, active when `startSecuredStack` resolves. */
   readonly hub: Hub;
@@ -93,12 +100,13 @@ export async function startSecuredStack(options: SecuredStackOptions = {}): Prom
     const paths = {
       registrantCreds: auth.path(AuthFile.registrantCreds),
       adminCreds: auth.path(AuthFile.adminCreds),
+      operatorCallerCreds: auth.path(AuthFile.operatorCallerCreds),
       hubServiceCreds: auth.path(AuthFile.hubServiceCreds),
     };
     const hubServiceCreds = await readFile(paths.hubServiceCreds, 'utf8');
     const issuer = {
-      accountPublicKey: auth.manifest.hub_account.public_key,
-      signingSeed: (await readFile(auth.path(AuthFile.hubAccountSigningSeed), 'utf8')).trim(),
+      accountPublicKey: auth.manifest.identity_account.public_key,
+      signingSeed: (await readFile(auth.path(AuthFile.identityAccountSigningSeed), 'utf8')).trim(),
     };
     const authenticator =
       options.apiKeys !== undefined
@@ -138,6 +146,7 @@ export async function startSecuredStack(options: SecuredStackOptions = {}): Prom
       names,
       registrantCreds: await readFile(paths.registrantCreds, 'utf8'),
       adminCreds: await readFile(paths.adminCreds, 'utf8'),
+      operatorCallerCreds: await readFile(paths.operatorCallerCreds, 'utf8'),
       hubServiceCreds,
       paths,
       issuer,

@@ -12,7 +12,7 @@ export function stackBridgeOptions(stack: SecuredStack, extra: BridgeOptions = {
     servers: stack.url,
     prefix: stack.prefix,
     registrantCreds: stack.registrantCreds,
-    adminCreds: stack.adminCreds,
+    operatorCreds: stack.operatorCallerCreds,
     secret: randomBytes(32),
     port: 0,
     pollMs: 100,
