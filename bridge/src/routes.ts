@@ -278,11 +278,15 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
   ];
 }
 
-/** The roster and the delivery lag, over the bridge's operator connection (the route is the operator's only). */
+/**
+ * The roster and the delivery lag, over the bridge's operator connection (the route is the operator's only). The lag
+ * is the active hub's to measure (`deliveryLag`): without an active hub it is `null`.
+ */
 async function hubStatus(hub: HubClient | null): Promise<z.output<typeof HubStatusSchema>> {
   if (hub === null) throw new AccessDeniedError('the hub status is for the operator only');
-  const [hubs, delivery] = await Promise.all([hub.hubs(), hub.deliveryLag()]);
+  const hubs = await hub.hubs();
   const active = hubs.find((h) => h.role === 'active');
+  const delivery = active === undefined ? null : await hub.deliveryLag();
   return { lease: active === undefined ? null : { holder: active.hub_id, epoch: active.epoch }, hubs, delivery };
 }
 

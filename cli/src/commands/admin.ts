@@ -83,6 +83,7 @@ export function adminCommands(program: Command, io: CliIo): void {
           hub_service_creds: auth.path(AuthFile.hubServiceCreds),
           admin_creds: auth.path(AuthFile.adminCreds),
           registrant_creds: auth.path(AuthFile.registrantCreds),
+          operator_caller_creds: auth.path(AuthFile.operatorCallerCreds),
           system_user_creds: auth.path(AuthFile.systemUserCreds),
         };
         if (env.out.json) return env.out.data({ dir: auth.dir, prefix: auth.manifest.prefix, files });
@@ -96,6 +97,7 @@ export function adminCommands(program: Command, io: CliIo): void {
           ['hub-service', files.hub_service_creds],
           ['admin', `${files.admin_creds}  (ag2net --operator --creds ${files.admin_creds} …)`],
           ['registrant', files.registrant_creds],
+          ['operator caller', `${files.operator_caller_creds}  (the bridge's)`],
         ]);
       }),
     );

@@ -1,4 +1,5 @@
 import {
+  AccessDeniedError,
   ErrorReason,
   HUB_OPS,
   NotFoundError,
@@ -19,7 +20,7 @@ import { CredentialSource, openConnection, serverOf } from './connection.js';
 import type { DisconnectOptions, Disconnectable, ParticipantHub } from './contracts.js';
 import { createIdentityKeys, publicKeyOf, type UserCredentials } from './credentials.js';
 import { HubReads } from './hub-reads.js';
-import { hubRoster, type RosterOptions } from './hub-roster.js';
+import { hubRoster, isPermissionViolation, type RosterOptions } from './hub-roster.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
 import {
   IdentityCredentialsError,
@@ -32,6 +33,10 @@ import {
 import { silentLogger, type Logger } from './logger.js';
 import { runRenewal } from './renewal.js';
 import { HubRpc, type CallOptions, type HubCallOptions } from './rpc.js';
+
+/** The longest and shortest wait of one renewal attempt, in ms (a quarter of what the credentials have left). */
+const RENEWAL_ATTEMPT_MAX_MS = 10_000;
+const RENEWAL_ATTEMPT_MIN_MS = 250;
 import {
   credentialsOf,
   type AttachOptions,
@@ -138,8 +143,15 @@ export class HubClient extends HubReads implements ParticipantHub {
    * `deliveryLag` operation, as `$operator`: operator connections only, others get `AccessDeniedError`.
    */
   async deliveryLag(options?: HubCallOptions): Promise<DeliveryLag | null> {
-    const { delivery } = await this.call('deliveryLag', {}, { ...options, caller: OPERATOR_CALLER });
-    return delivery;
+    try {
+      const { delivery } = await this.call('deliveryLag', {}, { ...options, caller: OPERATOR_CALLER });
+      return delivery;
+    } catch (err) {
+      if (isPermissionViolation(err)) {
+        throw new AccessDeniedError('only the operator may read the delivery lag', { cause: err });
+      }
+      throw err;
+    }
   }
 
   /**
@@ -351,8 +363,14 @@ export class HubClient extends HubReads implements ParticipantHub {
       logger: this.logger,
       agent: name,
       agentId,
-      renew: async () => {
-        const { credentials: fresh } = await hub.call('renewCredentials', {});
+      renew: async ({ expiresAtMs }) => {
+        // One attempt waits at most a quarter of what is left of the lifetime (the renewal loop retries): a request
+        // lost while the connection reconnects must not use up the time the credentials have left.
+        const timeout = Math.min(
+          RENEWAL_ATTEMPT_MAX_MS,
+          Math.max(RENEWAL_ATTEMPT_MIN_MS, (expiresAtMs - Date.now()) / 4),
+        );
+        const { credentials: fresh } = await hub.call('renewCredentials', {}, { timeout, retryForMs: timeout });
         const renewed = { jwt: fresh.jwt, seed: credentials.user.seed };
         source.update(renewed);
         await credentials.persist(renewed, this.logger);

@@ -71,7 +71,7 @@ function byRoleThenId(a: Health, b: Health): number {
 }
 
 /** NATS refused a publish or subscription; a single request carries the refusal as its error's cause. */
-function isPermissionViolation(err: unknown): boolean {
+export function isPermissionViolation(err: unknown): boolean {
   if (err instanceof errors.PermissionViolationError) return true;
   return err instanceof errors.RequestError && err.cause instanceof errors.PermissionViolationError;
 }

@@ -1,6 +1,6 @@
 import { DELIVERY_ORIGIN_HUB, DeliveryHeader, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
 import { KeyedSerial } from '@ag2net/protocol/internal';
-import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { jetstream, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { RecentIds } from './dedupe.js';
 import type { ParticipantHub } from './contracts.js';
 
@@ -62,6 +62,12 @@ export class Inbox {
   readonly #channels = new KeyedSerial();
   readonly #stop = new AbortController();
   readonly #loop: Promise<void>;
+  /** The pulls of the current connection; replaced after every reconnect (see `#watchConnection`). */
+  #messages: ConsumerMessages;
+  /** Set while the connection is down: resolves once it is back. */
+  #outage: { readonly back: Promise<boolean>; readonly settle: (back: boolean) => void } | null = null;
+  readonly #watch: Promise<void>;
+  #statuses: AsyncIterable<unknown> | null = null;
   #stopping = false;
   #stopped: Promise<void> | null = null;
   #resolveClosed: (result: void | Error) => void = () => undefined;
@@ -69,9 +75,12 @@ export class Inbox {
 
   private constructor(
     private readonly options: InboxOptions,
-    private readonly messages: ConsumerMessages,
+    private readonly consumer: Consumer,
+    first: ConsumerMessages,
     private readonly keepAliveMs: number,
   ) {
+    this.#messages = first;
+    this.#watch = this.#watchConnection();
     this.#loop = this.#consume();
   }
 
@@ -83,9 +92,8 @@ export class Inbox {
       names.inboxConsumer(options.agentId),
     );
     const ackWaitMs = ((await consumer.info()).config.ack_wait ?? 60_000_000_000) / 1_000_000;
-    // A deleted consumer (the identity was unregistered) ends consumption instead of waiting for it to come back.
-    const messages = await consumer.consume({ max_messages: 64, abort_on_missing_resource: true });
-    return new Inbox(options, messages, Math.max(100, Math.floor(ackWaitMs / 3)));
+    const first = await openMessages(consumer);
+    return new Inbox(options, consumer, first, Math.max(100, Math.floor(ackWaitMs / 3)));
   }
 
   get #who(): { agent: string; agentId: string } {
@@ -113,10 +121,22 @@ export class Inbox {
 
   async #consume(): Promise<void> {
     let failure: unknown = null;
-    try {
-      for await (const m of this.messages) this.#accept(m);
-    } catch (err) {
-      failure = err;
+    for (;;) {
+      try {
+        for await (const m of this.#messages) this.#accept(m);
+      } catch (err) {
+        failure = err;
+      }
+      if (this.#stopping) return;
+      // The pulls ended because the connection went down: once it is back, pull again on a new subject.
+      const outage = this.#outage;
+      if (outage === null || failure !== null || !(await outage.back) || this.#stopping) break;
+      try {
+        this.#messages = await openMessages(this.consumer);
+      } catch (err) {
+        failure = err;
+        break;
+      }
     }
     if (this.#stopping) return;
     // Nobody asked the loop to end: the connection closed or the consumer went away. Nothing can be acked now.
@@ -127,6 +147,33 @@ export class Inbox {
     this.#stopping = true;
     this.#stop.abort(new TurnAbortedError('the inbox closed', { cause: err }));
     this.#resolveClosed(err);
+  }
+
+  /**
+   * Ends the pulls when the connection goes down, and lets `#consume` pull again on a new subject once it is back.
+   * The server keeps a pull request that was waiting when the connection went down, and sends it the next delivery
+   * once a subscription matches its subject again; through the identity account's import that answer goes to a reply
+   * the server already forgot, so the delivery would wait out its ack wait. A pull on a new subject leaves the old
+   * requests with no interest, and the server drops them.
+   */
+  async #watchConnection(): Promise<void> {
+    const nc = this.options.hub.nc;
+    void nc.closed().then(() => this.#outage?.settle(false));
+    const statuses = nc.status();
+    this.#statuses = statuses;
+    for await (const status of statuses) {
+      if (this.#stopping) return;
+      if (status.type === 'disconnect' && this.#outage === null) {
+        let settle: (back: boolean) => void = () => undefined;
+        const back = new Promise<boolean>((resolve) => (settle = resolve));
+        this.#outage = { back, settle };
+        this.#messages.stop();
+      } else if (status.type === 'reconnect' && this.#outage !== null) {
+        const outage = this.#outage;
+        this.#outage = null;
+        outage.settle(true);
+      }
+    }
   }
 
   #accept(m: JsMsg): void {
@@ -190,8 +237,13 @@ export class Inbox {
   async #stopNow(graceMs: number): Promise<void> {
     const byItself = this.#stopping;
     this.#stopping = true;
-    this.messages.stop();
+    this.#messages.stop();
+    this.#outage?.settle(false);
+    // nats.js's status iterator ends with `stop()` (not in its declared type); a shared connection outlives this inbox.
+    const statuses = this.#statuses;
+    if (statuses !== null && isStoppable(statuses)) statuses.stop();
     await this.#loop;
+    await this.#watch;
     const inflight = this.#channels.idle().then(() => true);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const graceOver = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
@@ -207,6 +259,16 @@ export class Inbox {
     }
     if (!byItself) this.#resolveClosed(undefined);
   }
+}
+
+/** Whether an iterator has nats.js's `stop()`. */
+function isStoppable(value: object): value is { stop(): void } {
+  return 'stop' in value && typeof value.stop === 'function';
+}
+
+/** The pulls of an inbox consumer; a deleted consumer (the identity was unregistered) ends them. */
+function openMessages(consumer: Consumer): Promise<ConsumerMessages> {
+  return consumer.consume({ max_messages: 64, abort_on_missing_resource: true });
 }
 
 /** `work`'s result, or `null` as soon as `signal` aborts (the work's own outcome is then ignored). */

@@ -25,7 +25,7 @@ export interface RenewalOptions {
   /** The lifetime of the credentials in use now. */
   readonly lifetime: CredentialLifetime;
   /** Asks the hub for fresh credentials; resolves with their expiry (ms since the epoch). */
-  readonly renew: () => Promise<{ readonly expiresAtMs: number }>;
+  readonly renew: (current: CredentialLifetime) => Promise<{ readonly expiresAtMs: number }>;
   /** Stops the loop (the participant disconnected, its connection closed). */
   readonly signal: AbortSignal;
   readonly logger: Logger;
@@ -52,7 +52,7 @@ export async function runRenewal(options: RenewalOptions): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         const issuedAtMs = now();
-        const { expiresAtMs } = await options.renew();
+        const { expiresAtMs } = await options.renew(lifetime);
         lifetime = { issuedAtMs, expiresAtMs };
         options.logger.debug({ ...who, expiresAt: new Date(expiresAtMs).toISOString() }, 'credentials renewed');
         break;

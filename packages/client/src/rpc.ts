@@ -24,6 +24,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Time for one attempt, in ms; default `DEFAULT_RPC_TIMEOUT_MS` (channel creation waits for the handshake). */
   readonly timeout?: number;
+  /** How long to keep sending a request that may be retried, in ms; default the client's `retryForMs`. */
+  readonly retryForMs?: number;
 }
 
 /** Options of `HubRpc.call` and `HubClient.call`: the caller's identity besides cancellation and time limits. */
@@ -79,7 +81,8 @@ export class HubRpc {
     const body = spec.request.parse(op === 'post' ? withEnvelopeId(request) : request);
     const subject = this.names.rpc(op, spec.caller ? callerId : undefined);
     const payload = JSON.stringify(body);
-    const deadline = Date.now() + this.#retryForMs;
+    const retryForMs = options.retryForMs ?? this.#retryForMs;
+    const deadline = Date.now() + retryForMs;
     for (let attempt = 0; ; attempt += 1) {
       options.signal?.throwIfAborted();
       try {
@@ -88,7 +91,7 @@ export class HubRpc {
       } catch (err) {
         if (!isRetryable(err, spec.idempotent)) throw err;
         if (Date.now() >= deadline) {
-          throw new HubUnavailableError(`no hub answered ${op} within ${this.#retryForMs} ms`, { cause: err });
+          throw new HubUnavailableError(`no hub answered ${op} within ${retryForMs} ms`, { cause: err });
         }
         await sleep(Math.min(50 * 2 ** attempt, 1000), undefined, { signal: options.signal });
       }

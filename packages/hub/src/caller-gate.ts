@@ -36,6 +36,12 @@ function checkFresh(state: CallerCredentials, iat: number | null): void {
   });
 }
 
+function tooMany(retryAfterMs: number): UnavailableError {
+  return new UnavailableError(`too many registrations from this connection or address: retry in ${retryAfterMs} ms`, {
+    details: { retry_after_ms: retryAfterMs },
+  });
+}
+
 /** Registration budgets (`register` and `attach`), each a token bucket. */
 export interface RegistrationLimits {
   /** Per requesting connection; default 120 a minute, bursts of 50. */
@@ -114,19 +120,16 @@ export class CallerGate {
 
   #takeRegistration(origin: CallerOrigin & { kind: 'imported' }): void {
     const now = this.#now();
-    const byConnection =
-      origin.connection === null
-        ? { ok: true as const }
-        : this.#connections.take(origin.connection, this.#perConnection, now);
-    const bySource =
-      origin.host === null ? { ok: true as const } : this.#sources.take(origin.host, this.#perSource, now);
     if (this.#connections.size > MAX_BUCKETS) this.#connections = new RateLimiter();
     if (this.#sources.size > MAX_BUCKETS) this.#sources = new RateLimiter();
-    const waits = [byConnection, bySource].flatMap((v) => (v.ok ? [] : [v.retryAfterMs]));
-    if (waits.length === 0) return;
-    const retryAfterMs = Math.max(...waits);
-    throw new UnavailableError(`too many registrations from this connection or address: retry in ${retryAfterMs} ms`, {
-      details: { retry_after_ms: retryAfterMs },
-    });
+    const { connection, host } = origin;
+    // A token is spent only when both budgets have one: a refusal by one leaves the other as it was.
+    const byConnection = connection === null ? null : this.#connections.take(connection, this.#perConnection, now);
+    if (byConnection !== null && !byConnection.ok) throw tooMany(byConnection.retryAfterMs);
+    const bySource = host === null ? null : this.#sources.take(host, this.#perSource, now);
+    if (bySource !== null && !bySource.ok) {
+      if (connection !== null) this.#connections.refund(connection, this.#perConnection);
+      throw tooMany(bySource.retryAfterMs);
+    }
   }
 }

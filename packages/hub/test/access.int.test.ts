@@ -52,6 +52,9 @@ function requestOf(op: HubOp, ids: { channel: string; alice: string; bob: string
     readWal: { channel_id: channel },
     findEnvelopeByCausation: { channel_id: channel, sender_id: alice, causation_id: 'c' },
     readAudit: {},
+    deliveryLag: {},
+    revokeIdentity: { name_or_id: 'nobody-known' },
+    readmitIdentity: { name_or_id: 'nobody-known' },
   };
   return byOp[op] ?? { channel_id: channel };
 }
@@ -156,9 +159,14 @@ describe('access classes', () => {
     const refused = await Promise.all(writes.map((op) => attempt(net, op, OPERATOR_CALLER, requestOf(op, ids))));
     expect(refused).toEqual(writes.map((op) => `access_denied: ${op} is not an operator operation`));
     const reads = HUB_OP_NAMES.filter((op) => HUB_OPS[op].operatorReads);
-    expect(reads.length).toBe(8);
+    expect(reads.length).toBe(11);
     const served = await Promise.all(reads.map((op) => attempt(net, op, OPERATOR_CALLER, requestOf(op, ids))));
-    expect(served).toEqual(reads.map(() => 'ok'));
+    // Revoking or re-admitting an identity nobody registered is the operator's to ask, and answered as no agent.
+    expect(served).toEqual(
+      reads.map((op) =>
+        op === 'revokeIdentity' || op === 'readmitIdentity' ? 'not_found: agent not found: nobody-known' : 'ok',
+      ),
+    );
     expect((await net.rpc.call('listTasks', {}, asOperator)).tasks.map((t) => t.task_id)).toEqual(['t1']);
     expect((await net.rpc.call('getTask', { task_id: 't1' }, asOperator)).task.owner_id).toBe(alice.id);
   });

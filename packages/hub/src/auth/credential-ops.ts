@@ -42,7 +42,7 @@ export async function attach(ctx: HubContext, req: HubRequestParsed<'attach'>): 
 }
 
 /**
- * The caller's credentials: its newest JWT again while that has more than a third of its lifetime ahead, else a new
+ * The caller's credentials: its newest JWT again while that has more than half of its lifetime ahead, else a new
  * one with a new lifetime, which retires all but the one it replaces (`StoredCredentials`). Refused once the
  * identity is unregistered or revoked (`access_denied`): its last JWT then lapses at its `expires_at`.
  */

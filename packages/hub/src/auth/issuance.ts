@@ -7,7 +7,7 @@ import { refusedAdmission } from './authenticator.js';
 
 /**
  * Credentials for a registered identity's key; `null` on a hub that issues none. The newest JWT is handed out again
- * while it has more than a third of its lifetime ahead; otherwise a new one is issued, dated no earlier than
+ * while it has more than half of its lifetime ahead; otherwise a new one is issued, dated no earlier than
  * `not_before`, and becomes the newest: the one it replaced stays honoured until it expires, every older one is
  * retired. A revoked identity gets none: its admission is refused like a wrong key's.
  */
@@ -22,7 +22,7 @@ export async function issueFor(ctx: HubContext, record: AgentRecord): Promise<Is
   const state = record.credentials ?? NO_CREDENTIALS;
   if (state.revoked_at !== null) throw refusedAdmission(record.passport.name);
   const current = state.current;
-  if (current !== null && stillFresh(current, Math.floor(Date.now() / 1000))) {
+  if (current !== null && stillFresh(current, Date.now())) {
     return {
       jwt: current.jwt,
       expires_at: new Date(current.expires_at * 1000).toISOString(),

@@ -7,9 +7,11 @@ import type { CallerCredentials, CallerDirectory } from '../caller-gate.js';
  * JWTs are still honoured, and whether the operator revoked it.
  *
  * An identity has at most two JWTs that are valid at any moment: `current`, the newest the hub issued, and the one
- * it replaced (`previous_issued_at`), which the hub replaces only once it has less than a third of its lifetime left.
- * So `renewCredentials` and `attach` hand `current` out again while it has more than a third of its life ahead (300
- * renewals in a row yield one JWT), and every JWT older than the one replaced has expired at NATS too.
+ * it replaced (`previous_issued_at`), which the hub replaces only once it has at most half of its lifetime left.
+ * So `renewCredentials` and `attach` hand `current` out again while it has more than half of its life ahead (300
+ * renewals in a row yield one JWT; a client renewing at two thirds of a lifetime always gets a new one), and every
+ * JWT older than the one replaced has expired at NATS too: it was replaced with at most half a lifetime left, at
+ * least half a lifetime before.
  */
 export const StoredCredentialsSchema = z.strictObject({
   /** The newest JWT the hub issued the identity; `null` before the first one and after a re-admission. */
@@ -67,10 +69,10 @@ export function callerDirectory(ctx: { readonly registry: CredentialRecords }): 
 }
 
 /**
- * Whether `current` may be handed out again at `nowSeconds` rather than replaced: it has more than a third of its
- * lifetime ahead.
+ * Whether `current` may be handed out again at `nowMs` rather than replaced: it has more than half of its lifetime
+ * ahead.
  */
-export function stillFresh(current: NonNullable<StoredCredentials['current']>, nowSeconds: number): boolean {
+export function stillFresh(current: NonNullable<StoredCredentials['current']>, nowMs: number): boolean {
   const lifetime = current.expires_at - current.issued_at;
-  return current.expires_at - nowSeconds > lifetime / 3;
+  return current.expires_at - nowMs / 1000 > lifetime / 2;
 }
