@@ -4,9 +4,10 @@
  * hub issued (persisted at 0600 in the standard `.creds` format), renews it before it expires, and comes back as the
  * same identity with the persisted credentials, or with fresh ones from the `attach` operation once they lapsed.
  */
+import { AuthFile, pushAccountJwt, revokeUser } from '@ag2net/auth';
 import { HubClient } from '@ag2net/client';
 import { EV_TEXT, replyEnvelopeId } from '@ag2net/protocol';
-import { waitFor, within } from '@ag2net/test-support';
+import { connectWithCreds, waitFor, within } from '@ag2net/test-support';
 import { fromSeed } from '@nats-io/nkeys';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -172,6 +173,50 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('the Python client on a sec
 
     expect([fresh.claims.sub, fresh.claims.exp > lapsed.claims.exp]).toEqual([lapsed.publicKey, true]);
     expect((await consult('and now?', pyId)).text).toBe('py:and now?');
+  }, 60_000);
+
+  it('a revoked Python agent is refused with its key; re-admitted, it attaches again though NATS refuses its persisted JWT', async () => {
+    const credsPath = join(dir, 'py-secure.creds');
+    const pyId = (await persisted(credsPath)).claims.name;
+    await Promise.all(parties.splice(0).map((p) => p.kill()));
+    const operator = await HubClient.connect({
+      servers: stack.url,
+      prefix: stack.prefix,
+      creds: stack.adminCreds,
+      operator: true,
+    });
+    try {
+      // What `ag2net creds revoke --agent` does: the hub's revocation, then the key's in the account, pushed.
+      const revoked = await operator.call('revokeIdentity', { name_or_id: 'py-secure' });
+      const account = await revokeUser({
+        dir: stack.authDir,
+        userPublicKey: revoked.public_key ?? '',
+        atSeconds: Math.floor(Date.parse(revoked.revoked_at ?? '') / 1000),
+      });
+      const system = await connectWithCreds({
+        url: stack.url,
+        creds: await readFile(join(stack.authDir, AuthFile.systemUserCreds), 'utf8'),
+      });
+      await pushAccountJwt(system, account);
+      await system.close();
+
+      const refused = pythonAgent(credsPath, PY_KEY);
+      expect(await refused.exited).toBe(1);
+      expect(refused.stderr()).toContain("AuthError: admission refused for 'py-secure'");
+
+      await operator.call('readmitIdentity', { name_or_id: 'py-secure' });
+      const before = await persisted(credsPath);
+      expect(await readyId(pythonAgent(credsPath, PY_KEY))).toBe(pyId);
+      const after = await persisted(credsPath);
+      expect([after.publicKey, after.claims.sub, after.claims.exp > before.claims.exp]).toEqual([
+        before.publicKey,
+        before.publicKey,
+        true,
+      ]);
+      expect((await consult('re-admitted?', pyId)).text).toBe('py:re-admitted?');
+    } finally {
+      await operator.close();
+    }
   }, 60_000);
 
   it('runs the quick start of clients/python/README.md as it is, twice: registered, then attached again', async () => {

@@ -4,7 +4,10 @@
  * a person's console sessions end, and renewal hands out one JWT while it is fresh.
  */
 import { HubClient, type AgentClient } from '@ag2net/client';
+import { createIdentityKeys, registrantInboxPrefix } from '@ag2net/auth';
+import { RpcReplySchema } from '@ag2net/protocol';
 import { connectWithCreds, waitFor } from '@ag2net/test-support';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { decode, type User } from '@nats-io/jwt';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -213,5 +216,51 @@ describe("the console's sessions of a revoked person", () => {
     const back = await call(bridge.url, '/v1/session', { body: { name: 'erin', api_key: KEYS.erin } });
     expect(back.status).toBe(401);
     stream.close();
+  });
+});
+
+describe('registration budgets', () => {
+  it('refuse a connection past its budget with a retryable unavailable, and leave other connections theirs', async () => {
+    await using open = await startSecuredStack({
+      openRegistration: true,
+      hub: { registrationLimits: { perConnection: { per_minute: 60, burst: 3 } } },
+    });
+    const connection = async (): Promise<NatsConnection> =>
+      connectWithCreds({
+        url: open.url,
+        creds: open.registrantCreds,
+        inboxPrefix: registrantInboxPrefix(open.names),
+      });
+    const register = async (nc: NatsConnection, name: string): Promise<unknown> => {
+      const body = JSON.stringify({ passport: { name }, public_key: createIdentityKeys().publicKey });
+      const reply = RpcReplySchema.parse(
+        (await nc.request(open.names.rpc('register'), body, { timeout: 5_000 })).json(),
+      );
+      return reply.ok ? 'registered' : reply.error;
+    };
+    const first = await connection();
+    const second = await connection();
+    try {
+      const answers = [];
+      for (let i = 0; i < 5; i += 1) answers.push(await register(first, `flood-${i}`));
+      expect(answers.slice(0, 3)).toEqual(['registered', 'registered', 'registered']);
+      for (const refused of answers.slice(3)) {
+        const error = z
+          .object({ code: z.string(), message: z.string(), details: z.object({ retry_after_ms: z.number() }) })
+          .parse(refused);
+        expect(error.code).toBe('unavailable');
+        expect(error.message).toBe(
+          `too many registrations from this connection or address: retry in ${error.details.retry_after_ms} ms`,
+        );
+        expect(error.details.retry_after_ms).toBeGreaterThan(0);
+      }
+      // Another connection has a budget of its own; the refused names were not registered.
+      expect(await register(second, 'flood-3')).toBe('registered');
+      await using admin = await HubClient.connect({ servers: open.url, prefix: open.prefix, creds: open.adminCreds });
+      expect(await admin.findAgentId('flood-4')).toBeNull();
+    } finally {
+      await first.close();
+      await second.close();
+    }
   });
 });

@@ -188,7 +188,7 @@ describe('auth init and credentials', () => {
       .parse(JSON.parse(r.out));
     expect([r.code, files.prefix]).toEqual([0, 'demo']);
     const modes = await Promise.all(Object.values(files.files).map(async (f) => (await stat(f)).mode & 0o777));
-    expect(modes).toEqual([0o600, 0o600, 0o600, 0o600, 0o600]);
+    expect(modes).toEqual([0o600, 0o600, 0o600, 0o600, 0o600, 0o600]);
     expect(await readFile(files.files['server_conf'] ?? '', 'utf8')).toContain('4333');
   });
 

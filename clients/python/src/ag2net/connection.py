@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlunparse
 
 import nats
+import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.client import RawCredentials
 
@@ -54,13 +55,25 @@ async def open_connection(
         return await nats.connect(
             servers, max_reconnect_attempts=-1, inbox_prefix=inbox_prefix or DEFAULT_INBOX_PREFIX, name=name
         )
-    return await nats.connect(
-        servers,
-        max_reconnect_attempts=-1,
-        user_credentials=_LiveCreds(source),
-        inbox_prefix=inbox_prefix or inbox_prefix_of(source.current.jwt),
-        name=name,
-    )
+    # nats-py retries a first connection the server refuses for ever when reconnects are unlimited: the first one is
+    # made without reconnects, so that refused credentials (revoked, or of an account the deployment no longer admits
+    # identities to) raise `AuthorizationError` and the hub client can ask for fresh ones; then it reconnects for ever.
+    try:
+        nc = await nats.connect(
+            servers,
+            allow_reconnect=False,
+            user_credentials=_LiveCreds(source),
+            inbox_prefix=inbox_prefix or inbox_prefix_of(source.current.jwt),
+            name=name,
+        )
+    except nats.errors.Error as err:
+        # nats-py reports the server's refusal of a first connection as a plain error with the server's text.
+        if "authorization violation" in str(err).lower():
+            raise nats.errors.AuthorizationError from err
+        raise
+    nc.options["allow_reconnect"] = True
+    nc.options["max_reconnect_attempts"] = -1
+    return nc
 
 
 def server_of(nc: NatsClient) -> str:

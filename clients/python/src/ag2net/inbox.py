@@ -22,6 +22,7 @@ from typing import Any
 import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
+from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
 from .models import Envelope
@@ -156,13 +157,33 @@ class Inbox:
     async def start(self) -> None:
         js = self._nc.jetstream()
         consumer = self._names.inbox_consumer(self._agent_id)
-        self._psub = await js.pull_subscribe_bind(durable=consumer, stream=self._names.inbox_stream)
+        self._psub = await self._subscribe()
         info = await js.consumer_info(self._names.inbox_stream, consumer)
         self._keep_alive = max(0.1, (info.config.ack_wait or 60.0) / 3)
         self._loop = asyncio.create_task(self._consume())
 
+    async def _subscribe(self) -> JetStreamContext.PullSubscription:
+        """A pull subscription of the inbox consumer, on a subject of its own."""
+        consumer = self._names.inbox_consumer(self._agent_id)
+        return await self._nc.jetstream().pull_subscribe_bind(durable=consumer, stream=self._names.inbox_stream)
+
     async def _consume(self) -> None:
+        reconnects = self._nc.stats["reconnects"]
         while not self.stopping:
+            if self._nc.stats["reconnects"] != reconnects and not self._nc.is_closed:
+                # A pull left waiting when the connection dropped gets the next delivery once its subject has a
+                # subscriber again, through a reply the server forgot: pull on a new subject instead, so that the
+                # server drops the old pulls, which then have no interest.
+                reconnects = self._nc.stats["reconnects"]
+                with contextlib.suppress(Exception):
+                    await self._psub.unsubscribe()
+                try:
+                    self._psub = await self._subscribe()
+                except Exception as err:  # noqa: BLE001 - the connection is reconnecting again; try once more
+                    log.warning("inbox pull subscription failed: %s", err)
+                    reconnects = -1
+                    await asyncio.sleep(0.5)
+                    continue
             try:
                 messages = await self._psub.fetch(batch=64, timeout=1.0)
             except (TimeoutError, nats.errors.TimeoutError):
