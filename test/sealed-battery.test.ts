@@ -324,20 +324,7 @@ function bodyOf(op: HubOp, b: Battery, caller: string): string {
 /** Every reply subject an attacker aims at the data with. */
 function targets(b: Battery): string[] {
   const { names } = b;
-  const streams = [
-    names.walStream,
-    names.inboxStream,
-    names.auditStream,
-    ...[
-      names.agentsBucket,
-      names.channelsBucket,
-      names.tasksBucket,
-      names.cursorsBucket,
-      names.leasesBucket,
-      names.snapshotsBucket,
-      names.turnLocksBucket,
-    ].map((bucket) => `KV_${bucket}`),
-  ];
+  const streams = [names.walStream, names.inboxStream, names.auditStream, ...names.buckets.map((b) => `KV_${b}`)];
   const victimConsumer = names.inboxConsumer(b.victim.id);
   return [
     ...streams.flatMap((s) => [

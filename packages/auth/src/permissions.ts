@@ -105,33 +105,12 @@ interface StreamUse {
  * read by the hub; the backing streams of its KV buckets are read and watched.
  */
 function hubStreams(names: HubNames): StreamUse[] {
-  const kv = [
-    names.agentsBucket,
-    names.channelsBucket,
-    names.tasksBucket,
-    names.cursorsBucket,
-    names.leasesBucket,
-    names.snapshotsBucket,
-    names.turnLocksBucket,
-  ].map((b) => ({ stream: `KV_${b}`, reads: true, pulls: true, purges: false }));
+  const kv = names.buckets.map((b) => ({ stream: `KV_${b}`, reads: true, pulls: true, purges: false }));
   return [
     { stream: names.walStream, reads: true, pulls: true, purges: false },
     { stream: names.auditStream, reads: true, pulls: true, purges: false },
     { stream: names.inboxStream, reads: false, pulls: false, purges: true },
     ...kv,
-  ];
-}
-
-/** The KV buckets the hub writes (`$KV.<bucket>.>`). */
-function hubBuckets(names: HubNames): string[] {
-  return [
-    names.agentsBucket,
-    names.channelsBucket,
-    names.tasksBucket,
-    names.cursorsBucket,
-    names.leasesBucket,
-    names.snapshotsBucket,
-    names.turnLocksBucket,
   ];
 }
 
@@ -172,7 +151,7 @@ export function hubServicePermissions(names: HubNames): UserPermissions {
         names.walAll,
         names.inboxAll,
         `${names.prefix}.audit.>`,
-        ...hubBuckets(names).map((b) => `$KV.${b}.>`),
+        ...names.buckets.map((b) => `$KV.${b}.>`),
         `$JS.ACK.${names.walStream}.${names.deliveryConsumer}.>`,
       ],
       deny: [],

@@ -42,6 +42,8 @@ export interface HubNames {
   readonly snapshotsBucket: string;
   /** The hub's turn locks, one key per (agent, channel); only the hub writes it (`acquireTurnLock` and its kin). */
   readonly turnLocksBucket: string;
+  /** Every KV bucket above. */
+  readonly buckets: readonly string[];
   /** The hub's durable consumer over the WAL that fans admitted envelopes out to inboxes. */
   readonly deliveryConsumer: string;
   /**
@@ -76,6 +78,15 @@ export function hubNames(prefix: string = DEFAULT_PREFIX): HubNames {
     cursorsBucket: `${P}_cursors`,
     snapshotsBucket: `${P}_snapshots`,
     turnLocksBucket: `${P}_turn_locks`,
+    buckets: [
+      `${P}_agents`,
+      `${P}_channels`,
+      `${P}_tasks`,
+      `${P}_cursors`,
+      `${P}_leases`,
+      `${P}_snapshots`,
+      `${P}_turn_locks`,
+    ],
     deliveryConsumer: 'hub_delivery',
     hubsPing: `${p}.hubs.${RPC_VERSION}.ping`,
   };
