@@ -133,3 +133,54 @@ describe('TaskCancelData', () => {
     expect(TaskCancelDataSchema.safeParse({ reason: 'x' }).success).toBe(false);
   });
 });
+
+describe('TurnFailedData', () => {
+  const ag2 = {
+    agent_name: 'expert',
+    reason: 'the model could not be reached after 3 attempts',
+    code: 'model_unavailable',
+  };
+
+  it('takes AG2’s three fields alone', () => {
+    expect(TurnFailedDataSchema.parse(ag2)).toStrictEqual(ag2);
+  });
+
+  it('carries the cause, the attempts and the model, and keeps unknown fields at both levels', () => {
+    const data = {
+      ...ag2,
+      cause: {
+        kind: 'connection',
+        exc_type: 'APICallError',
+        code: 'ECONNREFUSED',
+        message: 'ECONNREFUSED 127.0.0.1:9',
+        hint: 'is the server running?',
+      },
+      attempts: 3,
+      provider: 'openai-compatible',
+      model: 'llama3.2',
+      trace: 'kept',
+    };
+    expect(TurnFailedDataSchema.parse(data)).toStrictEqual(data);
+    const http = {
+      ...ag2,
+      cause: { kind: 'http', status: 401, code: 'invalid_api_key', message: 'Incorrect API key' },
+    };
+    expect(TurnFailedDataSchema.parse(http)).toStrictEqual(http);
+  });
+
+  it('refuses a cause without kind and fields out of their bounds', () => {
+    const refused = (extra: Record<string, unknown>): string[] => {
+      const result = TurnFailedDataSchema.safeParse({ ...ag2, ...extra });
+      return result.success ? [] : result.error.issues.map((issue) => issue.path.join('.'));
+    };
+    expect(refused({ cause: { message: 'x' } })).toEqual(['cause.kind']);
+    expect(refused({ cause: { kind: 'http', status: 99 } })).toEqual(['cause.status']);
+    expect(refused({ cause: { kind: 'http', status: 401.5 } })).toEqual(['cause.status']);
+    expect(refused({ cause: { kind: 'http', message: 'm'.repeat(301) } })).toEqual(['cause.message']);
+    expect(refused({ cause: { kind: 'k'.repeat(65) } })).toEqual(['cause.kind']);
+    expect(refused({ attempts: 0 })).toEqual(['attempts']);
+    expect(refused({ model: '' })).toEqual(['model']);
+    expect(refused({ provider: 'p'.repeat(129) })).toEqual(['provider']);
+    expect(refused({ cause: { kind: 'http', message: 'm'.repeat(300) } })).toEqual([]);
+  });
+});

@@ -93,14 +93,48 @@ export const TaskCancelDataSchema = z.looseObject({ task_id: z.string(), reason:
 export type TaskCancelData = z.infer<typeof TaskCancelDataSchema>;
 
 /**
+ * What a failed turn met, for people and programs (`TurnFailedData.cause`): never a key, a token, URL credentials,
+ * the prompt or a response body. Every field is bounded; unknown fields pass through.
+ */
+const TurnFailureCauseSchema = z.looseObject({
+  /**
+   * What happened: `timeout` (no answer within the model's timeout), `connection` (the endpoint could not be
+   * reached), `http` (it answered with an HTTP error), `malformed_output` (it answered what the provider cannot read),
+   * `config` (the call could not be made: no API key, a URL the client refuses), `hub` (the hub refused the turn),
+   * `error` (anything else). Programs should treat an unknown kind as `error`.
+   */
+  kind: z.string().min(1).max(64),
+  /** The error's class, e.g. `APICallError`, `LoadAPIKeyError`, `NetworkError`, `TypeError`. */
+  exc_type: z.string().min(1).max(128).optional(),
+  /** The HTTP status the endpoint answered, for `http`. */
+  status: z.number().int().min(100).max(599).optional(),
+  /**
+   * The provider's error code (`invalid_api_key`, `authentication_error`), a system error code (`ECONNREFUSED`), or
+   * the hub's wire code (`access_denied`).
+   */
+  code: z.string().min(1).max(128).optional(),
+  /** A short message with secrets scrubbed, e.g. `ECONNREFUSED 127.0.0.1:9` or the provider's error message. */
+  message: z.string().max(300).optional(),
+});
+
+/**
  * `event_data` of `EV_TURN_FAILED`: `agent_name` (the failing agent's passport name), `reason` (one short sentence
  * for people, e.g. `the model rejected the API key`; never the prompt or a key) and `code` (stable, for programs:
- * `model_auth`, `model_timeout`, `model_unavailable`, `model_malformed_output`, `model_rejected`, `turn_error`).
+ * `model_auth`, `model_timeout`, `model_unavailable`, `model_malformed_output`, `model_rejected`, `model_error`,
+ * `turn_error`). Those three are AG2's; the others are optional: `cause` (what the turn met, above), `attempts` (how
+ * many times the model was called before giving up) and the `provider` and `model` that failed. Unknown fields pass
+ * through.
  */
 export const TurnFailedDataSchema = z.looseObject({
   agent_name: z.string(),
   reason: z.string().max(500),
   code: z.string().min(1),
+  cause: TurnFailureCauseSchema.optional(),
+  attempts: z.number().int().min(1).max(1000).optional(),
+  /** As the agent's passport names it: `openai`, `anthropic`, `openai-compatible`, `scripted`, … */
+  provider: z.string().min(1).max(128).optional(),
+  /** The model id, e.g. `gpt-4.1-mini`. */
+  model: z.string().min(1).max(256).optional(),
 });
 export type TurnFailedData = z.infer<typeof TurnFailedDataSchema>;
 

@@ -394,6 +394,15 @@ class TextData(BaseModel):
     text: str = Field()
 
 
+class TurnFailedDataCause(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=True, strict=True)
+    kind: str = Field(min_length=1, max_length=64)
+    exc_type: str | None = Field(default=None, min_length=1, max_length=128)
+    status: int | None = Field(default=None, ge=100, le=599)
+    code: str | None = Field(default=None, min_length=1, max_length=128)
+    message: str | None = Field(default=None, max_length=300)
+
+
 class TurnFailedData(BaseModel):
     "`event_data` of `ag2.turn.failed`: which agent could not take its turn, and why."
 
@@ -401,6 +410,10 @@ class TurnFailedData(BaseModel):
     agent_name: str = Field()
     reason: str = Field(max_length=500)
     code: str = Field(min_length=1)
+    cause: TurnFailedDataCause | None = Field(default=None)
+    attempts: int | None = Field(default=None, ge=1, le=1000)
+    provider: str | None = Field(default=None, min_length=1, max_length=128)
+    model: str | None = Field(default=None, min_length=1, max_length=256)
 
 
 class ViolationRecord(BaseModel):
