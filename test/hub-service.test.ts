@@ -1,7 +1,11 @@
+import { authInit, createIdentityKeys } from '@ag2net/auth';
 import { HubRpc } from '@ag2net/client';
 import { hubNames } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
 import { startHubService, startService } from './support/processes.js';
@@ -45,4 +49,57 @@ describe('hub-service process', () => {
     expect(await bad.exited).toBe(2);
     expect(bad.output()).toContain('--prefix (AG2NET_PREFIX)');
   }, 30_000);
+
+  it('admits a name added to its --api-keys file without a restart, and keeps the keys through a malformed edit', async () => {
+    const prefix = uniqueName('keys');
+    const root = await mkdtemp(join(tmpdir(), 'ag2net-svc-keys-'));
+    try {
+      const auth = await authInit({ dir: join(root, 'auth'), prefix, storeDir: join(root, 'jetstream') });
+      const keysFile = join(root, 'api-keys.json');
+      await writeFile(keysFile, JSON.stringify({ alice: 'k-alice' }), { mode: 0o600 });
+      const service = stack.track(
+        startHubService({
+          natsUrl: stack.url,
+          prefix,
+          hubId: 'keys',
+          extraArgs: ['--auth-dir', auth.dir, '--api-keys', keysFile],
+        }),
+      );
+      const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 20_000 });
+      const register = async (name: string, token: string): Promise<string> => {
+        const request = {
+          passport: { name, auth: { scheme: 'api_key', claim: { token } } },
+          public_key: createIdentityKeys().publicKey,
+        };
+        return rpc.call('register', request).then(
+          (r) => r.passport.name,
+          (err: unknown) => (err instanceof Error ? err.message : String(err)),
+        );
+      };
+      const logs = () =>
+        service
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { msg?: string; level?: number; keys?: number; file?: string });
+      await waitFor(() => logs().some((l) => l.msg === 'serving'), { timeoutMs: 20_000, what: 'the hub serving' });
+      expect(await register('newbie', 'k-new')).toBe("admission refused for 'newbie'");
+
+      await writeFile(`${keysFile}.next`, JSON.stringify({ alice: 'k-alice', newbie: 'k-new' }), { mode: 0o600 });
+      await rename(`${keysFile}.next`, keysFile);
+      await waitFor(() => logs().some((l) => l.msg === 'API keys reloaded'), { what: 'the reload' });
+      expect(await register('newbie', 'k-new')).toBe('newbie');
+
+      await writeFile(keysFile, '{ "alice": "k-alice", ');
+      await waitFor(() => logs().some((l) => l.level === 40 && l.file === keysFile), { what: 'the warning' });
+      expect(await register('alice', 'k-alice')).toBe('alice');
+      const reloads = logs().filter((l) => l.file === keysFile && l.msg !== 'issuing identity credentials');
+      expect(reloads.map((l) => [l.level, l.msg, l.keys])).toEqual([
+        [30, 'API keys reloaded', 2],
+        [40, `${keysFile} is not a valid API keys file; keeping the previous keys`, undefined],
+      ]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

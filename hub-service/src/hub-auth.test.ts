@@ -1,11 +1,12 @@
 import { AuthFile, authInit, type AuthLayout } from '@ag2net/auth';
 import { AuthBlockSchema } from '@ag2net/protocol';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { waitFor } from '@ag2net/test-support';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type HubServiceConfig } from './config.js';
-import { loadHubAuth } from './hub-auth.js';
+import { apiKeysFileAuthenticator, loadHubAuth, openApiKeysFile } from './hub-auth.js';
 
 let root: string;
 let auth: AuthLayout;
@@ -95,5 +96,59 @@ describe('loadHubAuth', () => {
     expect(await refusal(['--auth-dir', auth.dir, '--api-keys', join(root, 'none.json')])).toMatch(
       new RegExp(`^--api-keys ${join(root, 'none.json')} cannot be read: ENOENT`),
     );
+  });
+});
+
+describe('the API keys file', () => {
+  const token = (t: string) => AuthBlockSchema.parse({ scheme: 'api_key', claim: { token: t } });
+
+  it('admits a name added to the file without a restart, and keeps the keys while the file is malformed', async () => {
+    const keysFile = join(root, 'reloaded.json');
+    await writeFile(keysFile, JSON.stringify({ alice: 'k-alice' }));
+    const loaded = await loadHubAuth(config(['--auth-dir', auth.dir, '--api-keys', keysFile]));
+    const admit = (name: string, key: string) =>
+      loaded?.hub.authenticator?.admit({ name, auth: token(key) }) ?? Promise.reject(new Error('no authenticator'));
+    const lines: [string, object, string | undefined][] = [];
+    using _watching = loaded?.apiKeys?.watch(
+      {
+        info: (obj, msg) => void lines.push(['info', obj, msg]),
+        warn: (obj, msg) => void lines.push(['warn', obj, msg]),
+      },
+      { debounceMs: 10 },
+    );
+    await expect(admit('newbie', 'k-new')).rejects.toThrow("admission refused for 'newbie'");
+
+    // Written as `ag2net people add` writes it: a new file renamed over the old one.
+    await writeFile(`${keysFile}.next`, JSON.stringify({ alice: 'k-alice', newbie: 'k-new' }));
+    await rename(`${keysFile}.next`, keysFile);
+    await waitFor(() => lines.length > 0, { what: 'the reload' });
+    await expect(admit('newbie', 'k-new')).resolves.toBeUndefined();
+    expect(lines).toEqual([['info', { file: keysFile, keys: 2 }, 'API keys reloaded']]);
+
+    await writeFile(keysFile, '{ "alice": ');
+    await waitFor(() => lines.length > 1, { what: 'the warning' });
+    expect(lines[1]).toEqual([
+      'warn',
+      { file: keysFile, reason: `--api-keys ${keysFile} is not JSON` },
+      `${keysFile} is not a valid API keys file; keeping the previous keys`,
+    ]);
+    await expect(admit('newbie', 'k-new')).resolves.toBeUndefined();
+    await expect(admit('alice', 'k-alice')).resolves.toBeUndefined();
+    expect(loaded?.apiKeys?.size).toBe(2);
+  });
+
+  it('reloads on demand: unchanged text is no reload, and a name removed from the file is refused', async () => {
+    const keysFile = join(root, 'on-demand.json');
+    await writeFile(keysFile, JSON.stringify({ alice: 'k-alice', bob: 'k-bob' }));
+    const file = await openApiKeysFile(keysFile);
+    expect(await file.reload()).toEqual({ outcome: 'unchanged' });
+    await writeFile(keysFile, JSON.stringify({ alice: 'k-alice' }));
+    expect(await file.reload()).toEqual({ outcome: 'reloaded', keys: 1 });
+    await expect(apiKeysFileAuthenticator(file).admit({ name: 'bob', auth: token('k-bob') })).rejects.toThrow(
+      "admission refused for 'bob'",
+    );
+    await writeFile(keysFile, JSON.stringify({ alice: 7 }));
+    expect(await file.reload()).toMatchObject({ outcome: 'kept' });
+    expect([file.size, file.get('alice')]).toEqual([1, 'k-alice']);
   });
 });

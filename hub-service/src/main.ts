@@ -55,7 +55,12 @@ async function main(): Promise<number> {
     log.warn({}, 'no --auth-dir: the hub issues no credentials (NATS must secure the subjects itself)');
   else if (auth.admission === 'none') {
     log.warn({}, 'issuing credentials, but no --api-keys nor --open-registration: every registration is refused');
-  } else log.info({ admission: auth.admission }, 'issuing identity credentials');
+  } else {
+    const keys = auth.apiKeys === null ? {} : { keys: auth.apiKeys.size, file: auth.apiKeys.path };
+    log.info({ admission: auth.admission, ...keys }, 'issuing identity credentials');
+  }
+  // A name added to the API keys file is admitted from its next registration on, without a restart.
+  const watchingKeys = auth?.apiKeys?.watch(log) ?? null;
   const hub = await startHub({
     connection: nc,
     prefix: config.prefix,
@@ -86,6 +91,7 @@ async function main(): Promise<number> {
       stopping = true;
       ops.stopping();
       log.info({ signal }, 'stopping: no new admissions, draining, releasing the lease');
+      watchingKeys?.[Symbol.dispose]();
       void hub
         .close()
         .then(() => nc.drain())
