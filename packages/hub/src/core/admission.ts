@@ -122,7 +122,7 @@ async function checkInboxes(ctx: HubContext, rt: ChannelRuntime, envelope: Envel
   for (const id of recipientsOfSubstantive(envelope, rt.metadata)) {
     const recipient = ctx.registry.get(id);
     if (recipient === undefined) continue;
-    const pending = await inboxPending(ctx, id, recipient.rule);
+    const pending = await inboxPending(ctx, { agentId: id, rule: recipient.rule }, rt.metadata);
     const decision = await ctx.arbiter.authorizeInbox({ envelope, recipient, pending });
     if (!decision.allow) throw deniedError(decision);
   }

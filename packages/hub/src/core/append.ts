@@ -10,14 +10,13 @@ import {
   type HubNames,
 } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
-import type { InboxPressure } from '../governance/inbox-counters.js';
 import { WalConflictError, isTransient, type AppendResult } from '../nats/wal.js';
 import { applyAppended, type ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { auditQuarantined } from './quarantine.js';
 import { reconcileMetadata } from './reconcile.js';
 import { checkWalMessage, getWalRange, lastWalMessage, type Checked, type RawWalMessage } from './wal-scan.js';
-import { agentFields, channelFields } from '../observe/log-names.js';
+import { channelFields } from '../observe/log-names.js';
 
 /**
  * How many times one append reads the channel's new tail and tries again. Each round folds whatever another writer
@@ -166,17 +165,11 @@ export async function appendUnlessDone(
 
 /**
  * What the hub does with every envelope in a WAL, live after an append and on hydrate in log order: update the
- * channel (indexes, adapter state, expectation facts) and the inbox pending counts. Returns the agents whose
- * inbox just reached its high-water mark.
+ * channel (indexes, adapter state, expectation facts) and the inbox pending counts.
  */
-export function recordAppended(
-  ctx: HubContext,
-  rt: ChannelRuntime,
-  envelope: Envelope,
-  streamSeq: number,
-): InboxPressure[] {
+export function recordAppended(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
   applyAppended(rt, envelope, streamSeq);
-  const pressure = ctx.inboxes.count(envelope, rt, (id) => {
+  ctx.inboxes.count(envelope, rt, (id) => {
     const inbox = ctx.registry.get(id)?.rule.limits.inbox;
     return inbox === undefined ? null : { maxPending: inbox.max_pending, highWater: inbox.high_water };
   });
@@ -185,16 +178,10 @@ export function recordAppended(
     ctx.inboxes.release(rt.inboxAdmitted);
     rt.inboxAdmitted.clear();
   }
-  return pressure;
 }
 
 function record(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
-  for (const { agentId, pending } of recordAppended(ctx, rt, envelope, streamSeq)) {
-    ctx.logger.warn(
-      { ...agentFields(ctx.registry, agentId), ...channelFields(rt.metadata), pending },
-      'inbox pressure',
-    );
-  }
+  recordAppended(ctx, rt, envelope, streamSeq);
   ctx.snapshots.afterAppend(rt);
 }
 

@@ -82,6 +82,7 @@ export async function createChannel(
     const created = newRuntime(metadata, adapter, adapter.initialState(metadata));
     await checkInviteInboxes(
       ctx,
+      metadata,
       invitees.map((id) => invite(created, id)),
     );
     ctx.channels.set(created);

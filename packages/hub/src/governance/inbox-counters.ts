@@ -9,10 +9,22 @@ import {
   type Envelope,
 } from '@ag2net/protocol';
 
-/** An agent whose pending count crossed its inbox's high-water mark. */
-export interface InboxPressure {
-  readonly agentId: string;
+/** The marks of one admission check, in messages. */
+export interface InboxMarks {
+  /** At or past this estimate the count is asked of the agent's inbox consumer (`Infinity`: never). */
+  readonly refreshAt: number;
+  /** At or past this count, as the inbox consumer reported it, the inbox is under pressure (`Infinity`: never). */
+  readonly highWater: number;
+}
+
+/** An agent's pending count as one check found it. */
+export interface PendingCount {
   readonly pending: number;
+  /**
+   * True when this check found the inbox at or past its high-water mark by its consumer's own count and the inbox was
+   * not under pressure before: the start of an episode, which ends when a check finds the inbox under the mark.
+   */
+  readonly pressureStarted: boolean;
 }
 
 /** The channel an envelope was admitted to: its participants, and its own per-agent tally (see `release`). */
@@ -46,6 +58,11 @@ export type ReadInboxDepth = (agentId: string) => Promise<number>;
  * counts do not grow with history and a hub that hydrates only open channels folds the same counts. What an ended
  * channel left unread in an inbox is then unseen, so a released agent is *unverified*: its next check asks its
  * consumer whatever the estimate says. A hub that hydrates marks every agent unverified (`distrustAll`).
+ *
+ * Pressure (`high_water`, AG2's `on_inbox_pressure`) is judged on the consumer's count only, never on the estimate:
+ * the estimate does not see acks between refreshes, so an estimate at the mark says nothing about the inbox (a
+ * recipient that acks everything would be reported every `high_water` envelopes). An episode starts when a refresh
+ * finds the inbox at or past the mark and ends when a check finds it under the mark.
  */
 export class InboxCounters {
   readonly #admitted = new Map<string, number>();
@@ -54,6 +71,8 @@ export class InboxCounters {
   readonly #unverified = new Set<string>();
   /** After `distrustAll`: every agent is unverified until it is asked; these were asked since. */
   #askedSinceDistrust: Set<string> | null = null;
+  /** Agents whose inbox a refresh found at or past its high-water mark, until a check finds it under it. */
+  readonly #pressed = new Set<string>();
 
   /** The agent's estimated pending count. */
   get(agentId: string): number {
@@ -61,51 +80,56 @@ export class InboxCounters {
   }
 
   /**
-   * The agent's pending count for an admission check: the estimate while it is under `refreshAt`, else the depth
-   * its inbox consumer reports now (and the estimate is reset to it). If NATS cannot answer, the estimate stands.
+   * The agent's pending count for an admission check: the estimate while it is under `marks.refreshAt`, else the
+   * depth its inbox consumer reports now (and the estimate is reset to it). If NATS cannot answer, the estimate stands.
    */
-  async pending(agentId: string, refreshAt: number, readDepth: ReadInboxDepth): Promise<number> {
+  async pending(agentId: string, marks: InboxMarks, readDepth: ReadInboxDepth): Promise<PendingCount> {
     const estimate = this.get(agentId);
-    if (estimate < refreshAt && !this.#isUnverified(agentId)) return estimate;
+    if (estimate < marks.refreshAt && !this.#isUnverified(agentId)) {
+      // The estimate errs high: under the mark, the inbox is under it too and an episode of pressure is over.
+      if (estimate < marks.highWater) this.#pressed.delete(agentId);
+      return { pending: estimate, pressureStarted: false };
+    }
     const admittedBefore = this.#admitted.get(agentId) ?? 0;
     let depth: number;
     try {
       depth = await readDepth(agentId);
     } catch {
-      return estimate;
+      return { pending: estimate, pressureStarted: false };
     }
     // Envelopes admitted while the request was out are not in `depth` yet, or are: either way they stay counted.
     this.#consumed.set(agentId, Math.max(0, admittedBefore - depth));
     this.#verified(agentId);
-    return this.get(agentId);
+    const pending = this.get(agentId);
+    return { pending, pressureStarted: this.#pressure(agentId, pending, marks.highWater) };
   }
 
-  /**
-   * Counts an admitted envelope; returns the recipients whose estimate just reached their high-water mark
-   * (`high_water`, else 80 % of `max_pending`; AG2's `on_inbox_pressure`).
-   */
-  count(envelope: Envelope, channel: CountedChannel, limitsOf: InboxLimitsOf): InboxPressure[] {
+  /** Notes a count the consumer confirmed; true when it starts an episode of pressure. */
+  #pressure(agentId: string, pending: number, highWater: number): boolean {
+    if (pending < highWater) {
+      this.#pressed.delete(agentId);
+      return false;
+    }
+    if (this.#pressed.has(agentId)) return false;
+    this.#pressed.add(agentId);
+    return true;
+  }
+
+  /** Counts an admitted envelope in its recipients' estimates (and an answered invite out of its answerer's). */
+  count(envelope: Envelope, channel: CountedChannel, limitsOf: InboxLimitsOf): void {
     const { metadata, inboxAdmitted: tally } = channel;
     if (envelope.event_type === EV_CHANNEL_INVITE_ACK || envelope.event_type === EV_CHANNEL_INVITE_REJECT) {
       // An answered invite was read: it stops counting without waiting for the next refresh.
       const sender = envelope.sender_id;
       this.#consumed.set(sender, (this.#consumed.get(sender) ?? 0) + 1);
-      return [];
+      return;
     }
-    if (!countsAsPending(envelope)) return [];
-    const pressure: InboxPressure[] = [];
+    if (!countsAsPending(envelope)) return;
     for (const id of recipientsOfSubstantive(envelope, metadata)) {
-      const limits = limitsOf(id);
-      if (limits === null) continue;
-      const before = this.get(id);
+      if (limitsOf(id) === null) continue;
       this.#admitted.set(id, (this.#admitted.get(id) ?? 0) + 1);
       tally.set(id, (tally.get(id) ?? 0) + 1);
-      const mark = highWaterMark(limits.maxPending, limits.highWater);
-      if (limits.maxPending > 0 && mark > 0 && before < mark && mark <= before + 1) {
-        pressure.push({ agentId: id, pending: before + 1 });
-      }
     }
-    return pressure;
   }
 
   /** Counts what a channel admitted before its snapshot (`tally`, per agent), as `count` would have counted it. */
@@ -145,6 +169,7 @@ export class InboxCounters {
   forget(agentId: string): void {
     this.#admitted.delete(agentId);
     this.#consumed.delete(agentId);
+    this.#pressed.delete(agentId);
   }
 
   clear(): void {
@@ -152,6 +177,7 @@ export class InboxCounters {
     this.#consumed.clear();
     this.#unverified.clear();
     this.#askedSinceDistrust = null;
+    this.#pressed.clear();
   }
 
   /**
@@ -163,7 +189,7 @@ export class InboxCounters {
   }
 }
 
-/** The count at which the hub logs inbox pressure and starts asking the consumer: `high_water`, else 80 %. */
+/** The count at which the hub starts asking the consumer and logs inbox pressure: `high_water`, else 80 %. */
 export function highWaterMark(maxPending: number, highWater: number | null): number {
   return highWater ?? Math.max(1, Math.floor(maxPending * 0.8));
 }

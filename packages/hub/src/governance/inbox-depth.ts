@@ -1,20 +1,39 @@
-import type { Envelope, Rule } from '@ag2net/protocol';
+import type { ChannelMetadata, Envelope, Rule } from '@ag2net/protocol';
 import type { HubContext } from '../core/context.js';
+import { agentFields, channelFields } from '../observe/log-names.js';
 import { deniedError } from './arbiter.js';
 import { highWaterMark } from './inbox-counters.js';
 
 /**
  * An agent's pending count as admission checks it (`InboxCounters.pending`): the hub's estimate while it is under
  * the agent's high-water mark, else what the agent's inbox consumer holds now (`num_pending + num_ack_pending`,
- * i.e. delivered and not yet acked). An agent without a `max_pending` cap is never looked up.
+ * i.e. delivered and not yet acked). An agent without a `max_pending` cap is never looked up. When the consumer's
+ * count reaches the high-water mark the hub logs `inbox pressure` once, naming the agent and the channel whose post
+ * found it, until a check finds the inbox under the mark again.
  */
-export function inboxPending(ctx: HubContext, agentId: string, rule: Rule): Promise<number> {
+export async function inboxPending(
+  ctx: HubContext,
+  recipient: { readonly agentId: string; readonly rule: Rule },
+  channel: Pick<ChannelMetadata, 'channel_id' | 'labels' | 'manifest'>,
+): Promise<number> {
+  const { agentId, rule } = recipient;
   const { max_pending: maxPending, high_water: highWater } = rule.limits.inbox;
-  const refreshAt = maxPending > 0 ? Math.min(maxPending, highWaterMark(maxPending, highWater)) : Infinity;
-  return ctx.inboxes.pending(agentId, refreshAt, async (id) => {
-    const info = await ctx.jsm.consumers.info(ctx.names.inboxStream, ctx.names.inboxConsumer(id));
-    return info.num_pending + info.num_ack_pending;
-  });
+  const mark = maxPending > 0 ? highWaterMark(maxPending, highWater) : Infinity;
+  const { pending, pressureStarted } = await ctx.inboxes.pending(
+    agentId,
+    { refreshAt: Math.min(maxPending > 0 ? maxPending : Infinity, mark), highWater: mark },
+    async (id) => {
+      const info = await ctx.jsm.consumers.info(ctx.names.inboxStream, ctx.names.inboxConsumer(id));
+      return info.num_pending + info.num_ack_pending;
+    },
+  );
+  if (pressureStarted) {
+    ctx.logger.warn(
+      { ...agentFields(ctx.registry, agentId), ...channelFields(channel), pending, highWater: mark, maxPending },
+      'inbox pressure',
+    );
+  }
+  return pending;
 }
 
 /**
@@ -22,12 +41,16 @@ export function inboxPending(ctx: HubContext, agentId: string, rule: Rule): Prom
  * arbiter's inbox check against the invitee's pending count, so a full inbox refuses new channels (`inbox_full`) as
  * it refuses content, and invites cannot be used to flood an inbox.
  */
-export async function checkInviteInboxes(ctx: HubContext, invites: readonly Envelope[]): Promise<void> {
+export async function checkInviteInboxes(
+  ctx: HubContext,
+  channel: ChannelMetadata,
+  invites: readonly Envelope[],
+): Promise<void> {
   for (const envelope of invites) {
     for (const id of envelope.audience ?? []) {
       const recipient = ctx.registry.get(id);
       if (recipient === undefined) continue;
-      const pending = await inboxPending(ctx, id, recipient.rule);
+      const pending = await inboxPending(ctx, { agentId: id, rule: recipient.rule }, channel);
       const decision = await ctx.arbiter.authorizeInbox({ envelope, recipient, pending });
       if (!decision.allow) throw deniedError(decision);
     }
