@@ -1,24 +1,47 @@
+import type { AdapterState, ChannelAdapter } from '@ag2net/adapters';
 import {
   Access,
   AccessDeniedError,
+  AuthError,
   CallerSchema,
+  ChannelState,
+  EV_CHANNEL_INVITE_ACK,
+  EV_CHANNEL_INVITE_REJECT,
+  EV_EXPECTATION_VIOLATED,
+  EnvelopeSchema,
   HUB_OPS,
   InvalidRequestError,
   OPERATOR_CALLER,
+  ProtocolError,
+  isChannelProtocolEvent,
+  isTerminalChannelState,
   repr,
   visibleTo,
+  type ChannelMetadata,
   type Envelope,
   type HubOp,
 } from '@ag2net/protocol';
 import { channelNotFound } from './core/channel-table.js';
 import type { HubContext } from './core/context.js';
 
-/** What the access rules need to know about the hub: who is registered, and each channel's participants. */
+/**
+ * What the access rules need to know of a channel: its metadata (participants, state), and its adapter and adapter
+ * state, with which a post from outside the channel is refused in the adapter's words (a channel runtime will do).
+ */
+export interface AccessChannel {
+  readonly metadata: ChannelMetadata;
+  /** `null` when no adapter is registered for the channel's manifest. */
+  readonly adapter: ChannelAdapter | null;
+  /** `null` without an adapter, and for an ended channel whose state is not in memory. */
+  readonly state: AdapterState | null;
+}
+
+/** What the access rules need to know about the hub: who is registered, and each channel. */
 export interface AccessDirectory {
   /** True when `agentId` is a registered identity. */
   isRegistered(agentId: string): boolean;
-  /** The channel's participants (its metadata will do), or `undefined` for an unknown channel. */
-  channel(channelId: string): { readonly participants: readonly { readonly agent_id: string }[] } | undefined;
+  /** The channel, or `undefined` for an unknown channel. */
+  channel(channelId: string): AccessChannel | undefined;
 }
 
 /** One request as the access rules see it. */
@@ -34,7 +57,7 @@ export interface Call {
 export function accessDirectory(ctx: Pick<HubContext, 'registry' | 'channels'>): AccessDirectory {
   return {
     isRegistered: (agentId) => ctx.registry.get(agentId) !== undefined,
-    channel: (channelId) => ctx.channels.get(channelId)?.metadata,
+    channel: (channelId) => ctx.channels.get(channelId),
   };
 }
 
@@ -74,19 +97,25 @@ type ParticipantOp = {
 }[HubOp];
 
 /**
- * How each participant operation answers a registered identity that is not a participant of the request's channel.
- * `hidden`: a read answers exactly as for a channel that does not exist, so that no read tells a channel one is not
- * in from no channel at all. `refused`: an act on the channel is refused with `access_denied`. A new participant
- * operation must be listed here.
+ * How a participant operation answers a registered identity that is not a participant of the request's channel:
+ * - `hidden`: a read answers exactly as for a channel that does not exist, so that no read tells a channel one is
+ *   not in from no channel at all;
+ * - `refused`: an act on the channel is refused with `access_denied` (AG2 refuses a non-participant's
+ *   `close_channel` and `report_turn_failure` with `AccessDeniedError` too);
+ * - `ag2`: a post is refused with the `protocol_error` AG2 answers a send from outside the channel with
+ *   (`nonParticipantSend`), never admitted.
+ * A new participant operation must be listed here.
  */
-const NON_MEMBER: { readonly [Op in ParticipantOp]: 'hidden' | 'refused' } = {
+type NonMemberAnswer = 'hidden' | 'refused' | 'ag2';
+
+const NON_MEMBER: { readonly [Op in ParticipantOp]: NonMemberAnswer } = {
   getChannel: 'hidden',
   readWal: 'hidden',
   findEnvelopeByCausation: 'hidden',
   canSend: 'hidden',
   adapterState: 'hidden',
   closeChannel: 'refused',
-  post: 'refused',
+  post: 'ag2',
   reportTurnFailure: 'refused',
   acquireTurnLock: 'refused',
   renewTurnLock: 'refused',
@@ -94,7 +123,50 @@ const NON_MEMBER: { readonly [Op in ParticipantOp]: 'hidden' | 'refused' } = {
 };
 
 /** `NON_MEMBER` by any op name; an op outside the participant class is never asked, and would be refused. */
-const nonMemberAnswers: Partial<Record<HubOp, 'hidden' | 'refused'>> = NON_MEMBER;
+const nonMemberAnswers: Partial<Record<HubOp, NonMemberAnswer>> = NON_MEMBER;
+
+/**
+ * The error AG2 answers a post by `caller` with, `caller` being no participant of `channel`, in the order of AG2's
+ * admission (docs/ag2-compatibility.md): a body whose `sender_id` is not the caller is `auth_failed`, as for anyone;
+ * an ended channel is `channel '<id>' is <state>`; an event only the hub writes is refused as from anyone; any other
+ * event but an invite answer on a channel that is not active is `channel '<id>' not active (state=<state>)`; then the
+ * adapter's own refusal of the sender (`conversation channel '<id>' only accepts sends from participants, got …`,
+ * `consulting channel '<id>' expects first send from initiator …`, `discussion channel '<id>' expects … to speak,
+ * got …`, `workflow '<id>' expects … to speak, got …`); and where the adapter has none (an event it does not judge),
+ * AG2 1.2.1's `channel '<id>' only accepts sends from participants, got '<caller>'`. Nothing is looked up but the
+ * channel itself: the post is never admitted, and no envelope id, task or inbox of the channel is consulted.
+ */
+function nonParticipantSend(channel: AccessChannel, caller: string, request: unknown): Error {
+  const parsed = EnvelopeSchema.safeParse(request);
+  // Unreachable: `post` requests are parsed with this schema before `authorize`; never let one through unparsed.
+  if (!parsed.success) return new InvalidRequestError('post names no envelope');
+  const envelope = parsed.data;
+  if (envelope.sender_id !== caller) {
+    return new AuthError(`sender_id ${repr(envelope.sender_id)} does not match the caller ${repr(caller)}`);
+  }
+  const { metadata, adapter, state } = channel;
+  const cid = repr(metadata.channel_id);
+  if (isTerminalChannelState(metadata.state)) return new ProtocolError(`channel ${cid} is ${metadata.state}`);
+  const type = envelope.event_type;
+  const inviteAnswer = type === EV_CHANNEL_INVITE_ACK || type === EV_CHANNEL_INVITE_REJECT;
+  if (!inviteAnswer) {
+    if (isChannelProtocolEvent(type) || type === EV_EXPECTATION_VIOLATED) {
+      return new ProtocolError(`${type} events are written by the hub`);
+    }
+    if (metadata.state !== ChannelState.Active) {
+      return new ProtocolError(`channel ${cid} not active (state=${metadata.state})`);
+    }
+    if (adapter !== null && state !== null) {
+      try {
+        adapter.validateSend(metadata, envelope, state);
+      } catch (err) {
+        if (err instanceof ProtocolError) return err;
+        throw err;
+      }
+    }
+  }
+  return new ProtocolError(`channel ${cid} only accepts sends from participants, got ${repr(caller)}`);
+}
 
 /**
  * The rule of each access class, applied after the operator rule (see `authorize`). Each throws to refuse.
@@ -109,8 +181,11 @@ const RULES: { readonly [A in Access]: (call: Call, dir: AccessDirectory) => voi
     const channelId = channelIdOf(call);
     const channel = dir.channel(channelId);
     if (channel === undefined) throw channelNotFound(channelId);
-    if (channel.participants.some((p) => p.agent_id === caller)) return;
-    if (nonMemberAnswers[op] === 'hidden') throw channelNotFound(channelId);
+    if (channel.metadata.participants.some((p) => p.agent_id === caller)) return;
+    const answer = nonMemberAnswers[op];
+    if (answer === 'hidden') throw channelNotFound(channelId);
+    // AG2's words, which name the channel's type and state and, for a turn-taking channel, whose turn it is.
+    if (answer === 'ag2') throw nonParticipantSend(channel, caller, call.request);
     // Echoes only what the caller sent: a non-member learns that it is not a member, and nothing else.
     throw new AccessDeniedError(`${repr(caller)} is not a participant of channel ${repr(channelId)}`);
   },
@@ -129,9 +204,10 @@ const RULES: { readonly [A in Access]: (call: Call, dir: AccessDirectory) => voi
  * - `participant`: a registered identity among the participants of the request's `channel_id`; an unknown channel
  *   is `not_found` for everyone alike, and so is a channel the caller is not in for the reads of a channel (`getChannel`,
  *   `readWal`, `findEnvelopeByCausation`, `canSend`, `adapterState`), which answer it exactly like an unknown one;
- *   the acts on a channel (`post`, `closeChannel`, turn locks, `reportTurnFailure`) refuse a non-member.
+ *   the acts on a channel (`closeChannel`, turn locks, `reportTurnFailure`) refuse a non-member with `access_denied`,
+ *   and a non-member's `post` gets the `protocol_error` AG2 answers it with (`nonParticipantSend`).
  * - `operator`: `OPERATOR_CALLER` only.
- * Refusals are `access_denied` with a short message that names nothing the caller did not send.
+ * Other refusals are `access_denied` with a short message that names nothing the caller did not send.
  */
 export function authorize(call: Call, directory: AccessDirectory): CheckedCaller {
   const { op, caller } = call;

@@ -1,5 +1,7 @@
+import { sequence } from '@ag2net/adapters';
 import {
   Access,
+  EV_CONTEXT_SET,
   EV_TEXT,
   HUB_OPS,
   HUB_OP_NAMES,
@@ -13,11 +15,13 @@ import { describe, expect, it } from 'vitest';
 import {
   asOperator,
   audit,
+  failure,
   openChannel,
   openNet,
   readWal,
   register,
   say,
+  waitForState,
   type TestAgent,
   type TestNet,
 } from './support.js';
@@ -103,7 +107,7 @@ describe('access classes', () => {
     expect((await net.rpc.call('listChannels', {}, asOperator)).channels.map((c) => c.channel_id)).toEqual([cid]);
   });
 
-  it('answers a registered non-member’s reads of a channel as an unknown channel, and refuses its acts on it', async () => {
+  it('answers a registered non-member’s reads of a channel as an unknown channel, its post as AG2, and refuses its acts', async () => {
     await using net = await openNet(nats.url);
     const { alice, bob, carol, cid } = await world(net);
     const ops = opsOf(Access.Participant);
@@ -114,7 +118,9 @@ describe('access classes', () => {
       ops.map((op) =>
         reads.includes(op)
           ? `not_found: channel not found: ${cid}`
-          : `access_denied: '${carol.id}' is not a participant of channel '${cid}'`,
+          : op === 'post'
+            ? `protocol_error: conversation channel '${cid}' only accepts sends from participants, got '${carol.id}'`
+            : `access_denied: '${carol.id}' is not a participant of channel '${cid}'`,
       ),
     );
     // An unknown channel is not_found for everyone alike: member of something, operator, anyone registered.
@@ -176,6 +182,110 @@ describe('access classes', () => {
     const { cid } = await world(net);
     expect(await attempt(net, 'getChannel', '$admin', { channel_id: cid })).toBe(
       "invalid_request: caller in subject is invalid: '$admin'",
+    );
+  });
+});
+
+describe('a post from outside a channel', () => {
+  /** What `outsider` is answered when it says something in `cid`, as `code: message` with the ids named. */
+  async function refusal(net: TestNet, outsider: TestAgent, cid: string, extra = {}): Promise<string> {
+    const { code, message } = await failure(say(net, outsider, cid, 'let me in', extra));
+    return `${code}: ${message}`;
+  }
+
+  it('is refused with the AG2 ProtocolError of each channel type, and the log is unchanged', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const erin = await register(net, 'erin');
+    const dave = await register(net, 'dave');
+    const conversation = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    const consulting = (await openChannel(net, alice, 'consulting', [bob])).channel_id;
+    const discussion = (await openChannel(net, alice, 'discussion', [bob, erin])).channel_id;
+    const graph = sequence([bob.id, alice.id]).toDict();
+    const workflow = (await openChannel(net, alice, 'workflow', [bob], { knobs: { graph } })).channel_id;
+    const before = await Promise.all(
+      [conversation, consulting, discussion, workflow].map((cid) => readWal(net, alice, cid)),
+    );
+
+    expect({
+      conversation: await refusal(net, dave, conversation),
+      consulting: await refusal(net, dave, consulting),
+      discussion: await refusal(net, dave, discussion),
+      workflow: await refusal(net, dave, workflow),
+      context: await refusal(net, dave, workflow, { event_type: EV_CONTEXT_SET, event_data: { set: { x: 1 } } }),
+      custom: await refusal(net, dave, discussion, { event_type: 'acme.note', event_data: { note: 'hi' } }),
+    }).toEqual({
+      conversation: `protocol_error: conversation channel '${conversation}' only accepts sends from participants, got '${dave.id}'`,
+      consulting: `protocol_error: consulting channel '${consulting}' expects first send from initiator '${alice.id}', got '${dave.id}'`,
+      discussion: `protocol_error: discussion channel '${discussion}' expects '${alice.id}' to speak, got '${dave.id}'`,
+      workflow: `protocol_error: workflow '${workflow}' expects '${bob.id}' to speak, got '${dave.id}'`,
+      context: `protocol_error: workflow '${workflow}' only accepts EV_CONTEXT_SET from participants, got '${dave.id}'`,
+      custom: `protocol_error: channel '${discussion}' only accepts sends from participants, got '${dave.id}'`,
+    });
+    const after = await Promise.all(
+      [conversation, consulting, discussion, workflow].map((cid) => readWal(net, alice, cid)),
+    );
+    expect(after).toEqual(before);
+  });
+
+  it('follows the turns: the consulting reply is the respondent’s, the discussion moves on', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const erin = await register(net, 'erin');
+    const dave = await register(net, 'dave');
+    const consulting = (await openChannel(net, alice, 'consulting', [bob])).channel_id;
+    const discussion = (await openChannel(net, alice, 'discussion', [bob, erin])).channel_id;
+    await say(net, alice, consulting, 'a question');
+    await say(net, alice, discussion, 'first');
+    expect([await refusal(net, dave, consulting), await refusal(net, dave, discussion)]).toEqual([
+      `protocol_error: consulting channel '${consulting}' expects reply from respondent '${bob.id}', got '${dave.id}'`,
+      `protocol_error: discussion channel '${discussion}' expects '${bob.id}' to speak, got '${dave.id}'`,
+    ]);
+  });
+
+  it('is refused as AG2 refuses any post to a closed channel', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const dave = await register(net, 'dave');
+    const cid = (await openChannel(net, alice, 'discussion', [bob])).channel_id;
+    await net.rpc.call('closeChannel', { channel_id: cid }, { caller: alice.id });
+    await waitForState(net, cid, 'closed');
+    expect([await refusal(net, dave, cid), await refusal(net, alice, cid)]).toEqual([
+      `protocol_error: channel '${cid}' is closed`,
+      `protocol_error: channel '${cid}' is closed`,
+    ]);
+  });
+
+  it('learns nothing of the channel’s envelope ids: a taken id is answered as any other post', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const dave = await register(net, 'dave');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    const taken = (await say(net, alice, cid, 'hello')).envelope_id;
+    const refused = `protocol_error: conversation channel '${cid}' only accepts sends from participants, got '${dave.id}'`;
+    expect([
+      await refusal(net, dave, cid, { envelope_id: taken }),
+      await refusal(net, dave, cid, { envelope_id: newId() }),
+    ]).toEqual([refused, refused]);
+    // A participant proposing the same id is told it is taken: the refusal above was not that answer.
+    expect(await refusal(net, bob, cid, { envelope_id: taken })).toBe(
+      `conflict: envelope_id '${taken}' is already taken in channel '${cid}'`,
+    );
+  });
+
+  it('names the caller, not the sender its body claims: a body in another’s name is auth_failed', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const dave = await register(net, 'dave');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    const forged = { channel_id: cid, sender_id: bob.id, event_type: EV_TEXT, event_data: { text: 'as bob' } };
+    expect(await attempt(net, 'post', dave.id, forged)).toBe(
+      `auth_failed: sender_id '${bob.id}' does not match the caller '${dave.id}'`,
     );
   });
 });
