@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { pino } from 'pino';
-import { ConfigError, USAGE, bridgeOptionsOf, loadConfig, type BridgeConfig } from './config.js';
+import { ConfigError, USAGE, bridgeOptionsOf, loadConfig, watchPeopleFile, type BridgeConfig } from './config.js';
 import { startBridgeOps } from './ops.js';
 import { startBridge } from './server.js';
 
@@ -24,6 +24,11 @@ async function main(): Promise<number> {
   const log = pino({ name: 'bridge', level: config.logLevel });
   if (config.authDir === undefined) log.warn({}, 'no --auth-dir: an unsecured deployment (no credentials anywhere)');
   if (config.secret === undefined) log.warn({}, 'no --secret: a random one; tokens work on this process only');
+  // A person added to the people file may sign in from then on, without a restart.
+  const watchingPeople =
+    config.apiKeys === undefined || options.apiKeys === undefined
+      ? null
+      : watchPeopleFile({ path: config.apiKeys, people: options.apiKeys, log });
   const ops = await startBridgeOps({ port: config.opsPort, log });
   const bridge = await startBridge({ ...options, logger: log, observer: ops.observer });
   ops.serving(bridge);
@@ -33,6 +38,7 @@ async function main(): Promise<number> {
   });
   await stop;
   log.info({}, 'stopping');
+  watchingPeople?.[Symbol.dispose]();
   ops.stopping();
   await bridge.close();
   await ops.close();
