@@ -1,4 +1,5 @@
 import {
+  AccessDeniedError,
   ErrorReason,
   HUB_OPS,
   InternalError,
@@ -13,7 +14,7 @@ import {
   type HubRequest,
   type HubResponse,
 } from '@ag2net/protocol';
-import { errors, type NatsConnection } from '@nats-io/transport-node';
+import { errors, type NatsConnection, type PermissionViolationError } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Default time to wait for one RPC attempt, in ms. */
@@ -51,7 +52,9 @@ export class HubUnavailableError extends Error {
 
 /**
  * Typed request/reply to the hub. Requests are validated before they leave, replies when they arrive; a hub error
- * is rethrown as its typed `NetworkError`. When no hub answers (failover in progress), the hub answers `unavailable`,
+ * is rethrown as its typed `NetworkError`, and a request NATS refuses (a permissions violation: the connection's
+ * credentials do not allow the operation's subject, or its reply inbox) as `AccessDeniedError`, never resent. When
+ * no hub answers (failover in progress), the hub answers `unavailable`,
  * or an attempt of an idempotent operation times out, the same request is sent again until `retryForMs` runs out:
  * posts carry a client-minted envelope id, so a retried post is admitted once. A non-idempotent operation
  * (`HUB_OPS[op].idempotent === false`) that timed out is not resent: it may have been applied.
@@ -89,6 +92,8 @@ export class HubRpc {
         const msg = await this.#nc.request(subject, payload, { timeout: options.timeout ?? this.#requestTimeoutMs });
         return decodeReply(op, msg.string());
       } catch (err) {
+        const refusal = permissionRefusal(err);
+        if (refusal !== null) throw new AccessDeniedError(refusedMessage(op, refusal), { cause: err });
         if (!isRetryable(err, spec.idempotent)) throw err;
         if (Date.now() >= deadline) {
           throw new HubUnavailableError(`no hub answered ${op} within ${retryForMs} ms`, { cause: err });
@@ -97,6 +102,24 @@ export class HubRpc {
       }
     }
   }
+}
+
+/**
+ * The permissions violation NATS answered a request with, or `null` for any other failure. nats.js rejects the
+ * request it refused to publish (and every pending request when it refused the reply inbox's subscription) with a
+ * `RequestError` whose cause is the violation.
+ */
+function permissionRefusal(err: unknown): PermissionViolationError | null {
+  if (err instanceof errors.PermissionViolationError) return err;
+  if (err instanceof errors.RequestError && err.cause instanceof errors.PermissionViolationError) return err.cause;
+  return null;
+}
+
+/** What a refused request says: the operation and the subject NATS refused (the request's, or its reply inbox's). */
+function refusedMessage(op: HubOp, refusal: PermissionViolationError): string {
+  return refusal.operation === 'subscription'
+    ? `this connection may not call ${op} (NATS refused the subscription to its reply inbox ${refusal.subject})`
+    : `this connection may not call ${op} (NATS refused ${refusal.subject})`;
 }
 
 /** A post without an envelope id gets one here, so that every retry of it carries the same id. */
