@@ -35,7 +35,10 @@ export {
   withModelLimits,
   describeModelError,
 } from './model/limits.js';
-export type { ModelLimits } from './model/limits.js';
+export type { ModelLimits, ModelCallErrorOptions } from './model/limits.js';
+export { FailureKind, causeLine } from './model/cause.js';
+export type { FailureCause } from './model/cause.js';
+export { modelIdentity } from './model/identity.js';
 export { createScriptedModel } from './model/scripted.js';
 export type { ScriptedModel, ScriptedModelOptions } from './model/scripted.js';
 export { ScriptStepSchema, ScriptedToolCallSchema, toolCall } from './model/script.js';
@@ -66,9 +69,11 @@ export { hubTaskDirectory } from './runtime/tasks.js';
 export {
   reportTurnFailure,
   describeTurnFailure,
+  turnFailedData,
   turnFailedEnvelopeId,
   TURN_ERROR_CODE,
 } from './runtime/turn-failure.js';
+export type { TurnFailure } from './runtime/turn-failure.js';
 export { loadDirectory } from './runtime/directory.js';
 export type { Directory } from './runtime/directory.js';
 export { TaskMirror } from './tasks/mirror.js';

@@ -1,9 +1,16 @@
 import { ackInvite, isInviteFor, type Logger } from '@ag2net/client';
-import { EV_TURN_FAILED, type Envelope } from '@ag2net/protocol';
+import { EV_TURN_FAILED, OPERATOR_CALLER, type Envelope } from '@ag2net/protocol';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, createDefaultHandler, createModel, registerAgent, turnFailedEnvelopeId } from '../src/index.js';
+import {
+  Agent,
+  createDefaultHandler,
+  createModel,
+  createScriptedModel,
+  registerAgent,
+  turnFailedEnvelopeId,
+} from '../src/index.js';
 import { netKit, until } from './support.js';
 
 const kit = netKit();
@@ -18,7 +25,7 @@ const KEY = 'sk-test-secret-key-0123456789';
 const PROMPT = 'PROMPT-MARKER: what does a write-ahead log guarantee? '.repeat(40);
 
 /** How the fake endpoint answers every `/chat/completions` call. */
-type Behaviour = 'unauthorized' | 'server_error' | 'malformed' | 'slow';
+type Behaviour = 'unauthorized' | 'server_error' | 'malformed' | 'slow' | 'echo';
 
 let endpoint: { server: Server; calls: number; dropped: number } | null = null;
 
@@ -36,7 +43,22 @@ async function startEndpoint(behaviour: Behaviour): Promise<string> {
       const json = { 'content-type': 'application/json' };
       switch (behaviour) {
         case 'unauthorized':
-          res.writeHead(401, json).end(JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }));
+          // As OpenAI answers a wrong key, but quoting the whole key (and its header) back.
+          res.writeHead(401, json).end(
+            JSON.stringify({
+              error: {
+                message: `Incorrect API key provided: ${KEY} (header: Bearer ${KEY})`,
+                type: 'invalid_request_error',
+                code: 'invalid_api_key',
+              },
+            }),
+          );
+          return;
+        case 'echo':
+          // An endpoint whose error quotes the request back.
+          res
+            .writeHead(400, json)
+            .end(JSON.stringify({ error: { message: `cannot read: ${PROMPT.slice(0, 80)}`, code: 'bad_request' } }));
           return;
         case 'server_error':
           res.writeHead(500, json).end(JSON.stringify({ error: { message: 'upstream exploded' } }));
@@ -80,12 +102,22 @@ function capturingLogger(): { logger: Logger; lines: string[] } {
   return { logger: { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') }, lines };
 }
 
+/** A local port nothing listens on: a connection to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /**
- * An agent `expert` on the fake endpoint (timeout 300 ms, one retry after 10 ms) and a person `me` who asks it a
- * consulting question; resolves with the failure notice `me` received, the channel's end and the log lines.
+ * An agent `expert` on the fake endpoint (timeout 300 ms, one retry after 10 ms), or at `baseURL`, and a person `me`
+ * who asks it a consulting question; resolves with the failure notice `me` received, the channel's end, the log
+ * lines and the hub's `turn_failed` audit record.
  */
-async function askFailingExpert(behaviour: Behaviour) {
-  const baseURL = await startEndpoint(behaviour);
+async function askFailingExpert(behaviour: Behaviour | { readonly baseURL: string }) {
+  const baseURL = typeof behaviour === 'string' ? await startEndpoint(behaviour) : behaviour.baseURL;
   const { client } = await kit.open();
   const model = createModel(
     { provider: 'openai-compatible', model: 'test-model', baseURL, apiKey: KEY },
@@ -104,17 +136,42 @@ async function askFailingExpert(behaviour: Behaviour) {
     const m = await me.getChannel(channel.channelId);
     return m.state === 'closed' ? m : false;
   }, 'the channel to close');
-  return { notice, closed, lines, expert, asked, calls: endpoint?.calls ?? -1 };
+  const [audit] = await until(async () => {
+    const { records } = await client.call('readAudit', { kinds: ['turn_failed'] }, { caller: OPERATOR_CALLER });
+    return records.length > 0 ? records : undefined;
+  }, 'the turn_failed audit record');
+  return { notice, closed, lines, expert, asked, audit, calls: endpoint?.calls ?? -1 };
 }
+
+/** The model's part of every notice of the expert. */
+const EXPERT_MODEL = { provider: 'openai-compatible', model: 'test-model' };
 
 describe('a failed model call is an envelope the people in the channel see', () => {
   it('tells the person that the model rejected the API key, and closes the consulting channel', async () => {
-    const { notice, closed, expert, asked, calls } = await askFailingExpert('unauthorized');
+    const { notice, closed, expert, asked, calls, audit } = await askFailingExpert('unauthorized');
     expect(notice?.event_data).toEqual({
       agent_name: 'expert',
       reason: 'the model rejected the API key',
       code: 'model_auth',
+      cause: {
+        kind: 'http',
+        exc_type: 'APICallError',
+        status: 401,
+        code: 'invalid_api_key',
+        message: 'Incorrect API key provided: *** (header: Bearer ***)',
+      },
+      attempts: 1,
+      ...EXPERT_MODEL,
     });
+    // The hub's audit record says it too, as scrubbed.
+    expect([audit?.exc_type, audit?.exc_message]).toEqual([
+      'ModelCallError',
+      'the model rejected the API key (401 invalid_api_key: Incorrect API key provided: *** (header: Bearer ***))',
+    ]);
+    for (const text of [JSON.stringify(notice), JSON.stringify(audit)]) {
+      expect(text).not.toContain(KEY.slice(3, 15));
+      expect(text).not.toContain('PROMPT-MARKER');
+    }
     expect([notice?.sender_id, notice?.causation_id, notice?.envelope_id]).toEqual([
       expert.agentId,
       asked,
@@ -130,6 +187,9 @@ describe('a failed model call is an envelope the people in the channel see', () 
       agent_name: 'expert',
       reason: 'the model failed with HTTP 500 after 2 attempts',
       code: 'model_unavailable',
+      cause: { kind: 'http', exc_type: 'APICallError', status: 500, message: 'upstream exploded' },
+      attempts: 2,
+      ...EXPERT_MODEL,
     });
     expect(closed.close_reason).toBe('turn_failed');
     expect(calls).toBe(2);
@@ -141,6 +201,9 @@ describe('a failed model call is an envelope the people in the channel see', () 
       agent_name: 'expert',
       reason: 'the model returned malformed output',
       code: 'model_malformed_output',
+      cause: { kind: 'malformed_output', exc_type: 'APICallError', status: 200, message: 'Invalid JSON response' },
+      attempts: 1,
+      ...EXPERT_MODEL,
     });
     expect(calls).toBe(1);
   });
@@ -151,12 +214,63 @@ describe('a failed model call is an envelope the people in the channel see', () 
       agent_name: 'expert',
       reason: 'the model timed out after 0.3 s',
       code: 'model_timeout',
+      cause: { kind: 'timeout', exc_type: 'TimeoutError', message: 'no answer within 0.3 s' },
+      attempts: 1,
+      ...EXPERT_MODEL,
     });
     expect(closed.close_reason).toBe('turn_failed');
     expect(calls).toBe(1);
   });
 
-  it('logs the failure on one short line naming the agent and channel, without the prompt or the key', async () => {
+  it('tells the cause of an endpoint that refuses the connection, after the retries', async () => {
+    const port = await closedPort();
+    const { notice, closed } = await askFailingExpert({ baseURL: `http://127.0.0.1:${port}/v1` });
+    expect(notice?.event_data).toEqual({
+      agent_name: 'expert',
+      reason: 'the model could not be reached after 2 attempts',
+      code: 'model_unavailable',
+      cause: {
+        kind: 'connection',
+        exc_type: 'APICallError',
+        code: 'ECONNREFUSED',
+        message: `ECONNREFUSED 127.0.0.1:${port}`,
+      },
+      attempts: 2,
+      ...EXPERT_MODEL,
+    });
+    expect(closed.close_reason).toBe('turn_failed');
+  });
+
+  it('leaves out a provider message that quotes the request, and the credentials of a base URL', async () => {
+    const echoed = await askFailingExpert('echo');
+    expect(echoed.notice?.event_data['cause']).toEqual({
+      kind: 'http',
+      exc_type: 'APICallError',
+      status: 400,
+      code: 'bad_request',
+    });
+    await kit.closeAll();
+    // The HTTP client refuses a URL with credentials, and its error quotes the URL.
+    const port = await closedPort();
+    const { notice, audit, lines } = await askFailingExpert({
+      baseURL: `http://admin:hunter2-url-password@127.0.0.1:${port}/v1`,
+    });
+    expect(notice?.event_data).toMatchObject({
+      reason: 'the model call failed (TypeError)',
+      code: 'model_error',
+      cause: {
+        kind: 'error',
+        exc_type: 'TypeError',
+        message: `Request cannot be constructed from a URL that includes credentials: http://***@127.0.0.1:${port}/v1/chat/completions`,
+      },
+    });
+    for (const text of [JSON.stringify(notice), JSON.stringify(audit), ...lines]) {
+      expect(text).not.toContain('hunter2');
+      expect(text).not.toContain('admin');
+    }
+  });
+
+  it('logs the failure on one short line naming the agent, channel and cause, without the prompt or the key', async () => {
     const { lines, closed } = await askFailingExpert('unauthorized');
     const failed = lines.filter((l) => l.includes('"turn failed"'));
     expect(failed).toHaveLength(1);
@@ -167,10 +281,14 @@ describe('a failed model call is an envelope the people in the channel see', () 
       channelId: closed.channel_id,
       code: 'model_auth',
       reason: 'the model rejected the API key',
+      cause: { kind: 'http', status: 401, code: 'invalid_api_key' },
+      attempts: 1,
+      provider: 'openai-compatible',
+      model: 'test-model',
       msg: 'turn failed',
     });
     for (const line of lines) {
-      expect(line.length).toBeLessThan(400);
+      expect(line.length).toBeLessThan(600);
       expect(line).not.toContain('PROMPT-MARKER');
       expect(line).not.toContain(KEY);
     }
@@ -206,5 +324,28 @@ describe('a failed model call is an envelope the people in the channel see', () 
     const log = await me.readWal(channel.channelId);
     expect(log.filter((e) => e.event_type === EV_TURN_FAILED)).toEqual([]);
     expect(endpoint?.calls).toBe(1);
+  });
+});
+
+describe('the passport says which model answers', () => {
+  it('registers an agent on the scripted model and one on a real model with their provider and model', async () => {
+    const { client } = await kit.open();
+    const offline = await registerAgent(
+      client,
+      new Agent({ name: 'offline', model: createScriptedModel(['Canned.'], { loop: true }) }),
+    );
+    const real = await registerAgent(
+      client,
+      new Agent({
+        name: 'real',
+        model: createModel({ provider: 'openai-compatible', model: 'llama3.2', baseURL: 'http://127.0.0.1:1/v1' }),
+      }),
+    );
+    // As anyone reads them from the hub's directory.
+    const stored = await Promise.all([offline, real].map((a) => client.getAgent(a.agentId)));
+    expect(stored.map((p) => [p.name, p.provider, p.model])).toEqual([
+      ['offline', 'scripted', 'scripted'],
+      ['real', 'openai-compatible', 'llama3.2'],
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { z } from 'zod';
-import { withModelLimits, type ModelLimits } from './limits.js';
+import { limitModel, type ModelLimits } from './limits.js';
 import { ScriptStepSchema } from './script.js';
 import { createScriptedModel } from './scripted.js';
 
@@ -53,23 +53,45 @@ export function createModel(config: ModelConfigInput, limits: ModelLimits = {}):
   const parsed = ModelConfigSchema.parse(config);
   switch (parsed.provider) {
     case 'openai':
-      return withModelLimits(createOpenAI({ apiKey: parsed.apiKey, baseURL: parsed.baseURL })(parsed.model), limits);
+      return limitModel(
+        createOpenAI({ apiKey: parsed.apiKey, baseURL: parsed.baseURL })(parsed.model),
+        limits,
+        secretsOf(parsed, process.env['OPENAI_API_KEY']),
+      );
     case 'anthropic':
-      return withModelLimits(createAnthropic({ apiKey: parsed.apiKey, baseURL: parsed.baseURL })(parsed.model), limits);
+      return limitModel(
+        createAnthropic({ apiKey: parsed.apiKey, baseURL: parsed.baseURL })(parsed.model),
+        limits,
+        secretsOf(parsed, process.env['ANTHROPIC_API_KEY']),
+      );
     case 'openai-compatible':
-      return withModelLimits(
+      return limitModel(
         createOpenAICompatible({
           name: 'openai-compatible',
           baseURL: parsed.baseURL,
           apiKey: parsed.apiKey,
         }).chatModel(parsed.model),
         limits,
+        secretsOf(parsed, undefined),
       );
     case 'scripted':
       return createScriptedModel(parsed.script, { modelId: parsed.model, loop: parsed.loop });
     default:
       return unreachable(parsed);
   }
+}
+
+/**
+ * What a hosted model's failures must never show: its key (the provider reads `envKey` when the config has none) and
+ * the credentials of its base URL.
+ */
+function secretsOf(config: { apiKey?: string | undefined; baseURL?: string | undefined }, envKey: string | undefined) {
+  const secrets = [config.apiKey, envKey];
+  if (config.baseURL !== undefined) {
+    const url = new URL(config.baseURL);
+    secrets.push(decodeURIComponent(url.password), decodeURIComponent(url.username), url.password, url.username);
+  }
+  return secrets.filter((s): s is string => s !== undefined && s !== '');
 }
 
 const EnvSchema = z.looseObject({

@@ -1,7 +1,7 @@
-import { APICallError, type LanguageModelV3, type LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { APICallError, LoadAPIKeyError, type LanguageModelV3, type LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { createScriptedModel } from './scripted.js';
-import { ModelCallError, describeModelError, withModelLimits } from './limits.js';
+import { ModelCallError, describeModelError, limitModel, withModelLimits } from './limits.js';
 
 function apiError(statusCode: number | undefined): APICallError {
   return new APICallError({
@@ -30,6 +30,14 @@ function failingModel(error: Error): { model: LanguageModelV3; calls: () => numb
     doStream: () => Promise.reject(error),
   };
   return { model, calls: () => calls };
+}
+
+/** The error a limited model's `doGenerate` rejects with. */
+async function failureOf(model: LanguageModelV3, options: LanguageModelV3CallOptions = callOptions): Promise<unknown> {
+  return model.doGenerate(options).then(
+    () => null,
+    (e: unknown) => e,
+  );
 }
 
 const callOptions: LanguageModelV3CallOptions = { prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
@@ -79,6 +87,64 @@ describe('model limits', () => {
       'the model rejected the API key',
     );
     expect(calls()).toBe(1);
+  });
+
+  it('gives up with the cause, the attempts and the model, the key scrubbed from the provider’s message', async () => {
+    const key = 'my-configured-key-0042';
+    const unauthorized = new APICallError({
+      message: `Incorrect API key provided: ${key}`,
+      url: 'http://127.0.0.1/v1/chat/completions',
+      requestBodyValues: {},
+      statusCode: 401,
+      data: { error: { message: `Incorrect API key provided: ${key}`, code: 'invalid_api_key' } },
+    });
+    const err = await failureOf(limitModel(failingModel(unauthorized).model, { retryDelayMs: 1 }, [key]));
+    expect(err instanceof ModelCallError ? [err.attempts, err.detail, err.model] : err).toEqual([
+      1,
+      {
+        kind: 'http',
+        exc_type: 'APICallError',
+        status: 401,
+        code: 'invalid_api_key',
+        message: 'Incorrect API key provided: ***',
+      },
+      { provider: 'scripted', model: 'scripted' },
+    ]);
+  });
+
+  it('leaves out a provider message that quotes the prompt', async () => {
+    const echo = new APICallError({
+      message: 'cannot parse the message: please summarise the quarterly figures',
+      url: 'http://127.0.0.1/v1/chat/completions',
+      requestBodyValues: {},
+      statusCode: 400,
+    });
+    const prompt: LanguageModelV3CallOptions = {
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'Please summarise the quarterly figures for me.' }] }],
+    };
+    const err = await failureOf(withModelLimits(failingModel(echo).model), prompt);
+    expect(err instanceof ModelCallError ? [err.code, err.detail] : err).toEqual([
+      'model_rejected',
+      { kind: 'http', exc_type: 'APICallError', status: 400 },
+    ]);
+  });
+
+  it('words a missing key and any other failure of the call, without retrying them', async () => {
+    const missing = failingModel(new LoadAPIKeyError({ message: 'OpenAI API key is missing.' }));
+    const noKey = await failureOf(withModelLimits(missing.model, { retryDelayMs: 1 }));
+    expect(noKey instanceof ModelCallError ? [noKey.code, noKey.reason, noKey.detail?.kind] : noKey).toEqual([
+      'model_auth',
+      'the model has no API key',
+      'config',
+    ]);
+    const broken = failingModel(new TypeError('Request cannot be constructed from a URL that includes credentials'));
+    const other = await failureOf(withModelLimits(broken.model, { retryDelayMs: 1 }));
+    expect(other instanceof ModelCallError ? [other.code, other.reason, other.detail?.exc_type] : other).toEqual([
+      'model_error',
+      'the model call failed (TypeError)',
+      'TypeError',
+    ]);
+    expect([missing.calls(), broken.calls()]).toEqual([1, 1]);
   });
 
   it('passes the caller’s own abort through unchanged and makes no further attempt', async () => {

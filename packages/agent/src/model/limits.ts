@@ -3,14 +3,24 @@ import {
   EmptyResponseBodyError,
   InvalidResponseDataError,
   JSONParseError,
+  LoadAPIKeyError,
   TypeValidationError,
   type LanguageModelV3,
+  type LanguageModelV3Prompt,
 } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FailureKind, excTypeOf, modelErrorCause, promptTexts, type FailureCause } from './cause.js';
+import { modelIdentity } from './identity.js';
 
-/** How long one model call may take before it is abandoned, in ms (`ModelLimits.timeoutMs`). */
-export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+/**
+ * How long one model call may take before it is abandoned, in ms (`ModelLimits.timeoutMs`): 30 s. A turn asks for
+ * the whole answer at once (no streaming), so its first token reaches the person with its last; the agents' answers
+ * are a few sentences, which hosted models give in a few seconds and a local model on a CPU in well under 30 s. A
+ * person who sees nothing for longer takes the model for dead, and an endpoint that accepts the connection and never
+ * answers should say so in the same time. Raise it (`timeout_ms` in the runner's file) for long answers.
+ */
+export const DEFAULT_MODEL_TIMEOUT_MS = 30_000;
 /** How many times a model call that failed for a transient reason is tried again (`ModelLimits.maxRetries`). */
 export const DEFAULT_MODEL_MAX_RETRIES = 2;
 /** The pause before the first retry, in ms; it doubles for each further one (`ModelLimits.retryDelayMs`). */
@@ -41,35 +51,63 @@ export const ModelFailureCode = {
   MalformedOutput: 'model_malformed_output',
   /** The endpoint refused the request for another reason (another 4xx). */
   Rejected: 'model_rejected',
+  /** The call failed otherwise before the endpoint answered (e.g. a base URL the HTTP client refuses). */
+  Error: 'model_error',
 } as const;
 export type ModelFailureCode = (typeof ModelFailureCode)[keyof typeof ModelFailureCode];
 
+/** What a `ModelCallError` knows beyond its code and reason. */
+export interface ModelCallErrorOptions {
+  /** The provider's error. */
+  readonly cause?: unknown;
+  /** What the call met, scrubbed for people and logs (see `FailureCause`). */
+  readonly detail?: FailureCause;
+  /** The model that failed, as a passport names it (`modelIdentity`). */
+  readonly model?: { readonly provider: string; readonly model: string };
+}
+
 /**
  * A model call failed for good (after its retries). `reason` is one short sentence for people; it never holds the
- * prompt, the key or the endpoint's body. The provider's error is the `cause`. Local: never on the wire as such —
- * the default handler turns it into an `ag2.turn.failed` event.
+ * prompt, the key or the endpoint's body. The provider's error is the `cause`; `detail` says what it was in words
+ * that may be shown (`null` when not known). Local: never on the wire as such — the default handler turns it into an
+ * `ag2.turn.failed` event.
  */
 export class ModelCallError extends Error {
   override readonly name = 'ModelCallError';
+  readonly detail: FailureCause | null;
+  readonly model: { readonly provider: string; readonly model: string } | null;
   constructor(
     readonly code: ModelFailureCode,
     readonly reason: string,
     readonly attempts: number,
-    options?: { cause?: unknown },
+    options: ModelCallErrorOptions = {},
   ) {
-    super(reason, options);
+    super(reason, 'cause' in options ? { cause: options.cause } : undefined);
+    this.detail = options.detail ?? null;
+    this.model = options.model ?? null;
   }
 }
 
 /**
  * `model` with a timeout per attempt and its own retries of transient failures. Its final error is a
- * `ModelCallError`, which the AI SDK does not retry again (it retries only `APICallError`s).
+ * `ModelCallError`, which the AI SDK does not retry again (it retries only `APICallError`s), with its cause scrubbed
+ * of what looks like a secret and of anything quoting the request.
  */
 export function withModelLimits(model: LanguageModelV3, limits: ModelLimits = {}): LanguageModelV3 {
+  return limitModel(model, limits, []);
+}
+
+/** `withModelLimits`, scrubbing `secrets` (the keys the model was built with) from its causes as well. */
+export function limitModel(model: LanguageModelV3, limits: ModelLimits, secrets: readonly string[]): LanguageModelV3 {
   const timeoutMs = limits.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const maxRetries = limits.maxRetries ?? DEFAULT_MODEL_MAX_RETRIES;
   const retryDelayMs = limits.retryDelayMs ?? DEFAULT_MODEL_RETRY_DELAY_MS;
-  const attempt = async <T>(outer: AbortSignal | undefined, call: (signal: AbortSignal) => PromiseLike<T>) => {
+  const identity = modelIdentity(model);
+  const attempt = async <T>(
+    params: { readonly abortSignal?: AbortSignal | undefined; readonly prompt: LanguageModelV3Prompt },
+    call: (signal: AbortSignal) => PromiseLike<T>,
+  ) => {
+    const outer = params.abortSignal;
     for (let n = 1; ; n++) {
       const timer = new AbortController();
       const handle = setTimeout(() => timer.abort(new Error(`model call timed out after ${timeoutMs} ms`)), timeoutMs);
@@ -78,8 +116,11 @@ export function withModelLimits(model: LanguageModelV3, limits: ModelLimits = {}
       } catch (err) {
         if (outer?.aborted === true) throw err;
         if (timer.signal.aborted) {
-          throw new ModelCallError(ModelFailureCode.Timeout, `the model timed out after ${seconds(timeoutMs)}`, n, {
+          const after = seconds(timeoutMs);
+          throw new ModelCallError(ModelFailureCode.Timeout, `the model timed out after ${after}`, n, {
             cause: err,
+            detail: { kind: FailureKind.Timeout, exc_type: 'TimeoutError', message: `no answer within ${after}` },
+            model: identity,
           });
         }
         const transient = APICallError.isInstance(err) && err.isRetryable;
@@ -87,9 +128,12 @@ export function withModelLimits(model: LanguageModelV3, limits: ModelLimits = {}
           await sleep(retryDelayMs * 2 ** (n - 1), undefined, outer === undefined ? {} : { signal: outer });
           continue;
         }
-        const failure = describeModelError(err, n);
-        if (failure === null) throw err;
-        throw new ModelCallError(failure.code, failure.reason, n, { cause: err });
+        const failure = describeModelError(err, n) ?? {
+          code: ModelFailureCode.Error,
+          reason: `the model call failed (${excTypeOf(err)})`,
+        };
+        const detail = modelErrorCause(err, { secrets, request: promptTexts(params.prompt) });
+        throw new ModelCallError(failure.code, failure.reason, n, { cause: err, detail, model: identity });
       } finally {
         clearTimeout(handle);
       }
@@ -100,9 +144,9 @@ export function withModelLimits(model: LanguageModelV3, limits: ModelLimits = {}
     middleware: {
       specificationVersion: 'v3',
       wrapGenerate: ({ params, model: inner }) =>
-        attempt(params.abortSignal, (signal) => inner.doGenerate({ ...params, abortSignal: signal })),
+        attempt(params, (signal) => inner.doGenerate({ ...params, abortSignal: signal })),
       wrapStream: ({ params, model: inner }) =>
-        attempt(params.abortSignal, (signal) => inner.doStream({ ...params, abortSignal: signal })),
+        attempt(params, (signal) => inner.doStream({ ...params, abortSignal: signal })),
     },
   });
 }
@@ -121,6 +165,7 @@ export function describeModelError(err: unknown, attempts = 1): { code: ModelFai
   ) {
     return { code: ModelFailureCode.MalformedOutput, reason: 'the model returned malformed output' };
   }
+  if (LoadAPIKeyError.isInstance(err)) return { code: ModelFailureCode.Auth, reason: 'the model has no API key' };
   if (!APICallError.isInstance(err)) return null;
   const status = err.statusCode;
   if (status === 401 || status === 403) {

@@ -1,11 +1,15 @@
 import type { AgentClient, AgentClientOptions, HubClient } from '@ag2net/client';
 import type { PassportInput, ResumeInput, RuleInput } from '@ag2net/protocol';
 import type { Agent } from '../agent.js';
+import { modelIdentity } from '../model/identity.js';
 import { createDefaultHandler, type DefaultHandlerOptions } from './handler.js';
 
 /** Options of `registerAgent` and `attachAgent`. */
 export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'networkTools'> {
-  /** The passport; its name defaults to the agent's. */
+  /**
+   * The passport; its name defaults to the agent's, its `provider` and `model` to the agent's model's
+   * (`modelIdentity`: `scripted`/`scripted` for the scripted model, `openai`/`gpt-4.1-mini`, …).
+   */
   readonly passport?: Partial<PassportInput>;
   readonly resume?: ResumeInput;
   /** The agent's SKILL.md. */
@@ -30,18 +34,24 @@ export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'netwo
  */
 export function registerAgent(hub: HubClient, agent: Agent, options: RegisterAgentOptions = {}): Promise<AgentClient> {
   const { passport, ...rest } = options;
-  return hub.register({ ...passport, name: passport?.name ?? agent.name }, clientOptions(agent, rest));
+  return hub.register(passportOf(agent, passport, passport?.name ?? agent.name), clientOptions(agent, rest));
 }
 
 /**
  * Reconnects `agent` to its identity registered earlier (by name) and resumes its inbox; an unknown name is
- * registered (the passport defaults to the agent's name). Call `resumePendingTurns()` on the result to answer
+ * registered (the passport defaults to the agent's name and model). Attaching keeps the passport the hub has: its
+ * `provider` and `model` are those of the first registration. Call `resumePendingTurns()` on the result to answer
  * the turns that were due while it was away.
  */
 export function attachAgent(hub: HubClient, agent: Agent, options: RegisterAgentOptions = {}): Promise<AgentClient> {
   const name = options.passport?.name ?? agent.name;
   const { passport, ...rest } = options;
-  return hub.attach(name, { ...clientOptions(agent, rest), passport: { ...passport, name } });
+  return hub.attach(name, { ...clientOptions(agent, rest), passport: passportOf(agent, passport, name) });
+}
+
+/** The passport an agent registers with: the model it answers with, unless `passport` says otherwise. */
+function passportOf(agent: Agent, passport: Partial<PassportInput> | undefined, name: string): PassportInput {
+  return { ...modelIdentity(agent.model), ...passport, name };
 }
 
 function clientOptions(

@@ -1,21 +1,85 @@
 import type { AgentClient, Logger } from '@ag2net/client';
 import { EV_TURN_FAILED, NetworkError, type Envelope, type TurnFailedData } from '@ag2net/protocol';
-import { describeModelError } from '../model/limits.js';
+import { RetryError } from 'ai';
+import { FailureKind, causeLine, excTypeOf, modelErrorCause, withMessage, type FailureCause } from '../model/cause.js';
+import { ModelCallError, describeModelError } from '../model/limits.js';
+import { scrubSecrets } from '../model/scrub.js';
 
 /** `code` of an `ag2.turn.failed` whose cause is not the model (the hub, an adapter, a tool outside the model). */
 export const TURN_ERROR_CODE = 'turn_error';
 
+/** Why a turn failed, as `ag2.turn.failed` and the runner's log line say it. */
+export interface TurnFailure {
+  /** Stable, for programs: a `ModelFailureCode`, or `turn_error`. */
+  readonly code: string;
+  /** One short sentence for people. */
+  readonly reason: string;
+  /** What the turn met (see `FailureCause`); absent when nothing more than `reason` is known. */
+  readonly cause?: FailureCause;
+  /** How many times the model was called before it gave up. */
+  readonly attempts?: number;
+  /** The model that failed, as a passport names it. */
+  readonly model?: { readonly provider: string; readonly model: string };
+}
+
 /**
- * Why a turn failed, as `ag2.turn.failed` says it: a model failure by its `ModelCallError` code and sentence, a
- * hub error by its wire code, anything else by its error name. Never the error's message, which for a model call
- * may quote the request (the prompt) or part of the key.
+ * Why a turn failed, as `ag2.turn.failed` says it: a model failure by its `ModelCallError` code, sentence, cause,
+ * attempts and model; a hub error by its wire code; anything else by its error name and message. Every text is
+ * scrubbed of what looks like a key, a token or URL credentials; a provider's message that may quote the request is
+ * left out (a `ModelCallError` has already dropped one that does).
  */
-export function describeTurnFailure(err: unknown): { code: string; reason: string } {
-  const model = describeModelError(err);
-  if (model !== null) return model;
-  if (err instanceof NetworkError) return { code: TURN_ERROR_CODE, reason: `the hub refused the turn (${err.code})` };
-  const name = err instanceof Error ? err.name : typeof err;
-  return { code: TURN_ERROR_CODE, reason: `the turn failed (${name})` };
+export function describeTurnFailure(err: unknown): TurnFailure {
+  // The AI SDK's own retries (of a model not built by `createModel`) end in a RetryError around the last failure.
+  const failed = RetryError.isInstance(err) && err.lastError !== undefined ? err.lastError : err;
+  const tries = RetryError.isInstance(err) ? { attempts: Math.max(1, err.errors.length) } : {};
+  const model = describeModelError(failed, tries.attempts);
+  if (failed instanceof ModelCallError) {
+    return {
+      code: failed.code,
+      reason: failed.reason,
+      ...(failed.detail === null ? {} : { cause: failed.detail }),
+      attempts: failed.attempts,
+      ...(failed.model === null ? {} : { model: failed.model }),
+    };
+  }
+  if (model !== null) {
+    // A provider's error message may quote the request, which this error does not let us check: status and code only.
+    const { message: _unchecked, ...cause } = modelErrorCause(failed);
+    return { ...model, cause, ...tries };
+  }
+  if (failed instanceof NetworkError) {
+    const cause = withMessage({ kind: FailureKind.Hub, exc_type: excTypeOf(failed), code: failed.code }, failed, {});
+    return { code: TURN_ERROR_CODE, reason: `the hub refused the turn (${failed.code})`, cause };
+  }
+  const name = excTypeOf(failed);
+  return {
+    code: TURN_ERROR_CODE,
+    reason: `the turn failed (${name})`,
+    cause: withMessage({ kind: FailureKind.Error, exc_type: name }, failed, {}),
+  };
+}
+
+/** The failure as `ag2.turn.failed`'s `event_data` carries it, clamped to the schema's bounds. */
+export function turnFailedData(agentName: string, failure: TurnFailure): TurnFailedData {
+  const { cause, attempts, model } = failure;
+  return {
+    agent_name: agentName,
+    reason: failure.reason.slice(0, 500),
+    code: failure.code,
+    ...(cause === undefined
+      ? {}
+      : {
+          cause: {
+            kind: cause.kind,
+            exc_type: cause.exc_type.slice(0, 128),
+            ...(cause.status === undefined ? {} : { status: cause.status }),
+            ...(cause.code === undefined ? {} : { code: cause.code.slice(0, 128) }),
+            ...(cause.message === undefined ? {} : { message: cause.message.slice(0, 300) }),
+          },
+        }),
+    ...(attempts === undefined ? {} : { attempts: Math.min(attempts, 1000) }),
+    ...(model === undefined ? {} : { provider: model.provider.slice(0, 128), model: model.model.slice(0, 256) }),
+  };
 }
 
 /** The id of an agent's failure notice for a trigger: the same on every attempt, so the hub admits one. */
@@ -27,9 +91,10 @@ type FailingClient = Pick<AgentClient, 'agentId' | 'hub' | 'passport' | 'sendEnv
 
 /**
  * AG2's `_report_turn_failure`, and more: tells the channel (`ag2.turn.failed` to the trigger's audience and its
- * sender, `causation_id` = the trigger), logs one short line (`turn failed`: agent by name, channel, code, reason
- * — no prompt, no key, no stack) and reports the failure to the hub (`reportTurnFailure`, audited as
- * `turn_failed`). A failing notice or report is logged too. Never throws.
+ * sender, `causation_id` = the trigger, with the cause, attempts and model), logs one short line (`turn failed`:
+ * agent by name, channel, code, reason, cause, attempts, model — no prompt, no key, no stack) and reports the
+ * failure to the hub (`reportTurnFailure`, audited as `turn_failed`, its message the reason and the cause). A failing
+ * notice or report is logged too. Never throws.
  */
 export async function reportTurnFailure(
   client: FailingClient,
@@ -37,11 +102,21 @@ export async function reportTurnFailure(
   err: unknown,
   logger: Logger,
 ): Promise<void> {
-  const { code, reason } = describeTurnFailure(err);
+  const failure = describeTurnFailure(err);
+  const { code, reason, cause, attempts, model } = failure;
   const agent = client.passport.name;
   const context = { agent, channelId: envelope.channel_id, envelopeId: envelope.envelope_id };
-  logger.error({ ...context, code, reason }, 'turn failed');
-  const data: TurnFailedData = { agent_name: agent, reason, code };
+  logger.error(
+    {
+      ...context,
+      code,
+      reason,
+      ...(cause === undefined ? {} : { cause }),
+      ...(attempts === undefined ? {} : { attempts }),
+      ...(model === undefined ? {} : { provider: model.provider, model: model.model }),
+    },
+    'turn failed',
+  );
   try {
     await client.sendEnvelope({
       envelope_id: turnFailedEnvelopeId(client.agentId, envelope.envelope_id),
@@ -49,7 +124,7 @@ export async function reportTurnFailure(
       audience: audienceOf(envelope),
       causation_id: envelope.envelope_id,
       event_type: EV_TURN_FAILED,
-      event_data: data,
+      event_data: turnFailedData(agent, failure),
     });
   } catch (noticeErr) {
     logger.warn({ ...context, code: errorCode(noticeErr) }, 'posting ag2.turn.failed failed');
@@ -61,8 +136,13 @@ export async function reportTurnFailure(
         channel_id: envelope.channel_id,
         envelope_id: envelope.envelope_id,
         exc_type: err instanceof Error ? err.name : typeof err,
-        // A model failure is worded by its reason: the provider's message may quote the key.
-        exc_message: describeModelError(err) === null ? messageOf(err).slice(0, 4096) : reason,
+        // A model failure is worded by its reason and scrubbed cause: the provider's message may quote the key.
+        exc_message:
+          code === TURN_ERROR_CODE
+            ? scrubSecrets(messageOf(err)).slice(0, 4096)
+            : cause === undefined
+              ? reason
+              : `${reason} (${causeLine(cause)})`,
       },
       { caller: client.agentId },
     );
