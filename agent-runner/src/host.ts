@@ -3,6 +3,7 @@ import {
   attachAgent,
   createModel,
   modelConfigFromEnv,
+  modelIdentity,
   type ModelConfigInput,
   type TurnObserver,
 } from '@ag2net/agent';
@@ -64,6 +65,22 @@ export interface HostOptions {
   readonly apiKeys?: Readonly<Record<string, string>>;
   /** Told how every turn ended (the runner's metrics). */
   readonly observer?: TurnObserver;
+  /** The runner's `--model-timeout-ms`: the timeout of an agent whose config has no `timeout_ms`. */
+  readonly modelTimeoutMs?: number;
+}
+
+/** A hosted agent, and which model answers for it. */
+export interface HostedAgent {
+  readonly client: AgentClient;
+  /** Where the model came from, for the log: `openai`, `openai-compatible (from the environment)`, `scripted (offline)`. */
+  readonly modelSource: string;
+  /** The model as the passport names it (`provider`, `model`): what the agent registers with. */
+  readonly model: { readonly provider: string; readonly model: string };
+  /**
+   * `provider` and `model` of the passport the hub has, when they are not `model`'s: the agent was registered by an
+   * earlier run with another model (attaching keeps the registered passport). `null` when they agree.
+   */
+  readonly registeredAs: { readonly provider: string | null; readonly model: string | null } | null;
 }
 
 /** Where an agent's credentials are kept in `credsDir`: its name, made safe as a file name. */
@@ -79,17 +96,14 @@ export function authOf(config: AgentConfig, apiKey: string | undefined): AuthBlo
 }
 
 /** Builds the agent of a configuration entry and puts it on the network (registering it, or attaching a replica). */
-export async function hostAgent(
-  hub: HubClient,
-  config: AgentConfig,
-  options: HostOptions,
-): Promise<{ client: AgentClient; modelSource: string }> {
+export async function hostAgent(hub: HubClient, config: AgentConfig, options: HostOptions): Promise<HostedAgent> {
   const { model, source } = modelConfigOf(config, options.env);
+  const timeoutMs = config.timeout_ms ?? options.modelTimeoutMs;
   const agent = new Agent({
     name: config.name,
     instructions: config.instructions,
     model: createModel(model, {
-      ...(config.timeout_ms === undefined ? {} : { timeoutMs: config.timeout_ms }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }),
     }),
     tools: await loadTools(config, options.baseDir),
@@ -107,7 +121,16 @@ export async function hostAgent(
     ...(options.observer === undefined ? {} : { observer: options.observer }),
     ...(options.credsDir === undefined ? {} : { credsPath: credsPathFor(options.credsDir, config.name) }),
   });
-  return { client, modelSource: source };
+  // The passport names the model the agent answers with (registerAgent fills it in from the model).
+  const identity = modelIdentity(agent.model);
+  const { provider, model: registered } = client.passport;
+  const agrees = provider === identity.provider && registered === identity.model;
+  return {
+    client,
+    modelSource: source,
+    model: identity,
+    registeredAs: agrees ? null : { provider, model: registered },
+  };
 }
 
 async function readSkill(config: AgentConfig, path: string): Promise<string> {

@@ -11,6 +11,7 @@ import { startRunnerOps } from './ops.js';
 
 const USAGE = `usage: ag2net-runner <config.yaml|config.json> [--nats-url URL] [--prefix P] [--creds FILE] [--creds-dir DIR]
                      [--api-key KEY] [--api-keys FILE] [--log-level L] [--turn-lock-ttl-ms MS] [--http-port N]
+                     [--model-timeout-ms MS]
 
 Hosts the agents declared in the config file on the hub. Start several runners with the same file to share the
 work: each delivery is handled by one of them, and turns of one channel never run at once.
@@ -27,7 +28,9 @@ work: each delivery is handled by one of them, and turns of one channel never ru
                without an auth block of its own sends the key of its name, before --api-key (env AG2NET_API_KEYS)
   --log-level  pino level (env LOG_LEVEL; default info)
   --turn-lock-ttl-ms  how long a crashed replica's turn stays locked (env AG2NET_TURN_LOCK_TTL_MS; default 6000)
-  --http-port  serve /healthz, /readyz and /metrics on this port, 0 for a free one (env AG2NET_HTTP_PORT; default none)`;
+  --http-port  serve /healthz, /readyz and /metrics on this port, 0 for a free one (env AG2NET_HTTP_PORT; default none)
+  --model-timeout-ms  how long one model call may take before the turn fails with model_timeout, for agents without
+               timeout_ms of their own (env AG2NET_LLM_TIMEOUT_MS; default 30000)`;
 
 /** `--api-keys`: API keys by agent name, as hub-service's `--api-keys` file holds them. */
 const ApiKeysFileSchema = z.record(z.string(), z.string().min(1));
@@ -41,7 +44,8 @@ type Flag =
   | 'creds-dir'
   | 'api-key'
   | 'api-keys'
-  | 'http-port';
+  | 'http-port'
+  | 'model-timeout-ms';
 
 async function main(): Promise<number> {
   let args;
@@ -59,6 +63,7 @@ async function main(): Promise<number> {
         'api-key': { type: 'string' },
         'api-keys': { type: 'string' },
         'http-port': { type: 'string' },
+        'model-timeout-ms': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -96,6 +101,15 @@ async function main(): Promise<number> {
     process.stderr.write(`--turn-lock-ttl-ms must be a whole number of ms from 1000 to 120000; got ${lockTtl}\n`);
     return 2;
   }
+  const modelTimeout = setting('model-timeout-ms', 'AG2NET_LLM_TIMEOUT_MS');
+  const modelTimeoutMs = modelTimeout === undefined ? undefined : Number(modelTimeout);
+  if (
+    modelTimeoutMs !== undefined &&
+    (!Number.isInteger(modelTimeoutMs) || modelTimeoutMs < 100 || modelTimeoutMs > 3_600_000)
+  ) {
+    process.stderr.write(`--model-timeout-ms must be a whole number of ms from 100 to 3600000; got ${modelTimeout}\n`);
+    return 2;
+  }
   const creds = setting('creds', 'AG2NET_CREDS');
   const credsDir = setting('creds-dir', 'AG2NET_CREDS_DIR');
   const apiKey = setting('api-key', 'AG2NET_API_KEY');
@@ -123,17 +137,35 @@ async function main(): Promise<number> {
   const clients: AgentClient[] = [];
   try {
     for (const agentConfig of config.agents) {
-      const { client, modelSource } = await hostAgent(hub, agentConfig, {
+      const hosted = await hostAgent(hub, agentConfig, {
         baseDir,
         env: process.env,
+        ...(modelTimeoutMs === undefined ? {} : { modelTimeoutMs }),
         ...(turnLockTtlMs === undefined ? {} : { turnLockTtlMs }),
         ...(credsDir === undefined ? {} : { credsDir }),
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(apiKeys === undefined ? {} : { apiKeys }),
         observer: ops.observer,
       });
+      const { client, model, registeredAs } = hosted;
       clients.push(client);
-      log.info({ agent: agentConfig.name, agentId: client.agentId, model: modelSource }, 'hosting agent');
+      log.info(
+        {
+          agent: agentConfig.name,
+          agentId: client.agentId,
+          model: hosted.modelSource,
+          provider: model.provider,
+          modelId: model.model,
+        },
+        'hosting agent',
+      );
+      if (registeredAs !== null) {
+        // Attaching keeps the registered passport: people who read it are told another model than the one answering.
+        log.warn(
+          { agent: agentConfig.name, agentId: client.agentId, passport: registeredAs, hosted: model },
+          'the passport names another model than the one hosted',
+        );
+      }
       const resumed = await client.resumePendingTurns();
       if (resumed > 0) log.info({ agent: agentConfig.name, agentId: client.agentId, resumed }, 'resumed pending turns');
     }
