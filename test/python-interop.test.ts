@@ -23,8 +23,15 @@ function party(prefix: string, args: readonly string[]): PythonParty {
   return started;
 }
 
-/** A TypeScript agent that answers the trigger of each of its turns with `ts:<text>`. */
-async function tsAgent(hub: HubClient, name: string): Promise<AgentClient> {
+/**
+ * A TypeScript agent that answers the trigger of each of its turns with `ts:<text>`, after `beforeAnswer` (if given)
+ * resolved.
+ */
+async function tsAgent(
+  hub: HubClient,
+  name: string,
+  beforeAnswer?: (trigger: Envelope) => Promise<void>,
+): Promise<AgentClient> {
   return hub.register(
     { name },
     {
@@ -42,6 +49,7 @@ async function tsAgent(hub: HubClient, name: string): Promise<AgentClient> {
         // Answer only the trigger of its own turn (a discussion moves on while a delivery waits its turn).
         const expected = (await me.pendingTurns()).find((t) => t.channel_id === envelope.channel_id);
         if (expected?.triggering_envelope_id !== envelope.envelope_id) return;
+        await beforeAnswer?.(envelope);
         await me.sendEnvelope({
           channel_id: envelope.channel_id,
           event_type: EV_TEXT,
@@ -295,6 +303,74 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
     ]);
     await ts.disconnect();
   }, 60_000);
+
+  it('the quick start agent of the Python README posts only on its turns in a discussion with a TypeScript person and agent', async () => {
+    const hub = await HubClient.connect({ connection: stack.nc, prefix });
+    const agent = party(prefix, ['readme-agent', '--name', 'py-echo']);
+    const pyId = String(
+      (
+        await within(
+          agent.line((l) => l.event === 'ready'),
+          30_000,
+          'the Python agent',
+        )
+      )['agent_id'],
+    );
+    let channelId = '';
+    let tsAnswers = 0;
+    const held = { holder: 'the-test', ttl_ms: 120_000 };
+    // Before its second answer the TypeScript agent takes the Python agent's turn lock, so that this answer waits in
+    // the Python agent's inbox until the person's round 3 came after it: the Python agent may then send (canSend)
+    // while that older delivery is not the trigger of its turn.
+    const ts = await tsAgent(hub, 'ts-echo-peer', async () => {
+      tsAnswers += 1;
+      if (tsAnswers !== 2) return;
+      await waitFor(
+        async () => (await hub.call('acquireTurnLock', { channel_id: channelId, ...held }, { caller: pyId })).acquired,
+        { timeoutMs: 10_000, what: "the Python agent's turn lock" },
+      );
+    });
+    const person = await hub.registerHuman({ name: uniqueName('chair') });
+    const channel = await person.open({ type: 'discussion', target: ['py-echo', 'ts-echo-peer'] });
+    channelId = channel.channelId;
+    const fromTs = (e: Envelope): boolean =>
+      e.channel_id === channel.channelId && e.event_type === EV_TEXT && e.sender_id === ts.agentId;
+
+    for (const round of ['round 1', 'round 2', 'round 3']) {
+      const last = person.nextEnvelope({ predicate: fromTs, timeout: 30_000 });
+      const from = agent.lines.length;
+      await channel.send(round);
+      if (round === 'round 3') {
+        // The Python agent hands back what reaches it while the lock is held (that answer, then round 3); once
+        // round 3 is in the channel, it gets the lock.
+        await within(
+          agent.line((l) => agent.lines.indexOf(l) >= from && String(l['msg']).startsWith(`turn lock busy: ${pyId}.`)),
+          30_000,
+          'the Python agent to find its lock held',
+        );
+        await hub.call('releaseTurnLock', { channel_id: channel.channelId, holder: held.holder }, { caller: pyId });
+      }
+      await last;
+    }
+    const wal = (await person.readWal(channel.channelId)).filter((e) => e.event_type === EV_TEXT);
+
+    expect(texts(wal).map(({ sender, text }) => ({ sender, text }))).toEqual(
+      ['round 1', 'round 2', 'round 3'].flatMap((round) => [
+        { sender: person.agentId, text: round },
+        { sender: pyId, text: `echo: ${round}` },
+        { sender: ts.agentId, text: `ts:echo: ${round}` },
+      ]),
+    );
+    // Each answer of the Python agent answers the person's text of its round, under its reply id.
+    expect([1, 4, 7].map((i) => [wal[i]?.causation_id, wal[i]?.envelope_id])).toEqual(
+      [0, 3, 6].map((i) => [wal[i]?.envelope_id, replyEnvelopeId(pyId, wal[i]?.envelope_id ?? '')]),
+    );
+    // It never posted out of turn: no hub error reached its handler, no turn failed.
+    expect(agent.lines.filter((l) => l.event === 'refused' || (l.event === 'log' && l['level'] === 'ERROR'))).toEqual(
+      [],
+    );
+    await ts.disconnect();
+  }, 90_000);
 
   it('a Python agent, a runner-hosted TypeScript agent and a person discuss in turn', async () => {
     const hub = await HubClient.connect({ connection: stack.nc, prefix });

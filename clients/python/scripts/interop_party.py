@@ -9,6 +9,10 @@ interop_party.py --nats URL --prefix P [--creds FILE] agent --name NAME [--label
 interop_party.py --nats URL --prefix P [--creds FILE] consult --name NAME --target T --text X [--creds-path F]
         [--api-key K]
     as the person NAME, opens a consulting channel with T, asks X, prints {"event": "answer", ...} and exits.
+interop_party.py --nats URL --prefix P readme-agent --name NAME
+    attaches the agent NAME with the handler of clients/python/README.md's quick start, as written there; prints
+    {"event": "ready", "agent_id"}, then {"event": "refused", "code", "message", "trigger"} for every hub error its
+    handler raised. Runs until stdin closes.
 
 `--creds` is the connection's `.creds` file (on a secured deployment, the registrant's); `--creds-path` where the
 identity's issued credentials are kept (and found again by the next attach); `--api-key` its admission credential.
@@ -20,9 +24,16 @@ import argparse
 import asyncio
 import json
 import logging
+import re
 import sys
+import textwrap
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, cast
 
-from ag2net import EV_TEXT, AgentClient, Envelope, HubClient, ack_invite, is_invite_for
+from ag2net import EV_TEXT, AgentClient, Envelope, HubClient, NetworkError, ack_invite, is_invite_for
+
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def emit(**fields: object) -> None:
@@ -35,17 +46,6 @@ class EmitLogs(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         emit(event="log", level=record.levelname, msg=record.getMessage())
-
-
-async def is_my_turn(me: AgentClient, envelope: Envelope) -> bool:
-    """Whether `envelope` is the trigger of this agent's turn: in a conversation (nobody is ever expected) any text
-    of the other side; elsewhere the hub must expect this agent with exactly that trigger. (`can_send` alone is not
-    enough: a channel may move on to this agent's next turn while an older delivery waits its turn.)"""
-    channel = await me.hub.get_channel(envelope.channel_id)
-    if channel.manifest.type == "conversation":
-        return True
-    expected = [t for t in await me.pending_turns() if t.channel_id == envelope.channel_id]
-    return bool(expected) and expected[0].triggering_envelope_id == envelope.envelope_id
 
 
 def passport_of(name: str, api_key: str | None) -> dict[str, object]:
@@ -64,7 +64,7 @@ async def run_agent(
             return
         if envelope.event_type != EV_TEXT or envelope.sender_id == me.agent_id:
             return
-        if not await is_my_turn(me, envelope):
+        if not await me.is_my_turn(envelope):
             return
         await asyncio.sleep(delay)
         text = f"{label}:{envelope.event_data.get('text')}"
@@ -72,6 +72,34 @@ async def run_agent(
         emit(event="answered", channel_id=envelope.channel_id, trigger=envelope.envelope_id, reply_id=reply_id)
 
     agent = await hub.attach(name, passport=passport_of(name, api_key), handler=answer, creds_path=creds_path)
+    emit(event="ready", agent_id=agent.agent_id)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+
+def quick_start() -> dict[str, Any]:
+    """The names the README's quick start defines before `main` (`echo`, `identity`, …), from its code as written."""
+    code = re.search(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    if code is None:
+        raise SystemExit(f"no python block in {README}")
+    source = textwrap.dedent(code.group(1))
+    namespace: dict[str, Any] = {"__name__": "quick_start"}
+    exec(compile(source[: source.index("\nasync def main")], f"{README} (quick start)", "exec"), namespace)
+    return namespace
+
+
+async def run_readme_agent(hub: HubClient, name: str) -> None:
+    defined = quick_start()
+    echo = cast(Callable[[Envelope, AgentClient], Awaitable[None]], defined["echo"])
+    identity = cast(Callable[[str], dict[str, Any]], defined["identity"])
+
+    async def handler(envelope: Envelope, me: AgentClient) -> None:
+        try:
+            await echo(envelope, me)
+        except NetworkError as err:
+            emit(event="refused", code=err.code, message=err.message, trigger=envelope.envelope_id)
+            raise
+
+    agent = await hub.attach(name, handler=handler, **identity(name))
     emit(event="ready", agent_id=agent.agent_id)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
 
@@ -126,6 +154,8 @@ async def main() -> None:
     ag2_agent = sub.add_parser("ag2-agent")
     ag2_agent.add_argument("--name", required=True)
     ag2_agent.add_argument("--answer", required=True)
+    readme_agent = sub.add_parser("readme-agent")
+    readme_agent.add_argument("--name", required=True)
     consult = sub.add_parser("consult")
     consult.add_argument("--name", required=True)
     consult.add_argument("--target", required=True)
@@ -139,6 +169,8 @@ async def main() -> None:
     async with await HubClient.connect(args.nats, prefix=args.prefix, creds=args.creds) as hub:
         if args.mode == "agent":
             await run_agent(hub, args.name, args.label, args.delay, args.creds_path, args.api_key)
+        elif args.mode == "readme-agent":
+            await run_readme_agent(hub, args.name)
         elif args.mode == "ag2-agent":
             await run_ag2_agent(hub, args.name, args.answer)
         else:

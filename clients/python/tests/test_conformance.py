@@ -4,14 +4,27 @@ packages/protocol/test/conformance.test.ts)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import nats.errors
 import pytest
 from pydantic import ValidationError
 
-from ag2net import HUB_OPS, Envelope, UnknownNetworkError, error_from_wire, reply_envelope_id
-from ag2net.errors import RETRYABLE_ERROR_CODES
+from ag2net import (
+    HUB_OPS,
+    AgentClient,
+    Envelope,
+    HubRpc,
+    HubUnavailableError,
+    UnknownNetworkError,
+    error_from_wire,
+    is_final_error,
+    reply_envelope_id,
+)
+from ag2net.errors import MAY_HAVE_APPLIED, RETRYABLE_ERROR_CODES
+from ag2net.inbox import ACK, Settle
 
-from .conftest import fixture
+from .conftest import FakeReply, fake_agent, fixture
 
 
 def test_reply_ids_match_the_typescript_derivation() -> None:
@@ -35,6 +48,82 @@ def test_wire_errors_rebuild_with_their_codes_and_keep_unknown_ones() -> None:
         assert isinstance(err, UnknownNetworkError) is (not case["known"])
         if not case.get("malformed"):
             assert err.to_wire() == case["wire"]
+
+
+class OnceThenOk:
+    """Answers the first request with `first` (an error reply, or an exception to raise), every later one with ok."""
+
+    def __init__(self, first: dict[str, Any] | Exception) -> None:
+        self.first: dict[str, Any] | Exception | None = first
+        self.requests = 0
+
+    async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5) -> FakeReply:
+        self.requests += 1
+        step, self.first = self.first, None
+        if isinstance(step, Exception):
+            raise step
+        return FakeReply(json.dumps(step or {"ok": True, "result": {}}).encode())
+
+
+async def _resent(first: dict[str, Any] | Exception, op: str) -> bool:
+    """Whether `HubRpc` sent `op` again after `first` (and then returned the result), or raised at once."""
+    nc = OnceThenOk(first)
+    try:
+        await HubRpc(nc, "t", retry_for=5.0).call(op, {}, "alice")
+    except Exception:  # noqa: BLE001 - raised at once: not resent
+        assert nc.requests == 1
+        return False
+    assert nc.requests == 2
+    return True
+
+
+async def _turn_retried(error: Exception) -> tuple[bool, list[int]]:
+    """Whether an agent runs a turn again after its handler raised `error`, and the attempts `on_turn_failed` got."""
+    reported: list[int] = []
+
+    def handler(envelope: Envelope, me: AgentClient) -> None:
+        raise error
+
+    agent = fake_agent(handler, lambda envelope, err, attempts: reported.append(attempts))
+    trigger = Envelope.model_validate({"channel_id": "c1", "sender_id": "s", "event_type": "ag2.msg.text"})
+    outcome = await agent._handle(trigger)
+    assert outcome in (ACK, Settle(ack=False, delay=1.0))
+    return outcome != ACK, reported
+
+
+#: Idempotent and not: `resend.idempotent` and `resend.not_idempotent` of errors.json.
+_OPS = {"idempotent": "post", "not_idempotent": "reportTurnFailure"}
+
+
+@pytest.mark.parametrize("case", fixture("errors.json")["retry"], ids=lambda c: str(c["name"]))
+async def test_a_wire_error_is_resent_and_its_turn_retried_as_errors_json_says(case: dict[str, Any]) -> None:
+    assert HUB_OPS[_OPS["idempotent"]].idempotent and not HUB_OPS[_OPS["not_idempotent"]].idempotent
+    reply = {"ok": False, "error": case["wire"]}
+    resent = {kind: await _resent(reply, op) for kind, op in _OPS.items()}
+    retried, reported = await _turn_retried(error_from_wire(case["wire"]))
+    assert (resent, retried, reported) == (case["resend"], case["retry_turn"], [] if case["retry_turn"] else [1])
+    assert is_final_error(error_from_wire(case["wire"])) is not case["retry_turn"]
+
+
+_LOCAL: dict[str, Exception] = {
+    "no_responders": nats.errors.NoRespondersError(),
+    "timeout": nats.errors.TimeoutError(),
+    "hub_unavailable": HubUnavailableError("no hub answered post within 30.0 s"),
+    "handler_exception": RuntimeError("model down"),
+}
+
+
+@pytest.mark.parametrize("case", fixture("errors.json")["retry_local"], ids=lambda c: str(c["name"]))
+async def test_a_local_failure_is_resent_and_its_turn_retried_as_errors_json_says(case: dict[str, Any]) -> None:
+    error = _LOCAL[case["name"]]
+    if "resend" in case:
+        assert {kind: await _resent(error, op) for kind, op in _OPS.items()} == case["resend"]
+    assert (await _turn_retried(error)) == (case["retry_turn"], [])
+
+
+def test_errors_json_names_the_may_have_applied_reason() -> None:
+    assert fixture("errors.json")["may_have_applied_reason"] == MAY_HAVE_APPLIED
+    assert sorted(c["name"] for c in fixture("errors.json")["retry_local"]) == sorted(_LOCAL)
 
 
 def _ag2_json(envelope: Envelope) -> str:

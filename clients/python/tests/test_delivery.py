@@ -16,6 +16,8 @@ from ag2net.inbox import ACK, Inbox, Settle
 from ag2net.models import Passport
 from ag2net.rpc import hub_names
 
+from .conftest import FakeHub, fake_agent
+
 #: What the hub sets on every delivery it publishes.
 HUB_HEADERS = {"Ag2-Origin": "hub"}
 
@@ -142,15 +144,6 @@ async def test_a_delivery_the_hub_did_not_send_is_terminated_unread(headers: dic
     assert (handled, [e.envelope_id for e in published]) == (["real"], ["real"])
 
 
-class FakeRpc:
-    names = hub_names("t")
-
-
-class FakeHub:
-    nc = None
-    rpc = FakeRpc()
-
-
 async def test_a_failing_turn_backs_off_then_is_reported_once_and_acked() -> None:
     reports: list[tuple[str, str, int]] = []
 
@@ -160,12 +153,7 @@ async def test_a_failing_turn_backs_off_then_is_reported_once_and_acked() -> Non
     async def on_failed(e: Envelope, error: BaseException, attempts: int) -> None:
         reports.append((e.envelope_id, str(error), attempts))
 
-    agent = AgentClient(
-        cast(HubClient, FakeHub()),
-        Passport.model_validate({"name": "bob", "agent_id": "bob"}),
-        handler=failing,
-        on_turn_failed=on_failed,
-    )
+    agent = fake_agent(failing, on_failed)
     trigger = Envelope.model_validate(envelope("A", "q1"))
     outcomes = [await agent._handle(trigger) for _ in range(5)]
     assert outcomes == [

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   EnvelopeSchema,
+  ErrorReason,
   HUB_OPS,
   RETRYABLE_ERROR_CODES,
   UnknownNetworkError,
@@ -22,11 +23,15 @@ function fixture<T>(name: string, schema: z.ZodType<T>): T {
 
 const ReplyIdCases = z.array(z.object({ agent_id: z.string(), trigger_id: z.string(), reply_id: z.string() }));
 const HubOpsFixture = z.record(z.string(), z.object({ caller: z.boolean(), idempotent: z.boolean() }));
+const Resend = z.object({ idempotent: z.boolean(), not_idempotent: z.boolean() });
 const ErrorsFixture = z.object({
   wire: z.array(
     z.object({ wire: z.unknown(), code: z.string(), known: z.boolean(), malformed: z.boolean().optional() }),
   ),
   retryable_codes: z.array(z.string()),
+  may_have_applied_reason: z.string(),
+  retry: z.array(z.object({ name: z.string(), wire: z.unknown(), resend: Resend, retry_turn: z.boolean() })),
+  retry_local: z.array(z.object({ name: z.string(), resend: Resend.optional(), retry_turn: z.boolean() })),
 });
 const EnvelopesFixture = z.object({
   valid: z.array(z.object({ name: z.string(), json: z.record(z.string(), z.unknown()), ag2_json: z.string() })),
@@ -56,6 +61,27 @@ describe('conformance fixtures (TypeScript side)', () => {
       expect(err.code).toBe(c.code);
       expect(err instanceof UnknownNetworkError).toBe(!c.known);
       if (c.malformed !== true) expect(err.toWire()).toEqual(c.wire);
+    }
+  });
+
+  // `retry_local` (no responders, timeouts, local errors) concerns a client's transport and agent runtime, not the
+  // protocol: the clients' own tests check it.
+  it('tells a wire error of errors.json that is sent again from a final one, as the clients retry requests', () => {
+    const { retry, may_have_applied_reason } = fixture('errors.json', ErrorsFixture);
+    expect(ErrorReason.MayHaveApplied).toBe(may_have_applied_reason);
+    expect(retry.length).toBe(13);
+    for (const c of retry) {
+      const err = errorFromWire(c.wire);
+      // A request is sent again after a retryable code, unless it may have been applied and is not idempotent.
+      const resend = (idempotent: boolean): boolean =>
+        RETRYABLE_ERROR_CODES.includes(err.code) &&
+        (idempotent || err.details?.['reason'] !== ErrorReason.MayHaveApplied);
+      expect({ name: c.name, idempotent: resend(true), not_idempotent: resend(false) }).toEqual({
+        name: c.name,
+        ...c.resend,
+      });
+      // A turn is not idempotent: an agent runs it again only after an error it would send again for such an op.
+      expect({ name: c.name, retry_turn: c.retry_turn }).toEqual({ name: c.name, retry_turn: c.resend.not_idempotent });
     }
   });
 

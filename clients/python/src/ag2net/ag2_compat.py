@@ -3,11 +3,12 @@
 - `to_ag2_envelope` / `from_ag2_envelope` convert between ag2net's `Envelope` and AG2's own `ag2.network.Envelope`
   (the same fields but `sequence`, which AG2 has none of; `to_json()` of the result is the envelope's AG2 bytes).
 - `serve_ag2_agent(hub, agent)` puts an AG2 `Agent` on the network: it answers its turns as AG2's default handler
-  does for a single turn — accept invites; ignore protocol events, its own envelopes and envelopes that are not its
-  turn (`can_send`); skip a trigger it already answered (`find_envelope_by_causation`); take the turn input by the
-  channel protocol's rule (the text of `ag2.msg.text`, the body of `ag2.packet`; nothing else starts a turn); ask
-  the agent and reply under the deterministic reply id. A turn that fails on every attempt posts `ag2.turn.failed`
-  (`code` `turn_error`). The agent sees the current input only (no transcript view) and gets no network tools.
+  does for a single turn — accept invites; ignore protocol events, its own envelopes and envelopes that are not the
+  trigger of its turn (`is_my_turn`); skip a trigger it already answered (`find_envelope_by_causation`); take the
+  turn input by the channel protocol's rule (the text of `ag2.msg.text`, the body of `ag2.packet`; nothing else
+  starts a turn); ask the agent and reply under the deterministic reply id. A turn that fails on every attempt, or
+  at once with a final wire error, posts `ag2.turn.failed` (`code` `turn_error`). The agent sees the current input
+  only (no transcript view) and gets no network tools.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ async def serve_ag2_agent(
         if is_protocol_event(envelope.event_type) or envelope.sender_id == me.agent_id:
             return
         text = turn_input(envelope)
-        if text is None or not await me.can_send(envelope.channel_id):
+        if text is None or not await me.is_my_turn(envelope):
             return
         if await me.find_envelope_by_causation(envelope.channel_id, me.agent_id, envelope.envelope_id) is not None:
             return

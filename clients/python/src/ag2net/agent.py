@@ -6,14 +6,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .errors import TurnLockLostError
+from .callbacks import MaybeAwaitable, settle
+from .errors import NetworkError, TurnLockLostError, is_final_error
 from .inbox import ACK, Settle
 from .models import Envelope, Passport
 from .participant import Participant, ack_invite, is_invite_for, is_protocol_event
 from .turn_locks import TurnLease, TurnLocks
+from .turn_retries import DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF, TurnAttempts
 
 if TYPE_CHECKING:
     from .hub_client import HubClient
@@ -22,12 +24,11 @@ log = logging.getLogger("ag2net")
 
 #: A delivery whose channel's turn lock is held elsewhere (or whose turn was cancelled) comes back after this, in s.
 LOCK_BUSY_RETRY = 0.5
-DEFAULT_MAX_TURN_ATTEMPTS = 5
-DEFAULT_TURN_RETRY_BACKOFF = 1.0
-MAX_TURN_RETRY_DELAY = 60.0
 
-AgentHandler = Callable[[Envelope, "AgentClient"], Awaitable[None]]
-TurnFailedListener = Callable[[Envelope, BaseException, int], Awaitable[None]]
+#: What an agent does with a delivery: `(envelope, client)`, an `async def` or a plain function.
+AgentHandler = Callable[[Envelope, "AgentClient"], MaybeAwaitable]
+#: Told about a turn that failed for good: `(envelope, error, attempts)`, an `async def` or a plain function.
+TurnFailedListener = Callable[[Envelope, BaseException, int], MaybeAwaitable]
 
 
 async def accept_invites(envelope: Envelope, client: AgentClient) -> None:
@@ -41,7 +42,9 @@ class AgentClient(Participant):
     (agent, channel) turn lock (shared with TypeScript replicas); it is cancelled (`asyncio.CancelledError`) when
     the lock is lost or the disconnect grace ran out, and then its delivery is redelivered, never acked. A handler
     that raises is retried with backoff (1 s doubling, at most 60 s) up to `max_turn_attempts`, then
-    `on_turn_failed` is awaited and the delivery is acked."""
+    `on_turn_failed` runs and the delivery is acked; one that raises a final wire error (`is_final_error`: the hub
+    refused what the turn did, e.g. `protocol_error` for a closed channel or a turn out of order) is not retried:
+    `on_turn_failed` runs at once. The handler and `on_turn_failed` may be `async def`s or plain functions."""
 
     def __init__(
         self,
@@ -55,10 +58,8 @@ class AgentClient(Participant):
     ) -> None:
         super().__init__(hub, passport)
         self._handler: AgentHandler = handler or accept_invites
-        self._max_attempts = max_turn_attempts
-        self._backoff = turn_retry_backoff
+        self._attempts = TurnAttempts(max_turn_attempts, turn_retry_backoff)
         self._on_turn_failed = on_turn_failed
-        self._failures: dict[str, int] = {}
         self._suppressed: set[str] = set()
         self._locks: TurnLocks | None = None
 
@@ -68,7 +69,7 @@ class AgentClient(Participant):
         await self._start()
 
     def on_envelope(self, handler: AgentHandler) -> None:
-        """Replaces the delivery handler."""
+        """Replaces the delivery handler (an `async def` or a plain function)."""
         self._handler = handler
 
     def suppress_handler(self, channel_id: str) -> None:
@@ -118,25 +119,27 @@ class AgentClient(Participant):
 
     async def _run(self, envelope: Envelope) -> Settle:
         try:
-            await self._handler(envelope, self)
+            await settle(self._handler(envelope, self))
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 - counted, retried, then reported
             return await self._failed(envelope, err)
-        self._failures.pop(envelope.envelope_id, None)
+        self._attempts.settled(envelope.envelope_id)
         return ACK
 
     async def _failed(self, envelope: Envelope, error: Exception) -> Settle:
-        attempts = self._failures.pop(envelope.envelope_id, 0) + 1
-        if attempts < self._max_attempts:
-            self._failures[envelope.envelope_id] = attempts
-            delay = min(self._backoff * 2 ** (attempts - 1), MAX_TURN_RETRY_DELAY)
-            log.warning("turn failed; retrying in %s s: %s", delay, error)
-            return Settle(ack=False, delay=delay)
-        log.error("turn failed; giving up after %d attempts: %s", attempts, error)
+        final = is_final_error(error)
+        attempts, retry_in = self._attempts.fail(envelope.envelope_id, final=final)
+        if retry_in is not None:
+            log.warning("turn failed; retrying in %s s: %s", retry_in, error)
+            return Settle(ack=False, delay=retry_in)
+        if final and isinstance(error, NetworkError):
+            log.error("turn failed: the hub refused it with %s, a final error; not retried: %s", error.code, error)
+        else:
+            log.error("turn failed; giving up after %d attempts: %s", attempts, error)
         if self._on_turn_failed is not None:
             try:
-                await self._on_turn_failed(envelope, error, attempts)
+                await settle(self._on_turn_failed(envelope, error, attempts))
             except Exception as err:  # noqa: BLE001 - logged; the delivery is acked
                 log.error("turn failure listener failed: %s", err)
         return ACK

@@ -7,8 +7,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-#: Codes a client may retry with the same request: the hub did nothing with it.
+#: Codes a client may retry with the same request: the hub did nothing with it (`RETRYABLE_ERROR_CODES`).
 RETRYABLE_ERROR_CODES: tuple[str, ...] = ("unavailable",)
+#: `details.reason` of an `unavailable` whose operation may have taken effect (`ErrorReason.MayHaveApplied`): the
+#: request is resent only when its operation is idempotent.
+MAY_HAVE_APPLIED = "may_have_applied"
 
 
 class NetworkError(Exception):
@@ -126,6 +129,24 @@ def error_from_wire(wire: object) -> NetworkError:
     return cls(parsed.message, parsed.details)
 
 
+def may_resend(err: NetworkError, idempotent: bool) -> bool:
+    """Whether the same request may be sent again after the hub answered `err`: its code is retryable (`unavailable`:
+    the hub did nothing with it), unless it may have been applied (`details.reason` `may_have_applied`) and the
+    operation is not idempotent. Every other wire error is final: sending it again gets the same answer."""
+    if err.code not in RETRYABLE_ERROR_CODES:
+        return False
+    return idempotent or (err.details or {}).get("reason") != MAY_HAVE_APPLIED
+
+
+def is_final_error(err: BaseException) -> bool:
+    """A wire error the client would not resend for an operation that is not idempotent (a turn is not): every code
+    but `unavailable` (`protocol_error` for a closed channel or a turn out of order, `not_found`, `access_denied`,
+    `auth_failed`, `invalid_request`, `conflict`, `inbox_full`, `internal`, codes of a newer hub), and an
+    `unavailable` that may have been applied. An agent does not retry a turn whose handler raised one. Local errors
+    (timeouts, `HubUnavailableError`, a handler's own exceptions) are not final."""
+    return isinstance(err, NetworkError) and not may_resend(err, idempotent=False)
+
+
 class HubUnavailableError(Exception):
     """No hub answered within the client's retry time (no responders, `unavailable` or timeouts). Local."""
 
@@ -140,3 +161,8 @@ class DisconnectedError(Exception):
 
 class TurnLockLostError(Exception):
     """The turn lock was lost while the turn ran; the turn is cancelled. Local."""
+
+
+class PassportError(ValueError):
+    """A passport given to `register` or `attach` has a field the passport does not have, lacks `name`, or has a value
+    of the wrong type; the message names the field and the valid ones. Local: nothing was sent."""

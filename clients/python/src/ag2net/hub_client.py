@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import nats.errors
 from nats.aio.client import Client as NatsClient
 
-from .agent import DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF, AgentClient, AgentHandler, TurnFailedListener
+from .agent import AgentClient, AgentHandler, TurnFailedListener
 from .connection import CredentialSource, open_connection, server_of
 from .credentials import UserCredentials, create_identity_keys, load_creds, public_key_of
 from .errors import ProtocolError
@@ -35,9 +35,11 @@ from .ids import new_id
 from .inbox import DEFAULT_DISCONNECT_GRACE
 from .models import Passport
 from .participant import HumanClient, Participant
+from .passport import check_passport
 from .renewal import run_renewal
 from .rpc import DEFAULT_PREFIX, DEFAULT_RETRY_FOR, HUB_OPS, HubRpc
 from .turn_locks import TURN_LOCK_TTL
+from .turn_retries import DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF
 
 log = logging.getLogger("ag2net")
 
@@ -142,7 +144,9 @@ class HubClient(HubReads):
     ) -> AgentClient:
         """Registers an agent identity with a fresh nkey pair (its public key goes to the hub, its seed never leaves
         this process; a client-minted `agent_id` makes a retry idempotent) and starts its inbox. On a hub that issues
-        credentials the agent runs over its own connection, and they are persisted at `creds_path` (0600) when given."""
+        credentials the agent runs over its own connection, and they are persisted at `creds_path` (0600) when given.
+        A passport field it does not have raises `PassportError` naming the valid ones (README: Passport). `handler`
+        and `on_turn_failed` may be `async def`s or plain functions."""
         if passport.get("kind") == "human":
             raise TypeError("register() is for agents; use register_human() for kind='human'")
         grant = await self._register_identity(passport, _extras(resume, skill_md, rule), creds_path)
@@ -227,6 +231,7 @@ class HubClient(HubReads):
     async def _register_identity(
         self, passport: dict[str, Any], extra: dict[str, Any], creds_path: str | Path | None
     ) -> _Grant:
+        check_passport(passport)
         keys = create_identity_keys()
         body = {
             "passport": {**passport, "agent_id": passport.get("agent_id") or new_id()},
@@ -245,6 +250,8 @@ class HubClient(HubReads):
         human: bool,
         raced: bool,
     ) -> _Grant:
+        if passport is not None:
+            check_passport({**passport, "name": name})
         persisted = None if creds_path is None else await wait_for_persisted(creds_path, raced)
         if persisted is not None and creds_path is not None:
             usable = usable_credentials(persisted, creds_path)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from .callbacks import MaybeAwaitable, settle
 from .errors import DisconnectedError, EnvelopeTimeoutError
 from .ids import new_id, reply_envelope_id
 from .inbox import ACK, DEFAULT_DISCONNECT_GRACE, Inbox, Predicate, Settle, Subscription, Subscriptions
@@ -36,6 +38,9 @@ def is_protocol_event(event_type: str) -> bool:
 
 
 class PendingTurn(BaseModel):
+    """A turn the hub expects from the caller (`pendingTurnsFor`): in `channel_id`, answering the envelope
+    `triggering_envelope_id` (`None` for a channel's opening turn), expected since `expected_at`."""
+
     channel_id: str
     triggering_envelope_id: str | None
     expected_at: str | None = None
@@ -196,12 +201,33 @@ class Participant:
             cursor = next_since
 
     async def can_send(self, channel_id: str, event_type: str | None = None) -> bool:
+        """Whether the channel's protocol lets this identity post `event_type` (default `ag2.msg.text`) now, as
+        `canSend`. It says nothing about *which* delivery to answer: see `is_my_turn`."""
         result = await self._call("canSend", {"channel_id": channel_id, "event_type": event_type})
         return bool(result["allowed"])
 
     async def pending_turns(self) -> list[PendingTurn]:
+        """Every turn the hub expects from this identity, one per channel where it is the expected speaker
+        (`pendingTurnsFor`); a conversation never expects anyone."""
         result = await self._call("pendingTurnsFor", {})
         return [PendingTurn.model_validate(t) for t in result["turns"]]
+
+    async def is_my_turn(self, envelope: Envelope) -> bool:
+        """Whether answering `envelope` now is this identity's turn. The channel's protocol must let it post
+        (`can_send`), and where the hub expects it (a consulting respondent, a discussion's next speaker, a workflow's)
+        `envelope` must be the trigger of that turn (`triggering_envelope_id` of `pending_turns`): `can_send` alone is
+        not enough, since a discussion may already have moved on to this identity's next turn while an older delivery
+        waits its turn. Where nobody is expected (a conversation), any envelope it may answer. Never its own envelopes
+        nor protocol events (`ag2.channel.*`, `ag2.task.*`). A channel that ends between this check and the answer
+        refuses the answer (`protocol_error`)."""
+        if envelope.sender_id == self.agent_id or is_protocol_event(envelope.event_type):
+            return False
+        # can_send first: once it may send, only its own post moves the channel on (another replica waits for the
+        # turn lock), so the expected trigger read next is still the one of this turn.
+        if not await self.can_send(envelope.channel_id):
+            return False
+        expected = next((t for t in await self.pending_turns() if t.channel_id == envelope.channel_id), None)
+        return expected is None or expected.triggering_envelope_id == envelope.envelope_id
 
     async def find_envelope_by_causation(self, channel_id: str, sender_id: str, causation_id: str) -> Envelope | None:
         """The envelope `sender_id` posted in answer to `causation_id`, if any (AG2's dedupe before a turn)."""
@@ -213,7 +239,9 @@ class Participant:
         return None if found is None else Envelope.model_validate(found)
 
     def subscribe(self, predicate: Predicate | None = None, channel_id: str | None = None) -> Subscription:
-        """Every matching delivery from now on (nothing earlier is replayed); ends when the participant disconnects."""
+        """Every matching delivery from now on (nothing earlier is replayed); ends when the participant disconnects.
+        `predicate` is a plain function `(envelope) -> bool`, never a coroutine function (it runs at each delivery)."""
+        _check_predicate(predicate)
         if channel_id is None:
             return self._subscriptions.subscribe(predicate)
 
@@ -232,6 +260,7 @@ class Participant:
         """The next matching delivery from the *call* on (call it before the action it waits for, await it after);
         `EnvelopeTimeoutError` on timeout, `None` when the participant disconnects while waiting. A person's client
         first takes the oldest of its recent deliveries (the latest 256) that no wait took yet and that match."""
+        _check_predicate(predicate)
         if self.disconnected:
             raise DisconnectedError(f"{self.passport.name} is disconnected")
         recent = self._take_recent(predicate)
@@ -326,7 +355,14 @@ def is_invite_for(participant: Participant, envelope: Envelope) -> bool:
     return envelope.event_type == EV_CHANNEL_INVITE and envelope.sender_id != participant.agent_id
 
 
-HumanCallback = Callable[[Envelope], Awaitable[None]]
+#: What a person's client does with a delivery: `(envelope)`, an `async def` or a plain function.
+HumanCallback = Callable[[Envelope], MaybeAwaitable]
+
+
+def _check_predicate(predicate: Predicate | None) -> None:
+    """A coroutine function's result is always truthy: as a predicate it would match everything."""
+    if predicate is not None and inspect.iscoroutinefunction(predicate):
+        raise TypeError("a predicate is a plain function (envelope) -> bool, not an async def")
 
 
 class HumanClient(Participant):
@@ -342,7 +378,8 @@ class HumanClient(Participant):
         self._callbacks: list[HumanCallback] = []
 
     def on_envelope(self, callback: HumanCallback) -> None:
-        """Adds a push callback; several run in the order they were added. One that raises is logged."""
+        """Adds a push callback (an `async def` or a plain function); several run in the order they were added, one
+        at a time. One that raises is logged."""
         self._callbacks.append(callback)
 
     async def close_channel(self, channel_id: str, reason: str = "human_closed") -> ChannelMetadata:
@@ -356,7 +393,7 @@ class HumanClient(Participant):
                 log.warning("invite ack failed: %s", err)
         for callback in list(self._callbacks):
             try:
-                await callback(envelope)
+                await settle(callback(envelope))
             except Exception as err:  # noqa: BLE001 - logged; the delivery is acked
                 log.error("envelope callback failed: %s", err)
         return ACK

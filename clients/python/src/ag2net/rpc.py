@@ -2,8 +2,10 @@
 
 When no hub answers (no responders: a failover is in progress), the hub answers `unavailable`, or an attempt of an
 *idempotent* operation times out, the same request is sent again (backoff 50 ms doubling to 1 s) until `retry_for`
-runs out. A non-idempotent operation that timed out is not resent: it may have been applied. Posts carry a
-client-minted envelope id and channel creation a client-minted channel id, so a resent one is admitted once.
+runs out. A non-idempotent operation that timed out, or was answered `unavailable` with `details.reason`
+`may_have_applied`, is not resent: it may have been applied. Every other hub error is final and raised at once.
+Posts carry a client-minted envelope id and channel creation a client-minted channel id, so a resent one is admitted
+once.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Protocol
 
 import nats.errors
 
-from .errors import RETRYABLE_ERROR_CODES, HubUnavailableError, InternalError, NetworkError, error_from_wire
+from .errors import HubUnavailableError, InternalError, NetworkError, error_from_wire, may_resend
 
 #: Default time of one RPC attempt, in seconds (the TypeScript client's `DEFAULT_RPC_TIMEOUT_MS`).
 DEFAULT_RPC_TIMEOUT = 10.0
@@ -153,17 +155,11 @@ class HubRpc:
             attempt += 1
 
 
-#: `details.reason` of an `unavailable` whose operation may have taken effect: resent only when idempotent.
-MAY_HAVE_APPLIED = "may_have_applied"
-
-
 def is_retryable(err: BaseException, idempotent: bool) -> bool:
     """No responders and `unavailable` always, but for an `unavailable` that may have taken effect, which is resent only
-    for an idempotent op, as a timeout is (it may have been applied)."""
+    for an idempotent op, as a timeout is (it may have been applied). Every other wire error is final."""
     if isinstance(err, NetworkError):
-        if err.code not in RETRYABLE_ERROR_CODES:
-            return False
-        return idempotent or (err.details or {}).get("reason") != MAY_HAVE_APPLIED
+        return may_resend(err, idempotent)
     if isinstance(err, nats.errors.NoRespondersError):
         return True
     if isinstance(err, (nats.errors.TimeoutError, asyncio.TimeoutError)):
