@@ -1,15 +1,17 @@
 /**
  * Writes `docs/schemas/` from `WIRE_SCHEMAS` and `HUB_OPS`: one JSON Schema per wire type, a request and a
- * response schema per hub RPC operation under `rpc/`, READMEs, and removes schema files that are no longer
- * rendered. Run with `npm run schemas`.
+ * response schema per hub RPC operation under `rpc/`, READMEs, the Markdown reference of every operation
+ * (`rpc/operations.md`), and removes schema files that are no longer rendered. Run with `npm run schemas`.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { OPERATIONS_REFERENCE_PATH, renderOperationsReference } from './render-operations.js';
 import { renderSchemaFiles } from './render-schemas.js';
 import { SCHEMAS_DIR, diffSchemaDir } from './schema-dir.js';
 
 async function main(): Promise<void> {
-  const files = renderSchemaFiles();
+  const files = new Map(renderSchemaFiles());
+  files.set(OPERATIONS_REFERENCE_PATH, renderOperationsReference());
   const diff = await diffSchemaDir(SCHEMAS_DIR, files);
   const changes: string[] = [];
   const outOfDate = new Set([...diff.missing, ...diff.differs]);

@@ -5,6 +5,9 @@ import { SCHEMA_FILE_SUFFIX, renderSchemaDocument } from './schema-document.js';
 /** The folder under `docs/schemas/` that holds the RPC schemas. */
 export const RPC_SCHEMA_DIR = 'rpc';
 
+/** The file name (inside `rpc/`) of the Markdown reference of every operation (`render-operations.ts`). */
+export const OPERATIONS_REFERENCE_FILE = 'operations.md';
+
 /** The file name of the RPC reply wrapper's schema. */
 export const RPC_REPLY_FILE_NAME = `RpcReply${SCHEMA_FILE_SUFFIX}`;
 
@@ -90,6 +93,9 @@ function renderRpcReadme(): string {
     '(fields with a default are always present).',
     "Where the caller is in the subject, `<caller_id>` is the calling agent's id, so that NATS permissions can",
     'pin a connection to its identity. Do not edit these files; change the zod schema and run `npm run schemas`.',
+    '',
+    `Every operation's request and result fields, with their types, defaults and meaning, are described in`,
+    `[${OPERATIONS_REFERENCE_FILE}](./${OPERATIONS_REFERENCE_FILE}).`,
     '',
     '| Operation | Subject | Caller in subject | Request | Response |',
     '|---|---|---|---|---|',
