@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliIo } from './io.js';
 import { Output } from './output.js';
-import { Session, resolveTarget, type GlobalOptions, type Target } from './session.js';
+import { Session, resolveTarget, type GlobalOptions, type Purpose, type Target } from './session.js';
 
 /** The global flags as commander hands them over (`optsWithGlobals()`), checked. */
 const GlobalOptionsSchema = z.looseObject({
@@ -14,6 +14,8 @@ const GlobalOptionsSchema = z.looseObject({
   as: z.string().min(1).optional(),
   json: z.boolean().optional(),
   timeout: z.string().optional(),
+  authDir: z.string().min(1).optional(),
+  credsDir: z.string().min(1).optional(),
 });
 
 /** What a command's action works with: the terminal, its output, and the hub connection (opened on first use). */
@@ -42,9 +44,12 @@ export class CommandEnv implements AsyncDisposable {
     return this.#target;
   }
 
-  /** The hub connection, opened once. */
-  session(): Promise<Session> {
-    this.#session ??= this.target().then((t) => Session.open(t));
+  /**
+   * The hub connection, opened once; `purpose` says which of the stack's credentials it may fall back on when the
+   * server asks for some and none were given (see `Purpose`).
+   */
+  session(purpose: Purpose = 'read'): Promise<Session> {
+    this.#session ??= this.target().then((t) => Session.open(t, purpose));
     return this.#session;
   }
 

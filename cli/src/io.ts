@@ -17,6 +17,8 @@ export interface CliIo {
   readonly isTty: boolean;
   /** Aborts on Ctrl-C: `--follow` and `chat` end cleanly (exit 0). */
   readonly signal: AbortSignal;
+  /** The working directory relative paths start from, `.data/` among them; default the process's. */
+  readonly cwd?: string;
 }
 
 /** The process's own streams; Ctrl-C (SIGINT) and SIGTERM abort `signal`. */
@@ -32,5 +34,6 @@ export function processIo(): CliIo {
     env: process.env,
     isTty: process.stdout.isTTY === true,
     signal: controller.signal,
+    cwd: process.cwd(),
   };
 }

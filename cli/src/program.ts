@@ -6,6 +6,7 @@ import { channelsCommand } from './commands/channels.js';
 import { chatCommand } from './commands/chat.js';
 import { healthCommand } from './commands/health.js';
 import { hubsCommand } from './commands/hubs.js';
+import { peopleCommand } from './commands/people.js';
 import { tasksCommand } from './commands/tasks.js';
 import { walCommands } from './commands/wal.js';
 import { ExitCode, diagnose } from './exit.js';
@@ -24,12 +25,20 @@ Exit codes:
   4  access denied: NATS or the hub refused the credentials or the caller
   5  hub unavailable: NATS unreachable, or no hub answered in time
 
-Environment: NATS_URL, NATS_CREDS, AG2NET_PREFIX (the flags win); NO_COLOR turns colours off.`;
+Credentials: on a stack npm start runs, the command finds what it needs in .data/ below the working directory
+(or beside --auth-dir): public reads and --operator's reads through the hub use .data/auth/operator-caller.creds,
+--as <name> uses .data/creds/<server>/<prefix>/<name>.creds, chat the registrant's and the person's own;
+tail and audit --follow need --creds .data/auth/admin.creds.
+
+Environment: NATS_URL, NATS_CREDS, AG2NET_PREFIX, AG2NET_AUTH_DIR, AG2NET_CREDS_DIR (the flags win); NO_COLOR turns
+colours off.`;
 
 /** The `ag2net` program: global flags, every subcommand, output and exits routed through `io`. */
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ag2net')
-    .description('Inspect and operate an ag2net hub: health, agents, channels, logs, audit, tasks, chat, credentials.')
+    .description(
+      'Inspect and operate an ag2net hub: health, agents, channels, logs, audit, tasks, chat, people, credentials.',
+    )
     .version(VERSION)
     .option('-s, --server <url>', `NATS server URL (env NATS_URL; default ${DEFAULT_SERVER})`)
     .option('-p, --prefix <prefix>', 'the hub prefix (env AG2NET_PREFIX; default ag2)')
@@ -37,8 +46,20 @@ export function buildProgram(io: CliIo): Command {
       '--creds <file>',
       '.creds file to connect with (env NATS_CREDS): an identity, or admin.creds for --operator',
     )
-    .option('--operator', 'act as the operator: every channel, the full log, the audit trail')
-    .option('--as <agent>', 'act as this identity (name or id) on a hub without auth; with chat, the person')
+    .option(
+      '--operator',
+      "act as the operator: every channel, the full log, the audit trail (without --creds, through the stack's " +
+        'operator-caller.creds; tail and audit --follow need admin.creds)',
+    )
+    .option(
+      '--as <agent>',
+      'act as this identity (name or id), with its own .creds where the server asks for credentials; with chat, the person',
+    )
+    .option('--auth-dir <dir>', "the stack's auth directory (env AG2NET_AUTH_DIR; default .data/auth)")
+    .option(
+      '--creds-dir <dir>',
+      "where identities' <name>.creds are (env AG2NET_CREDS_DIR; default .data/creds/<server>/<prefix>)",
+    )
     .option('--json', 'machine-readable output: one JSON document, or one JSON line per item with --follow')
     .option('--timeout <ms>', `how long to wait for NATS and the hub (default ${DEFAULT_TIMEOUT_MS})`)
     .addHelpText('after', EXIT_CODES)
@@ -54,6 +75,7 @@ export function buildProgram(io: CliIo): Command {
   auditCommand(program, io);
   tasksCommand(program, io);
   chatCommand(program, io);
+  peopleCommand(program, io);
   adminCommands(program, io);
   return program;
 }

@@ -5,6 +5,7 @@ import {
   EV_TEXT,
   EnvelopeSchema,
   HealthSchema,
+  OPERATOR_CALLER,
   PassportSchema,
   TaskMetadataSchema,
   newId,
@@ -12,6 +13,7 @@ import {
 import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { shortTime } from '../src/render.js';
 import { echo, helloConversation, text } from './conversation.js';
 import { jsonLines, run, start } from './support.js';
 
@@ -327,5 +329,183 @@ describe('usage and availability', () => {
   it('reads NATS_URL and AG2NET_PREFIX from the environment', async () => {
     const r = await run(['health', '--json'], { env: { NATS_URL: nats.url, AG2NET_PREFIX: prefix } });
     expect([r.code, HealthSchema.parse(JSON.parse(r.out)).role]).toEqual([0, 'active']);
+  });
+});
+
+describe('verbs without a subcommand', () => {
+  it('agents, channels and tasks list, with the list’s own flags', async () => {
+    const agents = await run([...at(), 'agents']);
+    expect([agents.code, agents.out]).toEqual([0, (await run([...at(), 'agents', 'ls'])).out]);
+    expect(agents.out.split('\n')[0]).toMatch(/^NAME +ID +KIND +MODEL +OWNER +REGISTERED$/);
+    const humans = await run([...at(), 'agents', '--kind', 'human', '--json']);
+    expect(humans.out).toBe((await run([...at(), 'agents', 'ls', '--kind', 'human', '--json'])).out);
+    const channels = await run([...at(), '--as', 'alice', 'channels', '--json']);
+    expect([channels.code, z.array(ChannelMetadataSchema).parse(JSON.parse(channels.out)).length]).toEqual([0, 1]);
+    const tasks = await run([...at(), '--as', 'bob', 'tasks', '--json']);
+    expect([tasks.code, tasks.out]).toEqual([0, (await run([...at(), '--as', 'bob', 'tasks', 'ls', '--json'])).out]);
+  });
+
+  it('auth, creds and people say which subcommand to use (exit 2)', async () => {
+    expect(await run(['auth'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'ag2net: auth needs a subcommand\nhint: use `ag2net auth init` to lay out an auth directory\n',
+    });
+    const creds = await run(['creds']);
+    expect([creds.code, creds.err]).toEqual([
+      2,
+      'ag2net: creds needs a subcommand\nhint: use `ag2net creds issue --agent <name>`, `ag2net creds revoke ' +
+        '--agent <name>` or `ag2net creds readmit --agent <name>`\n',
+    ]);
+    const people = await run(['people']);
+    expect([people.code, people.err]).toEqual([
+      2,
+      'ag2net: people needs a subcommand\nhint: use `ag2net people add <name>` to admit a person\n',
+    ]);
+  });
+});
+
+describe('ids by the start of one', () => {
+  it('wal, channels show, tasks show and --channel take a unique start of an id', async () => {
+    const start = channelId.slice(0, 20);
+    const wal = await run([...at(), '--as', 'alice', 'wal', start, '--json']);
+    expect([wal.code, z.looseObject({ channel_id: z.string() }).parse(JSON.parse(wal.out)).channel_id]).toEqual([
+      0,
+      channelId,
+    ]);
+    const show = await run([...at(), '--as', 'alice', 'channels', 'show', start.toLowerCase(), '--json']);
+    expect(z.looseObject({ channel: ChannelMetadataSchema }).parse(JSON.parse(show.out)).channel.channel_id).toBe(
+      channelId,
+    );
+    const [task] = z
+      .array(TaskMetadataSchema)
+      .parse(JSON.parse((await run([...at(), '--as', 'bob', 'tasks', 'ls', '--json'])).out));
+    if (task === undefined) throw new Error('no task');
+    const shown = await run([...at(), '--as', 'bob', 'tasks', 'show', task.task_id.slice(0, 20), '--json']);
+    expect(TaskMetadataSchema.parse(JSON.parse(shown.out)).task_id).toBe(task.task_id);
+    const ofChannel = await run([...at(), '--as', 'bob', 'tasks', 'ls', '--channel', start, '--json']);
+    expect(
+      z
+        .array(TaskMetadataSchema)
+        .parse(JSON.parse(ofChannel.out))
+        .map((t) => t.task_id),
+    ).toEqual([task.task_id]);
+  });
+
+  it('an agent by name, id or the start of an id, wherever one is taken', async () => {
+    const byStart = await run([...at(), 'agents', 'show', bob.agentId.slice(0, 20), '--json']);
+    expect(z.looseObject({ passport: PassportSchema }).parse(JSON.parse(byStart.out)).passport.name).toBe('bob');
+    const filtered = await run([...at(), '--as', 'alice', 'channels', 'ls', '--agent', bob.agentId.slice(0, 20)]);
+    expect(filtered.out).toContain(channelId);
+    const chat = await run([...at(), '--as', 'quinn', 'chat', bob.agentId.slice(0, 20)], { stdin: ['by id'] });
+    expect([chat.code, /bob echo: by id$/m.test(chat.out)]).toEqual([0, true]);
+  });
+
+  it('an ambiguous start lists the candidates, at most 10 (exit 2); an unknown one is not found (exit 3)', async () => {
+    // Eleven channels more, so that the start every id shares is ambiguous among more than ten.
+    const pat = await client.registerHuman({ name: 'pat' });
+    for (let i = 0; i < 11; i += 1) await pat.open({ type: 'conversation', target: 'bob' });
+    const all = await client.call(
+      'listChannels',
+      { agent_id: null, state: null, limit: 1000, cursor: null },
+      { caller: OPERATOR_CALLER },
+    );
+    const shared = channelId.slice(0, 1);
+    const r = await run([...at(), '--operator', 'wal', shared]);
+    const lines = r.err.trimEnd().split('\n');
+    expect([r.code, r.out, lines[0], lines.length]).toEqual([
+      2,
+      '',
+      `ag2net: ${shared} is ambiguous: ${all.channels.length} channels have an id that starts with it:`,
+      13,
+    ]);
+    expect(lines[1]).toBe(`  ${channelId}  conversation active alice, bob`);
+    expect(lines.slice(11)).toEqual([`  … and ${all.channels.length - 10} more`, 'hint: give more of the channel id']);
+
+    const unknown = await run([...at(), '--as', 'alice', 'wal', 'ZZZZ']);
+    expect(unknown).toEqual({
+      code: 3,
+      out: '',
+      err: 'ag2net: channel not found: ZZZZ\nhint: no channel the caller may see has an id that starts with ZZZZ: `ag2net channels ls` lists them\n',
+    });
+    const agents = await run([...at(), 'agents', 'show', shared]);
+    expect([agents.code, agents.err.split('\n')[0]]).toEqual([
+      2,
+      expect.stringMatching(
+        new RegExp(`^ag2net: ${shared} is ambiguous: \\d+ agents have an id that starts with it:$`),
+      ),
+    ]);
+  });
+});
+
+describe('names in what people read', () => {
+  it('a workflow’s graph, its adapter state and its log name the agents', async () => {
+    const graph = {
+      initial_speaker: 'alice',
+      transitions: [
+        { when: { name: 'from_speaker', args: { agent_id: 'bob' } }, then: { name: 'revert_to_initiator', args: {} } },
+        {
+          when: { name: 'from_speaker', args: { agent_id: 'alice' } },
+          then: { name: 'agent', args: { agent_id: 'bob' } },
+        },
+      ],
+      default_target: { name: 'terminate', args: { reason: 'done' } },
+      max_turns: 4,
+    };
+    const channel = await alice.open({ type: 'workflow', target: 'bob', knobs: { graph } });
+    await channel.send('to bob');
+    await waitFor(async () => (await alice.readWal(channel.channelId)).some((e) => text(e) === 'echo: to bob'), {
+      what: "bob's turn",
+    });
+    const show = await run([...at(), '--as', 'alice', 'channels', 'show', channel.channelId]);
+    expect(show.code).toBe(0);
+    const section = show.out.slice(show.out.indexOf('\ngraph\n') + 1, show.out.indexOf('\n\nNAME'));
+    expect(section.split('\n')).toEqual([
+      'graph',
+      '  starts with alice',
+      '  1. from_speaker bob    → revert_to_initiator',
+      '  2. from_speaker alice  → bob',
+      '  otherwise              → terminate (done)',
+      '  at most 4 turns',
+    ]);
+    const state = show.out.slice(show.out.indexOf('adapter state'));
+    expect([state.includes('"alice"'), state.includes(alice.agentId), state.includes(bob.agentId)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    const wal = await run([...at(), '--as', 'alice', 'wal', channel.channelId]);
+    expect(wal.out).toMatch(/ alice to bob$/m);
+    expect([wal.out.includes(alice.agentId), wal.out.includes(bob.agentId)]).toEqual([false, false]);
+  });
+
+  it('the audit trail names agents', async () => {
+    const r = await run([...at(), '--operator', 'audit', '--kind', 'agent_registered', '--agent', 'bob']);
+    expect(r.out).toMatch(/^\S+ agent_registered agent=bob /m);
+    expect(r.out).not.toContain(bob.agentId);
+  });
+
+  it('channels ls says when each channel ends and why it closed, in two columns', async () => {
+    const r = await run([...at(), '--operator', 'channels', 'ls']);
+    const json = z
+      .array(ChannelMetadataSchema)
+      .parse(JSON.parse((await run([...at(), '--operator', 'channels', 'ls', '--json'])).out));
+    const [header, ...rows] = r.out.trimEnd().split('\n');
+    expect(header).toMatch(/^ID +TYPE +STATE +PARTICIPANTS +CREATED +ENDS +REASON$/);
+    const closed = json.find((c) => c.state === 'closed');
+    const open = json.find((c) => c.state === 'active' && c.expires_at !== null);
+    if (closed === undefined || open === undefined) throw new Error('no closed or open channel');
+    const row = (id: string) => rows.find((l) => l.startsWith(id)) ?? '';
+    expect(row(closed.channel_id)).toMatch(new RegExp(` ${shortTime(closed.closed_at)} +${closed.close_reason}$`));
+    expect(row(open.channel_id)).toMatch(new RegExp(` ${shortTime(open.expires_at)} +-$`));
+  });
+
+  it('agents ls shows the passport’s model, and scripted for the scripted model', async () => {
+    await client.register({ name: 'scripted-bot', provider: 'scripted', model: 'demo' });
+    await client.register({ name: 'hosted-bot', provider: 'openai', model: 'gpt-4o-mini' });
+    const r = await run([...at(), 'agents', 'ls']);
+    expect(r.out).toMatch(/^scripted-bot +\S+ +agent +scripted +/m);
+    expect(r.out).toMatch(/^hosted-bot +\S+ +agent +openai\/gpt-4o-mini +/m);
+    expect(r.out).toMatch(/^alice +\S+ +human +- +/m);
   });
 });

@@ -2,8 +2,14 @@
  * Runs the `ag2net` command in-process against a real stack, with its standard streams captured: `run` for a
  * command that ends, `start` for one that follows (abort it with `stop()`).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { runCli, type CliIo } from '../src/index.js';
+
+/** An empty working directory: no `.data/` of a stack on this machine is found unless a test lays one out. */
+const EMPTY_CWD = mkdtempSync(join(tmpdir(), 'ag2net-cli-cwd-'));
 
 /** A finished command line: exit code and what it wrote. */
 export interface Ran {
@@ -20,6 +26,8 @@ export interface IoOptions {
   readonly env?: Record<string, string>;
   /** Whether standard output is a terminal (progress lines on standard error); default false. */
   readonly tty?: boolean;
+  /** The working directory (where `.data/` is looked for); default an empty one. */
+  readonly cwd?: string;
 }
 
 /** A command line running in the background. */
@@ -44,6 +52,7 @@ export function start(argv: readonly string[], options: IoOptions = {}): Running
     env: { NO_COLOR: '1', ...options.env },
     isTty: options.tty ?? false,
     signal: controller.signal,
+    cwd: options.cwd ?? EMPTY_CWD,
   };
   const done = runCli(argv, io).then((code) => ({ code, out, err }));
   return {

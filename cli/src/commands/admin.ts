@@ -18,12 +18,10 @@ import { z } from 'zod';
 import { IntFlag, action, type CommandEnv } from '../env.js';
 import { CliError, ExitCode, usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
-
-/** The auth directory `npm start` uses. */
-export const DEFAULT_AUTH_DIR = '.data/auth';
+import { DEFAULT_AUTH_DIR } from '../stack.js';
 
 const InitOptions = z.object({
-  dir: z.string().min(1).default(DEFAULT_AUTH_DIR),
+  dir: z.string().min(1).optional(),
   host: z.string().min(1).optional(),
   port: z.coerce.number().int().min(0).max(65_535).optional(),
   storeDir: z.string().min(1).optional(),
@@ -31,7 +29,7 @@ const InitOptions = z.object({
 });
 
 const IssueOptions = z.object({
-  dir: z.string().min(1).default(DEFAULT_AUTH_DIR),
+  dir: z.string().min(1).optional(),
   agent: z.string().min(1),
   publicKey: z
     .string()
@@ -42,7 +40,7 @@ const IssueOptions = z.object({
 });
 
 const RevokeOptions = z.object({
-  dir: z.string().min(1).default(DEFAULT_AUTH_DIR),
+  dir: z.string().min(1).optional(),
   agent: z.string().min(1).optional(),
   user: z
     .string()
@@ -61,9 +59,12 @@ export function adminCommands(program: Command, io: CliIo): void {
   program
     .command('auth')
     .description('NATS auth of a hub')
+    .action(() => {
+      throw usageError('auth needs a subcommand', 'use `ag2net auth init` to lay out an auth directory');
+    })
     .command('init')
     .description('create (or re-sign) the operator, accounts, service users and nats-server config under --dir')
-    .option('--dir <dir>', `the auth directory (default ${DEFAULT_AUTH_DIR})`)
+    .option('--dir <dir>', `the auth directory (default --auth-dir, or ${DEFAULT_AUTH_DIR})`)
     .option('--host <host>', 'server.conf listen host (default 127.0.0.1)')
     .option('--port <port>', 'server.conf listen port (default 4222)')
     .option('--store-dir <dir>', 'server.conf JetStream store (default <dir>/../jetstream)')
@@ -71,7 +72,7 @@ export function adminCommands(program: Command, io: CliIo): void {
     .action(
       action(io, InitOptions, async (env, opts) => {
         const auth = await authInit({
-          dir: opts.dir,
+          dir: await authDirOf(env, opts.dir),
           prefix: env.prefix(),
           force: opts.force,
           ...(opts.host === undefined ? {} : { host: opts.host }),
@@ -104,18 +105,24 @@ export function adminCommands(program: Command, io: CliIo): void {
 
   const creds = program
     .command('creds')
-    .description("identity credentials (operators; needs the auth directory's keys)");
+    .description("identity credentials (operators; needs the auth directory's keys)")
+    .action(() => {
+      throw usageError(
+        'creds needs a subcommand',
+        'use `ag2net creds issue --agent <name>`, `ag2net creds revoke --agent <name>` or `ag2net creds readmit --agent <name>`',
+      );
+    });
   creds
     .command('issue')
     .description("issue an identity's user JWT; without --public-key a new key pair and a complete .creds file")
     .requiredOption('--agent <agent>', 'the registered identity (name or id)')
-    .option('--dir <dir>', `the auth directory (default ${DEFAULT_AUTH_DIR})`)
+    .option('--dir <dir>', `the auth directory (default --auth-dir, or ${DEFAULT_AUTH_DIR})`)
     .option('--public-key <key>', "the identity's nkey public key (U…): prints the JWT only, the seed stays with it")
     .option('--ttl <seconds>', 'lifetime in seconds (default 3600, at most 86400)')
     .option('--out <file>', 'write the .creds file here (mode 0600) instead of standard output')
     .action(
       action(io, IssueOptions, async (env, opts) => {
-        const { manifest, signingSeed } = await readAuthDir(opts.dir);
+        const { manifest, signingSeed } = await readAuthDir(await authDirOf(env, opts.dir));
         const session = await env.session();
         const agentId = await session.agentId(opts.agent);
         const keys = opts.publicKey === undefined ? createIdentityKeys() : null;
@@ -151,11 +158,12 @@ export function adminCommands(program: Command, io: CliIo): void {
     )
     .option('--agent <agent>', 'the identity to revoke (name or id); needs --operator')
     .option('--user <key>', "a service user's nkey public key (U…): the registrant, the operator caller, the admin")
-    .option('--dir <dir>', `the auth directory (default ${DEFAULT_AUTH_DIR})`)
+    .option('--dir <dir>', `the auth directory (default --auth-dir, or ${DEFAULT_AUTH_DIR})`)
     .option('--no-push', 'only rewrite the files (a restarted server refuses the user)')
     .action(
       action(io, RevokeOptions, async (env, opts) => {
-        await readAuthDir(opts.dir);
+        const dir = await authDirOf(env, opts.dir);
+        await readAuthDir(dir);
         if ((opts.agent === undefined) === (opts.user === undefined)) {
           throw usageError('name what to revoke', 'pass either --agent <name|id> or --user <U…>');
         }
@@ -175,11 +183,11 @@ export function adminCommands(program: Command, io: CliIo): void {
           user === undefined
             ? null
             : await revokeUser({
-                dir: opts.dir,
+                dir,
                 userPublicKey: user,
                 ...(atSeconds === undefined ? {} : { atSeconds }),
               });
-        if (revoked !== null && opts.push) await pushToServer(env, opts.dir, revoked);
+        if (revoked !== null && opts.push) await pushToServer(env, dir, revoked);
         if (env.out.json) {
           return env.out.data({
             ...(identity === null ? {} : identity),
@@ -216,6 +224,12 @@ export function adminCommands(program: Command, io: CliIo): void {
         env.out.line('it attaches again with its admission credential and its own key');
       }),
     );
+}
+
+/** `--dir`, else the global `--auth-dir` (`AG2NET_AUTH_DIR`, `.data/auth`), from the working directory. */
+async function authDirOf(env: CommandEnv, dir: string | undefined): Promise<string> {
+  const { stack } = await env.target();
+  return dir === undefined ? stack.authDir : resolve(stack.cwd, dir);
 }
 
 /** The manifest and the identity account's signing seed; a directory without them names `auth init`. */

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { IntFlag, NoOptions, action, actionOn } from '../env.js';
 import type { CliIo } from '../io.js';
-import { shortTime } from '../render.js';
+import { modelOf, shortTime } from '../render.js';
+import { resolveAgent } from '../resolve.js';
 
 const LsOptions = z.object({
   kind: PassportKindSchema.optional(),
@@ -14,10 +15,12 @@ const LsOptions = z.object({
 
 /** `ag2net agents ls|show`: the public agent directory. */
 export function agentsCommand(program: Command, io: CliIo): void {
-  const agents = program.command('agents').description('the agent directory (public: no rights needed)');
+  const agents = program
+    .command('agents')
+    .description('the agent directory (public: no rights needed); without a subcommand, ls');
   agents
-    .command('ls')
-    .description('registered agents and people')
+    .command('ls', { isDefault: true })
+    .description('registered agents and people (the default)')
     .option('--kind <kind>', 'agent, human or remote_agent')
     .option('--capability <name>', 'only agents whose resume lists this capability')
     .option('--query <text>', 'only agents whose name or resume matches')
@@ -38,7 +41,7 @@ export function agentsCommand(program: Command, io: CliIo): void {
             { header: 'name', cell: (p: Passport) => p.name, tone: () => 'accent' },
             { header: 'id', cell: (p) => p.agent_id ?? '-' },
             { header: 'kind', cell: (p) => effectiveKind(p) },
-            { header: 'model', cell: (p) => [p.provider, p.model].filter((x) => x !== null).join('/') || '-' },
+            { header: 'model', cell: (p) => modelOf(p) },
             { header: 'owner', cell: (p) => p.owner || '-' },
             { header: 'registered', cell: (p) => shortTime(p.created_at) },
           ],
@@ -49,11 +52,11 @@ export function agentsCommand(program: Command, io: CliIo): void {
   agents
     .command('show')
     .description("one agent's passport, resume, rule and skill")
-    .argument('<agent>', 'name or id')
+    .argument('<agent>', 'name, id or the start of an id')
     .action(
       actionOn(io, NoOptions, async (env, agent) => {
         const session = await env.session();
-        const passport = await session.hub.getAgent(agent);
+        const passport = await resolveAgent(session.hub, agent);
         const id = passport.agent_id ?? agent;
         const [resume, rule, skill] = await Promise.all([
           session.hub.getResume(id),
@@ -67,7 +70,7 @@ export function agentsCommand(program: Command, io: CliIo): void {
           ['id', id],
           ['kind', effectiveKind(passport)],
           ['owner', passport.owner || '-'],
-          ['model', [passport.provider, passport.model].filter((x) => x !== null).join('/') || '-'],
+          ['model', modelOf(passport)],
           ['registered', passport.created_at || '-'],
           ['auth', passport.auth.scheme],
           ['capabilities', resume.claimed_capabilities.join(', ') || '-'],

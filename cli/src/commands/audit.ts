@@ -6,7 +6,8 @@ import { IntFlag, action, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import type { Output } from '../output.js';
-import { shortTime } from '../render.js';
+import { NameBook, shortTime } from '../render.js';
+import { resolveChannelId } from '../resolve.js';
 import type { Session } from '../session.js';
 
 const AuditOptions = z.object({
@@ -34,7 +35,7 @@ export function auditCommand(program: Command, io: CliIo): void {
         'only records of this kind (repeatable): channel_closed, expectation_violated, …',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
-    .option('--channel <channel>', 'only records of this channel')
+    .option('--channel <channel>', 'only records of this channel (id, or the start of one)')
     .option('--agent <agent>', 'only records that name this agent in any role (name or id)')
     .option('--since <time>', 'from this time: ISO-8601, or an age such as 30m, 2h, 1d')
     .option('--until <time>', 'before this time: ISO-8601, or an age')
@@ -43,11 +44,12 @@ export function auditCommand(program: Command, io: CliIo): void {
     .action(
       action(io, AuditOptions, async (env, opts) => {
         const session = await env.session();
-        const caller = session.requireOperator('audit');
+        const caller = opts.follow ? session.requireJetStream('audit --follow') : session.requireOperator('audit');
+        const names = new NameBook(session.hub);
         const now = Date.now();
         const filter: AuditRecordFilter = {
           kinds: opts.kind,
-          channel_id: opts.channel ?? null,
+          channel_id: opts.channel === undefined ? null : await resolveChannelId(session.hub, opts.channel, { caller }),
           agent_id: opts.agent === undefined ? null : await session.agentId(opts.agent),
           since: opts.since === undefined ? null : timeArg(opts.since, now, '--since'),
           until: opts.until === undefined ? null : timeArg(opts.until, now, '--until'),
@@ -66,8 +68,8 @@ export function auditCommand(program: Command, io: CliIo): void {
           cursor = page.next_cursor;
         } while (cursor !== null && records.length < opts.limit);
         if (env.out.json && !opts.follow) return env.out.data(records);
-        for (const r of records) printRecord(env.out, r, { stream: true });
-        if (opts.follow) await followAudit(env, session, { filter, from: followFrom, seen: records });
+        for (const r of records) await printRecord(env.out, r, { names, stream: true });
+        if (opts.follow) await followAudit(env, session, { filter, from: followFrom, seen: records, names });
       }),
     );
 }
@@ -83,7 +85,12 @@ async function auditStreamEnd(session: Session): Promise<number> {
 async function followAudit(
   env: CommandEnv,
   session: Session,
-  args: { readonly filter: AuditRecordFilter; readonly from: number; readonly seen: readonly AuditRecord[] },
+  args: {
+    readonly filter: AuditRecordFilter;
+    readonly from: number;
+    readonly seen: readonly AuditRecord[];
+    readonly names: NameBook;
+  },
 ): Promise<void> {
   const seen = new Set(args.seen.map((r) => r.id));
   const consumer = await jetstream(session.nc, { checkAPI: false }).consumers.get(session.names.auditStream, {
@@ -100,7 +107,7 @@ async function followAudit(
       const parsed = AuditRecordSchema.safeParse(safeJson(m.string()));
       if (!parsed.success || seen.has(parsed.data.id) || !auditRecordMatches(parsed.data, args.filter)) continue;
       seen.add(parsed.data.id);
-      printRecord(env.out, parsed.data, { stream: true });
+      await printRecord(env.out, parsed.data, { names: args.names, stream: true });
     }
   } finally {
     env.io.signal.removeEventListener('abort', stop);
@@ -108,14 +115,29 @@ async function followAudit(
   }
 }
 
-function printRecord(out: Output, record: AuditRecord, options: { readonly stream?: boolean } = {}): void {
+/** Fields of a record that name one agent, and fields that list agents: shown by name. */
+const AGENT_FIELDS: ReadonlySet<string> = new Set(['agent_id', 'creator_id', 'owner_id', 'sender_id', 'target_id']);
+const AGENT_LIST_FIELDS: ReadonlySet<string> = new Set(['participants', 'violators', 'audience']);
+
+async function printRecord(
+  out: Output,
+  record: AuditRecord,
+  options: { readonly names: NameBook; readonly stream?: boolean },
+): Promise<void> {
   if (out.json) return out.data(record, { stream: options.stream ?? false });
+  const { names } = options;
   const { id: _id, kind, at, ...fields } = record;
   const tone = /violat|fail|dead|quarantin|denied/.test(kind) ? 'bad' : 'accent';
-  const rest = Object.entries(fields)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(' ');
-  out.line(`${out.paint('dim', shortTime(at))} ${out.paint(tone, kind)} ${rest}`.trimEnd());
+  const shown = await Promise.all(
+    Object.entries(fields).map(async ([k, v]) => {
+      if (AGENT_FIELDS.has(k) && typeof v === 'string') return `${k.replace(/_id$/, '')}=${await names.name(v)}`;
+      if (AGENT_LIST_FIELDS.has(k) && Array.isArray(v) && v.every((x) => typeof x === 'string')) {
+        return `${k}=${(await names.names(v)).join(',')}`;
+      }
+      return `${k}=${typeof v === 'string' ? v : JSON.stringify(names.withNames(v))}`;
+    }),
+  );
+  out.line(`${out.paint('dim', shortTime(at))} ${out.paint(tone, kind)} ${shown.join(' ')}`.trimEnd());
 }
 
 /** An ISO-8601 time, or an age (`30s`, `15m`, `2h`, `7d`) before `nowMs`, as ISO-8601. */

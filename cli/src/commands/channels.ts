@@ -10,7 +10,9 @@ import { z } from 'zod';
 import { IntFlag, NoOptions, action, actionOn } from '../env.js';
 import type { CliIo } from '../io.js';
 import type { Tone } from '../output.js';
+import { describeGraph } from '../graph.js';
 import { NameBook, shortTime } from '../render.js';
+import { resolveChannelId } from '../resolve.js';
 
 const LsOptions = z.object({
   state: ChannelStateSchema.optional(),
@@ -28,10 +30,10 @@ const PAGE = 1000;
 export function channelsCommand(program: Command, io: CliIo): void {
   const channels = program
     .command('channels')
-    .description('channels the caller takes part in (every channel with --operator)');
+    .description('channels the caller takes part in (every channel with --operator); without a subcommand, ls');
   channels
-    .command('ls')
-    .description('channels, newest last')
+    .command('ls', { isDefault: true })
+    .description('channels, newest last (the default)')
     .option('--state <state>', 'pending, active, closing, closed or expired')
     .option('--type <type>', 'consulting, conversation, discussion, workflow or a custom type')
     .option('--agent <agent>', 'only channels with this participant (name or id)')
@@ -68,6 +70,7 @@ export function channelsCommand(program: Command, io: CliIo): void {
             { header: 'participants', cell: (r) => r.participants, max: 48 },
             { header: 'created', cell: (r) => shortTime(r.c.created_at) },
             { header: 'ends', cell: (r) => endOf(r.c) },
+            { header: 'reason', cell: (r) => reasonOf(r.c), max: 32 },
           ],
           'no channels',
         );
@@ -76,16 +79,22 @@ export function channelsCommand(program: Command, io: CliIo): void {
   channels
     .command('show')
     .description("one channel's metadata, participants and the adapter state the caller may see")
-    .argument('<channel>', 'channel id')
+    .argument('<channel>', 'channel id, or the start of one')
     .action(
-      actionOn(io, NoOptions, async (env, channel) => {
+      actionOn(io, NoOptions, async (env, arg) => {
         const session = await env.session();
         const caller = await session.requireCaller('channels show');
+        const names = new NameBook(session.hub);
+        const channel = await resolveChannelId(session.hub, arg, { caller, names });
         const meta = (await session.hub.call('getChannel', { channel_id: channel }, { caller })).channel;
         const state = (await session.hub.call('adapterState', { channel_id: channel }, { caller })).state;
         if (env.out.json) return env.out.data({ channel: meta, state });
         const o = env.out;
-        const names = new NameBook(session.hub);
+        // Every participant's name first: the knobs and the adapter state then show names where they hold ids.
+        await names.names([meta.creator_id, ...participantIds(meta)]);
+        const { graph, ...knobs } = meta.knobs;
+        const graphLines = graph === undefined ? null : describeGraph(graph, (id) => String(names.withNames(id)));
+        const otherKnobs = graphLines === null ? meta.knobs : knobs;
         o.fields([
           ['id', meta.channel_id],
           ['type', `${meta.manifest.type} v${meta.manifest.version}`],
@@ -101,8 +110,13 @@ export function channelsCommand(program: Command, io: CliIo): void {
               .map(([k, v]) => `${k}=${v}`)
               .join(' ') || '-',
           ],
-          ['knobs', Object.keys(meta.knobs).length === 0 ? '-' : JSON.stringify(meta.knobs)],
+          ['knobs', Object.keys(otherKnobs).length === 0 ? '-' : JSON.stringify(names.withNames(otherKnobs))],
         ]);
+        if (graphLines !== null) {
+          o.line();
+          o.line(o.paint('head', 'graph'));
+          for (const line of graphLines) o.line(`  ${line}`);
+        }
         o.line();
         const people = await Promise.all(
           [...meta.participants]
@@ -122,7 +136,7 @@ export function channelsCommand(program: Command, io: CliIo): void {
         if (state !== null) {
           o.line();
           o.line(o.paint('head', 'adapter state'));
-          o.line(JSON.stringify(state, null, 2));
+          o.line(JSON.stringify(names.withNames(state), null, 2));
         }
       }),
     );
@@ -135,7 +149,14 @@ function stateTone(c: ChannelMetadata): Tone | null {
   return 'warn';
 }
 
+/** When a channel ends: its TTL's expiry while it is open (`-` without one), when it ended once it has. */
 function endOf(c: ChannelMetadata): string {
-  if (isTerminalChannelState(c.state)) return c.close_reason || c.state;
-  return c.expires_at === null ? '-' : `expires ${shortTime(c.expires_at)}`;
+  if (isTerminalChannelState(c.state)) return shortTime(c.closed_at ?? c.expires_at);
+  return shortTime(c.expires_at);
+}
+
+/** Why a channel ended (its close reason, else its state); `-` while it is open. */
+function reasonOf(c: ChannelMetadata): string {
+  if (!isTerminalChannelState(c.state)) return '-';
+  return c.close_reason || c.state;
 }

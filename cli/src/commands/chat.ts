@@ -1,59 +1,81 @@
-import type { HumanClient } from '@ag2net/client';
-import { EV_CHANNEL_CLOSED, EV_CHANNEL_EXPIRED, EV_TEXT, type Envelope, type PassportInput } from '@ag2net/protocol';
+import { IdentityCredentialsError, type HumanClient } from '@ag2net/client';
+import {
+  EV_CHANNEL_CLOSED,
+  EV_CHANNEL_EXPIRED,
+  EV_TEXT,
+  ErrorCode,
+  NetworkError,
+  type Envelope,
+  type PassportInput,
+} from '@ag2net/protocol';
 import type { Command } from 'commander';
 import { mkdir } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { IntFlag, actionOn, type CommandEnv } from '../env.js';
-import { usageError } from '../exit.js';
+import { CliError, ExitCode, usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
+import { readApiKeysFile } from '../keys-file.js';
 import { NameBook, printEnvelope } from '../render.js';
-import type { Target } from '../session.js';
+import { resolveAgent } from '../resolve.js';
+import { identityCredsDir, type Target } from '../session.js';
+import { API_KEYS_FILE, identityCredsFile } from '../stack.js';
 
 const ChatOptions = z.object({
   type: z.enum(['consulting', 'conversation']).default('conversation'),
   apiKey: z.string().min(1).optional(),
-  credsDir: z.string().min(1).optional(),
   wait: IntFlag.default(60_000),
 });
-
-/** Where a person's issued credentials are kept between chats, below the home directory. */
-const DEFAULT_CREDS_DIR = join('.ag2net', 'creds');
 
 /**
  * `ag2net chat <agent>`: talk to an agent as a person. The person (`--as`, default the login name) is attached or
  * registered as a `human` identity, opens a channel with the agent, posts each line read from standard input, and
  * prints what the others post. At end of input it waits for the answer to the last line (`--wait`), then closes the
  * channel; Ctrl-C closes it at once.
+ *
+ * On a secured stack it needs nothing more than `npm start` left in `.data/`: the registrant's credentials to connect,
+ * the person's admission key from `api-keys.json` (`ag2net people add` writes one for a new name), and the person's
+ * own credentials in `creds/<server>/<prefix>/<name>.creds`, written at the first chat and reused after.
  */
 export function chatCommand(program: Command, io: CliIo): void {
   program
     .command('chat')
     .description('open a channel with an agent as a person and talk from the terminal (a line is a message)')
-    .argument('<agent>', 'the agent to talk to (name or id)')
+    .argument('<agent>', 'the agent to talk to (name, id or the start of an id)')
     .option('--type <type>', 'conversation (free turns, default) or consulting (one question, one answer)')
-    .option('--api-key <key>', "the hub's admission key for registering the person (env AG2NET_API_KEY)")
-    .option('--creds-dir <dir>', `where the person's issued credentials are kept (default ~/${DEFAULT_CREDS_DIR})`)
+    .option(
+      '--api-key <key>',
+      "the person's admission key (env AG2NET_API_KEY; default: the person's in the stack's api-keys.json)",
+    )
     .option('--wait <ms>', 'at end of input, how long to wait for the last answer (default 60000)')
     .action(
       actionOn(io, ChatOptions, async (env, agent, opts) => {
-        const session = await env.session();
-        const me = session.target.as ?? io.env['USER'] ?? 'cli-user';
-        const apiKey = opts.apiKey ?? io.env['AG2NET_API_KEY'];
+        const session = await env.session('register');
+        const { target } = session;
+        const me = target.as ?? io.env['USER'] ?? 'cli-user';
+        const apiKey = opts.apiKey ?? emptyToUndefined(io.env['AG2NET_API_KEY']) ?? (await stackApiKey(target, me));
         const passport: PassportInput = {
           name: me,
           kind: 'human',
-          ...(apiKey === undefined || apiKey === '' ? {} : { auth: { scheme: 'api_key', claim: { token: apiKey } } }),
+          ...(apiKey === undefined ? {} : { auth: { scheme: 'api_key', claim: { token: apiKey } } }),
         };
-        const human = await session.hub.attachHuman(me, {
-          passport,
-          ...(session.target.creds === null ? {} : { credsPath: await personCredsPath(session.target, me, opts) }),
-        });
+        const credsPath = session.secured ? await personCredsPath(target, me) : undefined;
+        const human = await session.hub
+          .attachHuman(me, { passport, ...(credsPath === undefined ? {} : { credsPath }) })
+          .catch((err: unknown) => {
+            throw admissionRefusal(err, { target, me, credsPath, keyFound: apiKey !== undefined });
+          });
         try {
           // Looked up as the person: on a secured hub the registrant's connection may not read the directory.
-          const targetId = (await human.hub.getAgent(agent)).agent_id ?? agent;
-          await converse(env, human, { agent, targetId, ...opts });
+          const passportOf = await resolveAgent(human.hub, agent);
+          const names = new NameBook(human.hub);
+          names.remember(passportOf);
+          names.remember(human.passport);
+          await converse(env, human, {
+            agent: passportOf.name,
+            targetId: passportOf.agent_id ?? agent,
+            names,
+            ...opts,
+          });
         } finally {
           await human.disconnect({ graceMs: 0 });
         }
@@ -62,22 +84,63 @@ export function chatCommand(program: Command, io: CliIo): void {
 }
 
 /**
- * Where a person's credentials are kept on a secured deployment (the connection has credentials): the hub issues
- * them at the first chat, the client writes them (0600) and renews them, and the next chat attaches with them.
+ * Where a person's credentials are kept on a secured deployment: `--creds-dir` (`AG2NET_CREDS_DIR`), else where
+ * `npm start` keeps identities' credentials. The hub issues them at the first chat, the client writes them (0600) and
+ * renews them, and the next chat attaches with them.
  */
-async function personCredsPath(
-  target: Target,
-  me: string,
-  opts: { readonly credsDir?: string | undefined },
-): Promise<string> {
-  const dir = opts.credsDir ?? join(homedir(), DEFAULT_CREDS_DIR);
+async function personCredsPath(target: Target, me: string): Promise<string> {
+  const dir = await identityCredsDir(target);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  return join(dir, `${target.prefix}-${me}.creds`);
+  return identityCredsFile(dir, me);
+}
+
+/** The person's key in the stack's `api-keys.json`, when that file is there and readable and has one. */
+async function stackApiKey(target: Target, me: string): Promise<string | undefined> {
+  const keys = await readApiKeysFile(target.stack.auth(API_KEYS_FILE)).catch(() => null);
+  return keys?.[me];
+}
+
+/** A refusal to attach or register the person, with the flags that fix it (never the SDK's option names). */
+function admissionRefusal(
+  err: unknown,
+  ctx: {
+    readonly target: Target;
+    readonly me: string;
+    readonly credsPath: string | undefined;
+    readonly keyFound: boolean;
+  },
+): unknown {
+  const { target, me } = ctx;
+  if (err instanceof IdentityCredentialsError) {
+    const where = ctx.credsPath === undefined ? 'here' : `at ${target.stack.shown(ctx.credsPath)}`;
+    return new CliError(
+      `${me} is registered, and chatting as ${me} needs its credentials, which are not ${where}`,
+      ExitCode.AccessDenied,
+      {
+        hint: `pass --creds-dir <the directory of ${me}.creds>, or --as <another name>`,
+        cause: err,
+      },
+    );
+  }
+  if (err instanceof NetworkError && err.code === ErrorCode.AuthFailed) {
+    return new CliError(`${err.code}: ${err.message}`, ExitCode.AccessDenied, {
+      hint: ctx.keyFound
+        ? `the hub refused the admission key of ${me}: pass the right one with --api-key`
+        : `${me} has no admission key: \`ag2net people add ${me}\` gives it one (then chat again), or pass --api-key`,
+      cause: err,
+    });
+  }
+  return err;
+}
+
+function emptyToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
 
 interface Conversation {
   readonly agent: string;
   readonly targetId: string;
+  readonly names: NameBook;
   readonly type: 'consulting' | 'conversation';
   readonly wait: number;
 }
@@ -85,7 +148,7 @@ interface Conversation {
 async function converse(env: CommandEnv, human: HumanClient, args: Conversation): Promise<void> {
   if (args.targetId === human.agentId) throw usageError('a person cannot chat with themselves');
   const channel = await human.open({ type: args.type, target: args.targetId });
-  const names = new NameBook(human.hub);
+  const { names } = args;
   const o = env.out;
   o.progress(
     `${args.type} with ${args.agent} in channel ${channel.channelId} as ${human.passport.name}: ` +

@@ -5,6 +5,7 @@ import { IntFlag, NoOptions, action, actionOn } from '../env.js';
 import type { CliIo } from '../io.js';
 import type { Tone } from '../output.js';
 import { NameBook, shortTime } from '../render.js';
+import { resolveChannelId, resolveTaskId } from '../resolve.js';
 
 const LsOptions = z.object({
   state: TaskStateSchema.optional(),
@@ -18,19 +19,23 @@ const PAGE = 1000;
 
 /** `ag2net tasks ls|show`: tasks the caller owns or shares a channel with; every task with `--operator`. */
 export function tasksCommand(program: Command, io: CliIo): void {
-  const tasks = program.command('tasks').description('tasks the caller may see (every task with --operator)');
+  const tasks = program
+    .command('tasks')
+    .description('tasks the caller may see (every task with --operator); without a subcommand, ls');
   tasks
-    .command('ls')
-    .description('tasks, oldest first')
+    .command('ls', { isDefault: true })
+    .description('tasks, oldest first (the default)')
     .option('--state <state>', 'created, running, completed, failed, expired or cancelled')
     .option('--agent <agent>', 'only tasks owned by this agent (name or id)')
-    .option('--channel <channel>', 'only tasks of this channel')
+    .option('--channel <channel>', 'only tasks of this channel (id, or the start of one)')
     .option('--limit <n>', 'at most this many (default 100)')
     .action(
       action(io, LsOptions, async (env, opts) => {
         const session = await env.session();
         const caller = await session.requireCaller('tasks ls');
         const agentId = opts.agent === undefined ? null : await session.agentId(opts.agent);
+        const channelId =
+          opts.channel === undefined ? null : await resolveChannelId(session.hub, opts.channel, { caller });
         const list: TaskMetadata[] = [];
         let cursor: string | null = null;
         do {
@@ -38,7 +43,7 @@ export function tasksCommand(program: Command, io: CliIo): void {
             'listTasks',
             {
               agent_id: agentId,
-              channel_id: opts.channel ?? null,
+              channel_id: channelId,
               state: opts.state ?? null,
               limit: Math.min(PAGE, opts.limit - list.length),
               cursor,
@@ -68,11 +73,12 @@ export function tasksCommand(program: Command, io: CliIo): void {
   tasks
     .command('show')
     .description('one task')
-    .argument('<task>', 'task id')
+    .argument('<task>', 'task id, or the start of one')
     .action(
-      actionOn(io, NoOptions, async (env, task) => {
+      actionOn(io, NoOptions, async (env, arg) => {
         const session = await env.session();
         const caller = await session.requireCaller('tasks show');
+        const task = await resolveTaskId(session.hub, arg, { caller });
         const t = (await session.hub.call('getTask', { task_id: task }, { caller })).task;
         if (env.out.json) return env.out.data(t);
         const o = env.out;

@@ -1,4 +1,4 @@
-import { EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { EnvelopeSchema, OPERATOR_CALLER, participantIds, type Envelope } from '@ag2net/protocol';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Command } from 'commander';
 import { z } from 'zod';
@@ -7,6 +7,7 @@ import { usageError } from '../exit.js';
 import { FOLLOW_POLL_MS, pause } from '../follow.js';
 import type { CliIo } from '../io.js';
 import { NameBook, printEnvelope } from '../render.js';
+import { resolveChannelId } from '../resolve.js';
 import type { Session } from '../session.js';
 
 const WalOptions = z.object({
@@ -34,21 +35,23 @@ export function walCommands(program: Command, io: CliIo): void {
   program
     .command('wal')
     .description("a channel's log, oldest first: what the caller may see (everything with --operator)")
-    .argument('<channel>', 'channel id')
+    .argument('<channel>', 'channel id, or the start of one')
     .option('--since <seq>', 'first sequence (default 1)')
     .option('--limit <n>', 'at most this many envelopes, then the --since that continues')
     .option('-f, --follow', 'keep printing new envelopes until Ctrl-C (with --json: one JSON line each)')
     .action(
-      actionOn(io, WalOptions, async (env, channel, opts) => {
+      actionOn(io, WalOptions, async (env, arg, opts) => {
         const session = await env.session();
         const caller = await session.requireCaller('wal');
-        await readLog(env, session, { channel, caller, ...opts });
+        const names = new NameBook(session.hub);
+        const channel = await resolveChannelId(session.hub, arg, { caller, names });
+        await readLog(env, session, { channel, caller, names, ...opts });
       }),
     );
   program
     .command('tail')
     .description('every admitted envelope of every channel as it is admitted (operators: --operator)')
-    .option('--channel <channel>', 'only this channel')
+    .option('--channel <channel>', 'only this channel (id, or the start of one)')
     .option('--agent <agent>', 'only envelopes this agent sent or was addressed in (name or id)')
     .option('--type <event>', 'only this event type (a trailing * matches a prefix: ag2.channel.*)')
     .option('--all', 'start from the oldest envelope, not from now')
@@ -56,7 +59,7 @@ export function walCommands(program: Command, io: CliIo): void {
     .action(
       action(io, TailOptions, async (env, opts) => {
         const session = await env.session();
-        session.requireOperator('tail');
+        session.requireJetStream('tail');
         await tail(env, session, opts);
       }),
     );
@@ -65,6 +68,7 @@ export function walCommands(program: Command, io: CliIo): void {
 interface ReadLog {
   readonly channel: string;
   readonly caller: string;
+  readonly names: NameBook;
   readonly since: number;
   readonly limit?: number | undefined;
   readonly follow: boolean;
@@ -72,7 +76,12 @@ interface ReadLog {
 
 async function readLog(env: CommandEnv, session: Session, args: ReadLog): Promise<void> {
   if (args.follow && args.limit !== undefined) throw usageError('--limit and --follow do not go together');
-  const names = new NameBook(session.hub);
+  const { names } = args;
+  if (!env.out.json) {
+    // The participants' names first, so that event data naming them reads with names.
+    const meta = await session.hub.call('getChannel', { channel_id: args.channel }, { caller: args.caller });
+    await names.names(participantIds(meta.channel));
+  }
   const collected: Envelope[] = [];
   let since = args.since;
   let printed = 0;
@@ -111,7 +120,11 @@ async function readLog(env: CommandEnv, session: Session, args: ReadLog): Promis
 async function tail(env: CommandEnv, session: Session, opts: z.output<typeof TailOptions>): Promise<void> {
   const names = new NameBook(session.hub);
   const agentId = opts.agent === undefined ? null : await session.agentId(opts.agent);
-  const subject = opts.channel === undefined ? session.names.walAll : session.names.wal(opts.channel);
+  const channel =
+    opts.channel === undefined
+      ? undefined
+      : await resolveChannelId(session.hub, opts.channel, { caller: OPERATOR_CALLER, names });
+  const subject = channel === undefined ? session.names.walAll : session.names.wal(channel);
   const jsm = await jetstreamManager(session.nc, { checkAPI: false });
   // From the stream's current end (read before following, so nothing admitted after this line is missed).
   const info = await jsm.streams.info(session.names.walStream);
@@ -124,7 +137,7 @@ async function tail(env: CommandEnv, session: Session, opts: z.output<typeof Tai
   const messages = await consumer.consume();
   const stop = (): void => void messages.close();
   env.io.signal.addEventListener('abort', stop, { once: true });
-  env.out.progress(`following ${opts.channel ?? 'every channel'} from WAL sequence ${start} (Ctrl-C to stop)`);
+  env.out.progress(`following ${channel ?? 'every channel'} from WAL sequence ${start} (Ctrl-C to stop)`);
   let seen = 0;
   try {
     for await (const m of messages) {
