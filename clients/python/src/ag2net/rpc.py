@@ -5,7 +5,8 @@ When no hub answers (no responders: a failover is in progress), the hub answers 
 runs out. A non-idempotent operation that timed out, or was answered `unavailable` with `details.reason`
 `may_have_applied`, is not resent: it may have been applied. Every other hub error is final and raised at once.
 Posts carry a client-minted envelope id and channel creation a client-minted channel id, so a resent one is admitted
-once.
+once. A request NATS refuses (a permissions violation: the connection's credentials do not allow the operation's
+subject) is raised as `AccessDeniedError` naming the operation and the subject, and not resent.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, Protocol
 
 import nats.errors
 
-from .errors import HubUnavailableError, InternalError, NetworkError, error_from_wire, may_resend
+from .errors import AccessDeniedError, HubUnavailableError, InternalError, NetworkError, error_from_wire, may_resend
 
 #: Default time of one RPC attempt, in seconds (the TypeScript client's `DEFAULT_RPC_TIMEOUT_MS`).
 DEFAULT_RPC_TIMEOUT = 10.0
@@ -27,6 +28,12 @@ DEFAULT_RPC_TIMEOUT = 10.0
 DEFAULT_RETRY_FOR = 30.0
 DEFAULT_PREFIX = "ag2"
 _PREFIX_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+#: How nats-server words a refused publish; nats-py keeps it, lower-cased and as `nats: …`, as the connection's
+#: `last_error` (so the subject is compared lower-cased too).
+_REFUSED_PUBLISH_RE = re.compile(r'permissions violation for publish to "([^"]+)"', re.IGNORECASE)
+#: How often a pending request looks whether NATS refused it, in seconds: nats-py reports a refusal only to the
+#: connection's error callback and `last_error`, never to the request, which would otherwise wait out its timeout.
+_REFUSAL_POLL = 0.05
 
 
 class Reply(Protocol):
@@ -141,18 +148,51 @@ class HubRpc:
         subject = self.names.rpc(op, caller_id if spec.caller else None)
         payload = json.dumps(request).encode()
         deadline = time.monotonic() + self.retry_for
+        denied = f"this connection may not call {op} (NATS refused {subject})"
         attempt = 0
         while True:
+            refused_before = getattr(self.nc, "last_error", None)
             try:
-                msg = await self.nc.request(subject, payload, timeout=timeout or DEFAULT_RPC_TIMEOUT)
+                msg = await self._attempt(subject, payload, timeout or DEFAULT_RPC_TIMEOUT, denied)
                 return decode_reply(op, msg.data)
+            except AccessDeniedError:
+                raise
             except Exception as err:
+                # A refusal reported in the moment between the last look and the attempt's timeout.
+                if _refusal(self.nc, subject, refused_before) is not None:
+                    raise AccessDeniedError(denied) from err
                 if not is_retryable(err, spec.idempotent):
                     raise
                 if time.monotonic() >= deadline:
                     raise HubUnavailableError(f"no hub answered {op} within {self.retry_for} s") from err
             await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
             attempt += 1
+
+    async def _attempt(self, subject: str, payload: bytes, timeout: float, denied: str) -> Reply:
+        """One attempt; `AccessDeniedError(denied)` as soon as the connection reports that NATS refused to publish it
+        (a refusal reported before the attempt, of an earlier one, does not count)."""
+        refused_before = getattr(self.nc, "last_error", None)
+        pending = asyncio.ensure_future(self.nc.request(subject, payload, timeout=timeout))
+        try:
+            while True:
+                done, _ = await asyncio.wait({pending}, timeout=_REFUSAL_POLL)
+                if done:
+                    return pending.result()
+                refusal = _refusal(self.nc, subject, refused_before)
+                if refusal is not None:
+                    raise AccessDeniedError(denied) from refusal
+        finally:
+            if not pending.done():
+                pending.cancel()
+
+
+def _refusal(nc: object, subject: str, before: object) -> BaseException | None:
+    """The connection's error saying that NATS refused to publish on `subject`, if it came after `before`."""
+    last = getattr(nc, "last_error", None)
+    if last is None or last is before or not isinstance(last, BaseException):
+        return None
+    match = _REFUSED_PUBLISH_RE.search(str(last))
+    return last if match is not None and match.group(1).lower() == subject.lower() else None
 
 
 def is_retryable(err: BaseException, idempotent: bool) -> bool:
