@@ -4,6 +4,7 @@ import { agentsCommand } from './commands/agents.js';
 import { auditCommand } from './commands/audit.js';
 import { channelsCommand } from './commands/channels.js';
 import { chatCommand } from './commands/chat.js';
+import { exportCommand } from './commands/export.js';
 import { healthCommand } from './commands/health.js';
 import { hubsCommand } from './commands/hubs.js';
 import { peopleCommand } from './commands/people.js';
@@ -72,6 +73,7 @@ export function buildProgram(io: CliIo): Command {
   agentsCommand(program, io);
   channelsCommand(program, io);
   walCommands(program, io);
+  exportCommand(program, io);
   auditCommand(program, io);
   tasksCommand(program, io);
   chatCommand(program, io);

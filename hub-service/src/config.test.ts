@@ -37,6 +37,7 @@ const SETTINGS = [
   },
   { key: 'inboxAckWaitMs', flag: 'inbox-ack-wait-ms', env: 'AG2NET_INBOX_ACK_WAIT_MS', raw: '5000', value: 5000 },
   { key: 'sweepIntervalMs', flag: 'sweep-interval-ms', env: 'AG2NET_SWEEP_INTERVAL_MS', raw: '250', value: 250 },
+  { key: 'retainClosedMs', flag: 'retain-closed', env: 'AG2NET_RETAIN_CLOSED', raw: '30d', value: 2_592_000_000 },
   { key: 'replicas', flag: 'replicas', env: 'AG2NET_REPLICAS', raw: '3', value: 3 },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', raw: 'debug', value: 'debug' },
   { key: 'httpPort', flag: 'http-port', env: 'AG2NET_HTTP_PORT', raw: '9464', value: 9464 },
@@ -185,6 +186,18 @@ describe('loadConfig', () => {
       line:
         '--log-level (LOG_LEVEL): Invalid option: expected one of ' +
         '"trace"|"debug"|"info"|"warn"|"error"|"fatal"|"silent"',
+    },
+    {
+      what: 'a retention shorter than a minute',
+      argv: ['--retain-closed', '59s'],
+      env: {},
+      line: '--retain-closed (AG2NET_RETAIN_CLOSED): expected at least 1m',
+    },
+    {
+      what: 'a retention that is no duration, from the environment',
+      argv: [],
+      env: { AG2NET_RETAIN_CLOSED: 'a month' },
+      line: '--retain-closed (AG2NET_RETAIN_CLOSED): expected a duration: seconds, or <n>s, <n>m, <n>h, <n>d (30d)',
     },
     {
       what: 'a non-numeric lease, from the environment',

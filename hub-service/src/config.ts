@@ -1,5 +1,5 @@
 import type { OperatorLimits } from '@ag2net/hub';
-import { DEFAULT_PREFIX, PrefixSchema } from '@ag2net/protocol';
+import { DEFAULT_PREFIX, PrefixSchema, parseDuration } from '@ag2net/protocol';
 import { ConfigError, describeConfigSource, readServiceConfig } from '@ag2net/telemetry';
 import { z } from 'zod';
 
@@ -8,6 +8,22 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'
 /** A whole number in decimal digits: flags and env vars are strings, and `" "`, `0x10` or `1e3` are refused. */
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+
+/** The shortest `--retain-closed`: time to export a channel's log, and for delivery to finish, after it ended. */
+const MIN_RETAIN_CLOSED_MS = 60_000;
+
+/** A duration as seconds or `<n>s`, `<n>m`, `<n>h`, `<n>d` (`30d`), at least a minute, in milliseconds. */
+const retention = z.string().transform((value, ctx) => {
+  let ms: number;
+  try {
+    ms = parseDuration(value) * 1000;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'expected a duration: seconds, or <n>s, <n>m, <n>h, <n>d (30d)' });
+    return z.NEVER;
+  }
+  if (ms < MIN_RETAIN_CLOSED_MS) ctx.addIssue({ code: 'custom', message: 'expected at least 1m' });
+  return ms;
+});
 
 /** hub-service configuration, from flags and then the environment. */
 export const HubServiceConfigSchema = z.strictObject({
@@ -39,6 +55,8 @@ export const HubServiceConfigSchema = z.strictObject({
   inviteAckTimeoutMs: int(1).default(30_000),
   inboxAckWaitMs: int(1000).default(60_000),
   sweepIntervalMs: int(0).default(1000),
+  /** How long an ended channel's history is kept, in ms (from a duration such as `30d`); unset: forever. */
+  retainClosedMs: retention.optional(),
   replicas: int(1, 5).default(1),
   logLevel: z.enum(LOG_LEVELS).default('info'),
   /** Port of `/healthz`, `/readyz` and `/metrics`; unset: no HTTP port. */
@@ -74,6 +92,7 @@ const SOURCES = {
   inviteAckTimeoutMs: ['invite-ack-timeout-ms', 'AG2NET_INVITE_ACK_TIMEOUT_MS'],
   inboxAckWaitMs: ['inbox-ack-wait-ms', 'AG2NET_INBOX_ACK_WAIT_MS'],
   sweepIntervalMs: ['sweep-interval-ms', 'AG2NET_SWEEP_INTERVAL_MS'],
+  retainClosedMs: ['retain-closed', 'AG2NET_RETAIN_CLOSED'],
   replicas: ['replicas', 'AG2NET_REPLICAS'],
   logLevel: ['log-level', 'LOG_LEVEL'],
   httpPort: ['http-port', 'AG2NET_HTTP_PORT'],

@@ -69,6 +69,7 @@ async function main(): Promise<number> {
     leaseTtlMs: config.leaseTtlMs,
     inviteAckTimeoutMs: config.inviteAckTimeoutMs,
     sweepIntervalMs: config.sweepIntervalMs,
+    retainClosedMs: config.retainClosedMs ?? null,
     inboxAckWaitMs: config.inboxAckWaitMs,
     replicas: config.replicas,
     limits: operatorLimits(config),

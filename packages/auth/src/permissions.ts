@@ -95,19 +95,24 @@ interface StreamUse {
   readonly reads: boolean;
   /** Pulls from consumers of its own on it (ordered readers, KV watchers, its delivery consumer). */
   readonly pulls: boolean;
-  /** Purges by subject (the inbox of an unregistered identity). */
+  /**
+   * Purges by subject: the inbox of an unregistered identity; on the WAL, the subject of a channel whose history
+   * retention ran out (`HubOptions.retainClosedMs`). NATS cannot restrict a purge to a subject filter, so the right is
+   * to the stream's purge API; the hub only ever sends it with a filter of its own making.
+   */
   readonly purges: boolean;
 }
 
 /**
- * Every stream the hub creates, with what it does there: the WAL and the audit trail are read and tailed; the
- * inbox stream is written and its per-identity consumers made, read for their depth and removed, but never pulled or
- * read by the hub; the backing streams of its KV buckets are read and watched.
+ * Every stream the hub creates, with what it does there: the WAL and the audit trail are read and tailed, and a
+ * channel's WAL subject is purged once its history retention ran out; the inbox stream is written and its
+ * per-identity consumers made, read for their depth and removed, but never pulled or read by the hub; the backing
+ * streams of its KV buckets are read and watched.
  */
 function hubStreams(names: HubNames): StreamUse[] {
   const kv = names.buckets.map((b) => ({ stream: `KV_${b}`, reads: true, pulls: true, purges: false }));
   return [
-    { stream: names.walStream, reads: true, pulls: true, purges: false },
+    { stream: names.walStream, reads: true, pulls: true, purges: true },
     { stream: names.auditStream, reads: true, pulls: true, purges: false },
     { stream: names.inboxStream, reads: false, pulls: false, purges: true },
     ...kv,
@@ -121,13 +126,13 @@ function hubStreams(names: HubNames): StreamUse[] {
  * - the roster: subscribe to `<p>.hubs.v1.ping` (`names.hubsPing`, no queue group) and answer it the same way;
  * - streams `<P>_WAL`, `<P>_INBOX`, `<P>_AUDIT` and `KV_<bucket>` of its buckets: info, create and update; on the
  *   WAL, the audit trail and the buckets also leader and direct reads, consumers of its own (create, info, delete,
- *   pull) and the flow control of its ordered consumers; on the inbox stream the identities' durable consumers
- *   (create, info, delete) and a purge by subject, but no read and no pull: the hub never takes an identity's
- *   deliveries;
+ *   pull) and the flow control of its ordered consumers; on the WAL a purge (by a channel's subject, after its
+ *   retention); on the inbox stream the identities' durable consumers (create, info, delete) and a purge by subject,
+ *   but no read and no pull: the hub never takes an identity's deliveries;
  * - appends to `<p>.wal.>`, `<p>.agent.*.inbox`, `<p>.audit.>` and `$KV.<bucket>.>`; acks of its delivery consumer;
  * - `$JS.API.INFO` (nats.js checks the API when it opens a JetStream manager);
  * - subscribe to its own reply inbox (`hubServiceInboxPrefix`).
- * It gets no stream deletion, no other prefix, and no identity's reply inbox.
+ * It gets no stream deletion, no purge of the audit trail or a bucket, no other prefix, and no identity's reply inbox.
  */
 export function hubServicePermissions(names: HubNames): UserPermissions {
   const perStream = hubStreams(names).flatMap(({ stream: s, reads, pulls, purges }) => [

@@ -108,6 +108,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     waiters: new ChannelWaiters(),
     inviteAckTimeoutMs: opts.inviteAckTimeoutMs,
     inboxAckWaitMs: opts.inboxAckWaitMs,
+    retainClosedMs: opts.retainClosedMs,
     epoch: 0,
     deliveredThrough: 0,
     arbiter: opts.arbiter,

@@ -43,6 +43,15 @@ export interface HubOptions {
   readonly leaseTtlMs?: number;
   /** How often sweepers run (handshake timeouts, TTLs), in ms; 0 disables the timer (call `tick()`); default 1 000. */
   readonly sweepIntervalMs?: number;
+  /**
+   * How long a channel's history is kept after the channel ended (`closed` or `expired`, from its `closed_at`), in ms;
+   * default `null`, kept forever. Then the sweeper removes the channel's WAL entries (a purge of its subject), its
+   * snapshots and indexes, at most 16 channels a sweep, and its record keeps its metadata with `expired_at` (a
+   * tombstone). From that moment `readWal` and `adapterState` of the channel answer `not_found` with `details.reason`
+   * `expired`. Removal is irreversible: export what you keep first (`ag2net export`). The hub's NATS user needs the
+   * purge right on the WAL stream (`hubServicePermissions`). A negative value throws `RangeError`.
+   */
+  readonly retainClosedMs?: number | null;
   /** Replicas of streams and buckets: 1 for one server, 3 for a cluster; default 1. */
   readonly replicas?: number;
   /** Resolve `startHub` only once this instance is the active hub (default true); false returns a standby at once. */
@@ -104,6 +113,7 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     inboxAckWaitMs: options.inboxAckWaitMs ?? 60_000,
     leaseTtlMs: options.leaseTtlMs ?? 6_000,
     sweepIntervalMs: options.sweepIntervalMs ?? 1_000,
+    retainClosedMs: retention(options.retainClosedMs ?? null),
     replicas: options.replicas ?? 1,
     awaitActive: options.awaitActive ?? true,
     // Guarded: a policy that throws denies that one decision (logged) instead of failing the operation.
@@ -116,4 +126,11 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     authenticator: options.authenticator ?? null,
     registrationLimits: options.registrationLimits ?? {},
   };
+}
+
+/** A retention as `withDefaults` keeps it: `null` (forever) or whole milliseconds from 0 on. */
+function retention(ms: number | null): number | null {
+  if (ms === null || ms === Infinity) return null;
+  if (!(ms >= 0)) throw new RangeError(`retainClosedMs must be a number of ms from 0 on, or null; got ${ms}`);
+  return Math.floor(ms);
 }

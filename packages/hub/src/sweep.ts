@@ -2,6 +2,7 @@ import { ChannelState, CloseReason } from '@ag2net/protocol';
 import type { ChannelRuntime } from './core/channel-runtime.js';
 import type { HubContext } from './core/context.js';
 import { beginCloseLocked } from './core/lifecycle.js';
+import { expireHistories } from './core/retention.js';
 import { evaluateExpectationsLocked, expectationsDue } from './governance/expectations.js';
 import { expireDueTasks } from './tasks/task-ops.js';
 
@@ -10,10 +11,13 @@ import { expireDueTasks } from './tasks/task-ops.js';
  * - a pending channel whose invitees did not all ack within the ack timeout closes with `invite_timeout`;
  * - a channel past `expires_at` ends `expired` with `ttl_expired` (also when a violation is due at the same time);
  * - otherwise the channel's expectations are evaluated and new violations fire;
- * - a task past its `expires_at` ends `expired` with `ttl_expired`.
+ * - a task past its `expires_at` ends `expired` with `ttl_expired`;
+ * - with a retention (`HubOptions.retainClosedMs`), the history of up to `RETENTION_BATCH` channels that ended longer
+ *   ago than it is removed, oldest first (`expireHistories`).
  *
- * The cost grows with the number of open channels and tasks, not with the size of their logs: evaluators read the
- * facts kept at admission. A channel's lock is taken only when something is due in it.
+ * The cost grows with the number of open channels and tasks, not with the size of their logs nor the number of ended
+ * channels: evaluators read the facts kept at admission, retention looks at the oldest ended channels only. A
+ * channel's lock is taken only when something is due in it.
  */
 export async function sweep(ctx: HubContext): Promise<void> {
   const now = ctx.clock.now();
@@ -23,6 +27,7 @@ export async function sweep(ctx: HubContext): Promise<void> {
     await ctx.serial.run(rt.metadata.channel_id, () => sweepChannelLocked(ctx, rt, now));
   }
   await expireDueTasks(ctx, now);
+  await expireHistories(ctx, now);
 }
 
 async function sweepChannelLocked(ctx: HubContext, rt: ChannelRuntime, now: number): Promise<void> {

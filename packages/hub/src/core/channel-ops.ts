@@ -20,6 +20,7 @@ import { causationKey } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { attached } from '../snapshots/attach.js';
 import { beginCloseLocked } from './lifecycle.js';
+import { requireHistory } from './retention.js';
 import { checkWalMessage, scanWal } from './wal-scan.js';
 import { jsonBytes, pageBudget, pageOf, type Page } from './paging.js';
 
@@ -61,7 +62,9 @@ export async function adapterStateFor(
   caller: CheckedCaller,
   channelId: string,
 ): Promise<AdapterState | null> {
-  const rt = await attached(ctx, ctx.channels.require(channelId));
+  const known = ctx.channels.require(channelId);
+  requireHistory(ctx, known);
+  const rt = await attached(ctx, known);
   if (rt.adapter === null || rt.state === null) return null;
   return isOperator(caller) ? rt.state : rt.adapter.stateFor(rt.state, caller);
 }
@@ -89,14 +92,17 @@ export function listChannels(
  * The envelopes with sequences `since..until` that the caller may see: the RPC server let only participants and the
  * operator through; envelopes whose audience excludes a participant are left out (the operator reads them all), and
  * so is any message on the channel's subject that the hub did not admit. A page stops at `limit` envelopes or at
- * `pageBudget` bytes of them; `next_since` then says where to continue (`null` when the range is done).
+ * `pageBudget` bytes of them; `next_since` then says where to continue (`null` when the range is done). A channel
+ * whose history expired answers `not_found` with `details.reason` `expired` (`historyExpired`).
  */
 export async function readWal(
   ctx: HubContext,
   callerId: string,
   req: HubRequestParsed<'readWal'>,
 ): Promise<HubResponse<'readWal'>> {
-  const rt = await attached(ctx, ctx.channels.require(req.channel_id));
+  const known = ctx.channels.require(req.channel_id);
+  requireHistory(ctx, known);
+  const rt = await attached(ctx, known);
   const last = rt.streamSeqs.length;
   const until = Math.min(req.until ?? last, last);
   const envelopes: Envelope[] = [];

@@ -1,10 +1,28 @@
-import { ChannelMetadataSchema, NotFoundError, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
+import {
+  ChannelMetadataSchema,
+  NotFoundError,
+  TimestampSchema,
+  isTerminalChannelState,
+  type ChannelMetadata,
+} from '@ag2net/protocol';
 import type { KV } from '@nats-io/kv';
 import { setImmediate } from 'node:timers/promises';
-import type { ChannelRuntime } from './channel-runtime.js';
+import { detachedRuntime, type ChannelRuntime } from './channel-runtime.js';
 import type { KvValue } from './kv-scan.js';
 import { parseJson } from './parse-json.js';
 import type { Quarantine } from './quarantined-record.js';
+import { RetentionQueue } from './retention-queue.js';
+
+/**
+ * A channel's record in KV: its metadata and, once its history expired (its WAL entries, snapshots and indexes were
+ * removed after the retention), `expired_at`, the tombstone. The state stays what it was (`closed` or `expired`).
+ */
+const StoredChannelSchema = ChannelMetadataSchema.extend({ expired_at: TimestampSchema.optional() });
+
+/** When a channel ended (ms), for retention: `closed_at`, or `created_at` for a record without it. */
+export function endedAtMs(metadata: Pick<ChannelMetadata, 'closed_at' | 'created_at'>): number {
+  return Date.parse(metadata.closed_at ?? metadata.created_at);
+}
 
 /**
  * The answer to a channel that does not exist, and to a read of one the caller may not see: the same error, so that
@@ -19,6 +37,10 @@ export class ChannelTable {
   readonly #channels = new Map<string, ChannelRuntime>();
   /** Ids of channels not known to have ended; pruned lazily, since an ended channel never reopens. */
   readonly #open = new Set<string>();
+  /** Channel id → `expired_at` of the channels whose history expired (their tombstones). */
+  readonly #expired = new Map<string, string>();
+  /** Ended channels whose history is kept, for retention. */
+  readonly retention = new RetentionQueue();
 
   constructor(private readonly kv: KV) {}
 
@@ -36,21 +58,52 @@ export class ChannelTable {
   set(rt: ChannelRuntime): void {
     this.#channels.set(rt.metadata.channel_id, rt);
     if (!isTerminalChannelState(rt.metadata.state)) this.#open.add(rt.metadata.channel_id);
+    else this.#noteEnded(rt.metadata);
   }
 
   clear(): void {
     this.#channels.clear();
     this.#open.clear();
+    this.#expired.clear();
+    this.retention.clear();
   }
 
-  /** Writes the channel's metadata to KV. */
+  /** Writes the channel's metadata to KV (with its tombstone, once its history expired). */
   async persist(metadata: ChannelMetadata): Promise<void> {
-    await this.kv.put(metadata.channel_id, JSON.stringify(metadata));
+    const expiredAt = this.#expired.get(metadata.channel_id);
+    await this.kv.put(
+      metadata.channel_id,
+      JSON.stringify(expiredAt === undefined ? metadata : { ...metadata, expired_at: expiredAt }),
+    );
+    if (isTerminalChannelState(metadata.state)) this.#noteEnded(metadata);
+  }
+
+  /** When the channel's history expired (its tombstone), or `null` while it is kept. */
+  expiredAt(channelId: string): string | null {
+    return this.#expired.get(channelId) ?? null;
   }
 
   /**
-   * Every metadata record in KV (for hydrate), read in one pass (`lastValues`). A record that does not parse, or that
-   * names another channel than its key, is quarantined and skipped.
+   * Writes the tombstone of an ended channel whose history was removed: its record gets `expired_at`, its state
+   * stays, and memory keeps its metadata only. Idempotent.
+   */
+  async expire(rt: ChannelRuntime, expiredAt: string): Promise<void> {
+    const { metadata } = rt;
+    const channelId = metadata.channel_id;
+    await this.kv.put(channelId, JSON.stringify({ ...metadata, expired_at: expiredAt }));
+    this.#expired.set(channelId, expiredAt);
+    this.retention.delete(channelId);
+    if (this.#channels.get(channelId) === rt && !rt.detached) this.set(detachedRuntime(metadata, rt.adapter));
+  }
+
+  #noteEnded(metadata: ChannelMetadata): void {
+    if (!this.#expired.has(metadata.channel_id)) this.retention.add(metadata.channel_id, endedAtMs(metadata));
+  }
+
+  /**
+   * Every metadata record in KV (for hydrate), read in one pass (`lastValues`); the tombstones of expired histories
+   * are noted (`expiredAt`). A record that does not parse, or that names another channel than its key, is quarantined
+   * and skipped.
    */
   async loadMetadata(records: AsyncIterable<KvValue>, quarantine: Quarantine): Promise<ChannelMetadata[]> {
     const out: ChannelMetadata[] = [];
@@ -58,14 +111,17 @@ export class ChannelTable {
     for await (const { key, revision, value } of records) {
       // Buffered records parse without returning to the event loop: give timers (lease renewal) a turn now and then.
       if (++count % 500 === 0) await setImmediate();
-      const parsed = parseJson(value, ChannelMetadataSchema);
+      const parsed = parseJson(value, StoredChannelSchema);
       const reason = !parsed.ok
         ? parsed.reason
         : parsed.value.channel_id !== key
           ? `metadata of channel ${parsed.value.channel_id} under the key ${key}`
           : null;
-      if (reason === null && parsed.ok) out.push(parsed.value);
-      else quarantine({ source: 'channels', key, seq: revision, reason: reason ?? 'invalid' });
+      if (reason === null && parsed.ok) {
+        const { expired_at: expiredAt, ...metadata } = parsed.value;
+        if (expiredAt !== undefined) this.#expired.set(key, expiredAt);
+        out.push(metadata);
+      } else quarantine({ source: 'channels', key, seq: revision, reason: reason ?? 'invalid' });
     }
     return out;
   }

@@ -45,6 +45,8 @@ export interface HubContext {
   readonly inviteAckTimeoutMs: number;
   /** Ack wait of the agents' inbox consumers, in ms. */
   readonly inboxAckWaitMs: number;
+  /** How long an ended channel's history is kept after it ended, in ms; `null`: forever (`HubOptions.retainClosedMs`). */
+  readonly retainClosedMs: number | null;
   /** The writer's lease epoch, stamped into every WAL message. */
   epoch: number;
   /** Stream sequence up to which the delivery consumer has fanned the WAL out to inboxes. */

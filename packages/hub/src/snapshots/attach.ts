@@ -3,6 +3,7 @@ import { applyAppended, detachedRuntime, type ChannelRuntime } from '../core/cha
 import type { HubContext } from '../core/context.js';
 import { QuarantineLog } from '../core/quarantine.js';
 import { reconcileMetadata } from '../core/reconcile.js';
+import { historyExpiredAt } from '../core/retention.js';
 import { rebuildChannel, Yielder } from './rebuild.js';
 
 /**
@@ -13,7 +14,8 @@ import { rebuildChannel, Yielder } from './rebuild.js';
  * of ended channels but their metadata. The rebuilt runtime is not kept; it must not be written to.
  */
 export async function attached(ctx: HubContext, rt: ChannelRuntime): Promise<ChannelRuntime> {
-  if (!rt.detached) return rt;
+  // A channel whose history expired has none to rebuild (reads answer `historyExpired` before they get here).
+  if (!rt.detached || historyExpiredAt(ctx, rt) !== null) return rt;
   const quarantine = new QuarantineLog(ctx);
   // Folding an ended channel again changes nothing else: no inbox counts, no lifecycle.
   const fold = (target: ChannelRuntime, envelope: Envelope, streamSeq: number): void => {
@@ -22,7 +24,8 @@ export async function attached(ctx: HubContext, rt: ChannelRuntime): Promise<Cha
   };
   const rebuilt = await rebuildChannel(ctx, rt.metadata, { quarantine: quarantine.note, fold, yielder: new Yielder() });
   await quarantine.flush();
-  if (!rebuilt.restored && rebuilt.rt.streamSeqs.length > 0) {
+  // Not once its retention ran out meanwhile: its removal may be under way, and must not find a snapshot come back.
+  if (!rebuilt.restored && rebuilt.rt.streamSeqs.length > 0 && historyExpiredAt(ctx, rt) === null) {
     // Not in the channel's serial slot (the caller may hold it): an ended channel takes no appends to race with.
     await ctx.snapshots.write(rebuilt.rt);
     ctx.snapshots.forget(rt.metadata.channel_id);

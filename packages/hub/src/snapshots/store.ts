@@ -120,6 +120,18 @@ export class SnapshotStore {
     this.#lagging.delete(channelId);
   }
 
+  /**
+   * Removes the channel's stored snapshots (its history expired): a purge of each key, which drops every revision and
+   * leaves a marker without a value. Idempotent; throws what NATS throws.
+   */
+  async remove(channelId: string): Promise<void> {
+    for (const key of [endedKey(channelId), openKey(channelId)]) {
+      const entry = await this.kv.get(key);
+      if (entry !== null && entry.operation !== 'PURGE') await this.kv.purge(key);
+    }
+    this.forget(channelId);
+  }
+
   /** A new term starts from what NATS holds. */
   clear(): void {
     this.#covered.clear();

@@ -1,0 +1,93 @@
+import { NotFoundError, isTerminalChannelState } from '@ag2net/protocol';
+import { isoAt } from '../clock.js';
+import { channelFields } from '../observe/log-names.js';
+import type { ChannelRuntime } from './channel-runtime.js';
+import { endedAtMs } from './channel-table.js';
+import type { HubContext } from './context.js';
+
+/** How many ended channels one sweep removes the history of, at most: a sweep's work stays bounded. */
+export const RETENTION_BATCH = 16;
+
+/** `details.reason` of the `not_found` a read of a channel whose history expired answers. */
+export const HISTORY_EXPIRED = 'expired';
+
+/**
+ * When the channel's history expired: its tombstone's `expired_at`, or, for an ended channel whose retention ran out
+ * and whose removal is still to come, the time it ran out (`closed_at` + the retention: what its tombstone will say).
+ * `null` while its history is kept. From that moment on every read of its history answers `historyExpired`, so reads
+ * do not depend on how far a removal got (one interrupted by a failover, say).
+ */
+export function historyExpiredAt(ctx: HubContext, rt: ChannelRuntime): string | null {
+  const { metadata } = rt;
+  const tombstone = ctx.channels.expiredAt(metadata.channel_id);
+  if (tombstone !== null) return tombstone;
+  if (ctx.retainClosedMs === null || !isTerminalChannelState(metadata.state)) return null;
+  const due = endedAtMs(metadata) + ctx.retainClosedMs;
+  return due <= ctx.clock.now() ? isoAt(due) : null;
+}
+
+/**
+ * The answer to a read of a channel whose history expired (`readWal`, `adapterState`): `not_found` with
+ * `details.reason` `expired` and `details.expired_at`, only ever to a participant or the operator (the RPC server
+ * answers anyone else as for a channel that does not exist).
+ */
+export function historyExpired(channelId: string, expiredAt: string): NotFoundError {
+  return new NotFoundError(`the history of channel ${channelId} expired at ${expiredAt}`, {
+    details: { reason: HISTORY_EXPIRED, channel_id: channelId, expired_at: expiredAt },
+  });
+}
+
+/** Throws `historyExpired` when the channel's history expired. */
+export function requireHistory(ctx: HubContext, rt: ChannelRuntime): void {
+  const expiredAt = historyExpiredAt(ctx, rt);
+  if (expiredAt !== null) throw historyExpired(rt.metadata.channel_id, expiredAt);
+}
+
+/**
+ * History retention (`HubOptions.retainClosedMs`), one sweep's share: for up to `RETENTION_BATCH` ended channels whose
+ * retention ran out, oldest first, removes their history and leaves a tombstone. Only while this hub holds the lease;
+ * each removal is idempotent, so one a failover interrupted is completed by the next holder's sweep.
+ */
+export async function expireHistories(ctx: HubContext, now: number): Promise<void> {
+  const retainMs = ctx.retainClosedMs;
+  if (retainMs === null) {
+    ctx.channels.retention.off();
+    return;
+  }
+  for (const channelId of ctx.channels.retention.due(now - retainMs, RETENTION_BATCH, now)) {
+    if (!ctx.lease.holds()) return;
+    try {
+      await ctx.serial.run(channelId, () => expireHistoryLocked(ctx, channelId));
+      ctx.channels.retention.succeeded();
+    } catch (err) {
+      const failures = ctx.channels.retention.failed(now);
+      // Once per run of failures (a missing purge right fails every channel): the pause keeps the rest quiet.
+      if (failures === 1) ctx.logger.warn({ err, channelId }, 'channel history expiry failed; retention paused');
+      else ctx.logger.debug({ err, channelId, failures }, 'channel history expiry failed; retention paused');
+      return;
+    }
+  }
+}
+
+/**
+ * Removes one ended channel's history, in its serial slot: once delivery has fanned out its last WAL entry (its close
+ * notice and the audit records it implies), its snapshots, then every message on its WAL subject (a JetStream purge
+ * by subject), then writes the tombstone. A step already done is a no-op, so a removal cut short by a failover is
+ * completed by the next lease holder. Nothing happens without the lease.
+ */
+async function expireHistoryLocked(ctx: HubContext, channelId: string): Promise<void> {
+  const rt = ctx.channels.get(channelId);
+  if (rt === undefined || !isTerminalChannelState(rt.metadata.state)) return;
+  const expiredAt = historyExpiredAt(ctx, rt);
+  if (expiredAt === null || ctx.channels.expiredAt(channelId) !== null) return;
+  const subject = ctx.names.wal(channelId);
+  const last = await ctx.jsm.streams.getMessage(ctx.names.walStream, { last_by_subj: subject });
+  if (last !== null && last.seq > ctx.deliveredThrough) return;
+  if (!ctx.lease.holds()) return;
+  await ctx.snapshots.remove(channelId);
+  if (!ctx.lease.holds()) return;
+  const { purged } = await ctx.jsm.streams.purge(ctx.names.walStream, { filter: subject });
+  if (!ctx.lease.holds()) return;
+  await ctx.channels.expire(rt, expiredAt);
+  ctx.logger.info({ ...channelFields(rt.metadata), expiredAt, purged }, 'channel history expired');
+}
