@@ -1,6 +1,7 @@
 import { DEFAULT_PREFIX } from '@ag2net/protocol';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { usageError } from './exit.js';
 import type { CliIo } from './io.js';
 import { Output } from './output.js';
 import { Session, resolveTarget, type GlobalOptions, type Purpose, type Target } from './session.js';
@@ -97,3 +98,17 @@ export function optionsOf<S extends z.ZodType>(command: Command, schema: S): z.o
 
 /** A whole number flag (`--limit 10`), as commander hands it over (a string). */
 export const IntFlag = z.coerce.number().int().min(1);
+
+/**
+ * Makes `command` (a verb whose work is in its subcommands) refuse to run alone: a usage error (exit 2) that says
+ * which subcommand to use (`hint`), or that names the unknown one it was given.
+ */
+export function needsSubcommand(command: Command, hint: string): Command {
+  return command.allowExcessArguments(true).action((_opts: unknown, self: Command) => {
+    const [given] = self.args;
+    throw usageError(
+      given === undefined ? `${self.name()} needs a subcommand` : `unknown command: ${self.name()} ${given}`,
+      hint,
+    );
+  });
+}

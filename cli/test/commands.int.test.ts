@@ -357,6 +357,8 @@ describe('verbs without a subcommand', () => {
       'ag2net: creds needs a subcommand\nhint: use `ag2net creds issue --agent <name>`, `ag2net creds revoke ' +
         '--agent <name>` or `ag2net creds readmit --agent <name>`\n',
     ]);
+    const unknown = await run(['creds', 'bogus']);
+    expect([unknown.code, unknown.err.split('\n')[0]]).toEqual([2, 'ag2net: unknown command: creds bogus']);
     const people = await run(['people']);
     expect([people.code, people.err]).toEqual([
       2,

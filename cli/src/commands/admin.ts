@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { IntFlag, action, type CommandEnv } from '../env.js';
+import { IntFlag, action, needsSubcommand, type CommandEnv } from '../env.js';
 import { CliError, ExitCode, usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import { DEFAULT_AUTH_DIR } from '../stack.js';
@@ -56,12 +56,10 @@ const ReadmitOptions = z.object({ agent: z.string().min(1) });
  * the `ag2net-auth` command), on an auth directory (`--dir`, default `.data/auth`).
  */
 export function adminCommands(program: Command, io: CliIo): void {
-  program
-    .command('auth')
-    .description('NATS auth of a hub')
-    .action(() => {
-      throw usageError('auth needs a subcommand', 'use `ag2net auth init` to lay out an auth directory');
-    })
+  needsSubcommand(
+    program.command('auth').description('NATS auth of a hub'),
+    'use `ag2net auth init` to lay out an auth directory',
+  )
     .command('init')
     .description('create (or re-sign) the operator, accounts, service users and nats-server config under --dir')
     .option('--dir <dir>', `the auth directory (default --auth-dir, or ${DEFAULT_AUTH_DIR})`)
@@ -103,15 +101,10 @@ export function adminCommands(program: Command, io: CliIo): void {
       }),
     );
 
-  const creds = program
-    .command('creds')
-    .description("identity credentials (operators; needs the auth directory's keys)")
-    .action(() => {
-      throw usageError(
-        'creds needs a subcommand',
-        'use `ag2net creds issue --agent <name>`, `ag2net creds revoke --agent <name>` or `ag2net creds readmit --agent <name>`',
-      );
-    });
+  const creds = needsSubcommand(
+    program.command('creds').description("identity credentials (operators; needs the auth directory's keys)"),
+    'use `ag2net creds issue --agent <name>`, `ag2net creds revoke --agent <name>` or `ag2net creds readmit --agent <name>`',
+  );
   creds
     .command('issue')
     .description("issue an identity's user JWT; without --public-key a new key pair and a complete .creds file")

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { actionOn, type CommandEnv } from '../env.js';
+import { actionOn, needsSubcommand, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import { readApiKeysFile, writeApiKeysFile } from '../keys-file.js';
@@ -34,12 +34,10 @@ const PersonName = z
  * console at once; a name that has a key keeps it. Prints how to do both.
  */
 export function peopleCommand(program: Command, io: CliIo): void {
-  const people = program
-    .command('people')
-    .description("people of a stack npm start runs (the auth directory's API keys)")
-    .action(() => {
-      throw usageError('people needs a subcommand', 'use `ag2net people add <name>` to admit a person');
-    });
+  const people = needsSubcommand(
+    program.command('people').description("people of a stack npm start runs (the auth directory's API keys)"),
+    'use `ag2net people add <name>` to admit a person',
+  );
   people
     .command('add')
     .description('admit a person: an API key for the name in api-keys.json and bridge-people.json, then how to chat')
