@@ -82,6 +82,10 @@ export const OPERATION_DOCS: { readonly [Op in HubOp]: OperationDoc } = {
   renewCredentials: {
     summary:
       'A JWT for the caller’s registered public key with a new lifetime. The hub hands the identity’s newest JWT out again while it has more than half of its lifetime ahead and issues a new one only after, so a client that renews at two thirds of the lifetime always gets a new one; the new one retires every JWT but the one it replaced. Refused once the identity is unregistered or revoked (`access_denied` "unknown caller \'<id>\'"). Switch the connection to the new JWT (the next reconnect authenticates with it). On a hub that issues no credentials: `invalid_request`.',
+    result: {
+      credentials:
+        'The identity’s credentials: a new JWT, or the newest one again while it has more than half of its lifetime ahead.',
+    },
   },
   unregister: {
     summary:
@@ -264,10 +268,11 @@ export const OPERATION_DOCS: { readonly [Op in HubOp]: OperationDoc } = {
     },
   },
   health: {
-    summary: 'The answering hub’s health. Any hub of the prefix answers (the active one serves every other operation).',
+    summary:
+      'The active hub’s health (only the active hub serves operations; every hub of the prefix, standbys too, answers the roster `<p>.hubs.v1.ping`).',
     result: {
       hub_id: 'The hub’s id.',
-      role: '`active` (serves the operations) or `standby`.',
+      role: '`active` (serves the operations) or `standby` (a hub waiting for the lease).',
       epoch: 'The lease epoch it holds (0 for a standby).',
       active_channels: 'Channels not ended.',
       registered_agents: 'Registered identities.',
