@@ -64,6 +64,16 @@ describe('docs/schemas/rpc/operations.md', () => {
     expect(rendered).toContain('| `timestamp` | an ISO-8601 date and time with an offset, as a string');
   });
 
+  it('is named operation by operation in docs/protocol.md’s list of what each is for', async () => {
+    const protocol = await readFile(join(DOCS, 'protocol.md'), 'utf8');
+    const rpc = protocol.slice(protocol.indexOf('\n## RPC\n'), protocol.indexOf('\n### Limits and paging\n'));
+    const listed = new Set([...rpc.matchAll(/`(\w+)\*?`/g)].map((m) => m[1]));
+    expect(HUB_OP_NAMES.filter((op) => !listed.has(op))).toEqual([]);
+    // A `*` marks exactly the operations whose subject carries the caller.
+    const starred = new Set([...rpc.matchAll(/`(\w+)\*`/g)].map((m) => m[1]));
+    expect([...starred].sort()).toEqual(HUB_OP_NAMES.filter((op) => HUB_OPS[op].caller).sort());
+  });
+
   it('is linked from docs/protocol.md and from the rpc schemas README', async () => {
     const protocol = await readFile(join(DOCS, 'protocol.md'), 'utf8');
     expect(protocol).toContain('](schemas/rpc/operations.md');
