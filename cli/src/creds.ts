@@ -10,13 +10,15 @@ export interface LoadedCreds {
   readonly text: string;
   /** The JWT's `name` when it is an agent id (identity credentials are named after their identity); else null. */
   readonly agentId: string | null;
+  /** When the JWT expires (its `exp`); `null` when it does not. */
+  readonly expiresAt: Date | null;
 }
 
 /**
  * The claim of a user JWT the command reads, unverified: the server verifies the JWT when the connection
  * authenticates, so a wrong name here can only make this command's own requests fail.
  */
-const UserClaimsSchema = z.looseObject({ name: z.string().optional() });
+const UserClaimsSchema = z.looseObject({ name: z.string().optional(), exp: z.number().optional() });
 
 /** Reads and decodes a `.creds` file; a missing or malformed file is a usage error naming the path. */
 export async function loadCreds(path: string): Promise<LoadedCreds> {
@@ -41,6 +43,7 @@ export async function loadCreds(path: string): Promise<LoadedCreds> {
     path,
     text,
     agentId: name.success ? name.data : null,
+    expiresAt: claims.exp === undefined ? null : new Date(claims.exp * 1000),
   };
 }
 

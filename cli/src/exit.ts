@@ -94,7 +94,9 @@ function natsCause(err: unknown): Diagnosis | null {
       return {
         exitCode: ExitCode.AccessDenied,
         message: `NATS refused the credentials: ${e.message}`,
-        hint: 'pass valid credentials with --creds <file> (NATS_CREDS); expired identity credentials are renewed by attaching again',
+        hint:
+          'pass valid credentials with --creds <file> (NATS_CREDS); a person whose credentials expired is attached ' +
+          'again, and they are renewed, by `ag2net chat <agent> --as <name>`',
       };
     }
     if (e instanceof errors.PermissionViolationError) {

@@ -128,6 +128,18 @@ export class Session implements AsyncDisposable {
     }
     const found = await findStackCreds(target, purpose);
     if (found === null) throw await noCredentials(target, purpose);
+    const expiresAt = found.loaded?.expiresAt ?? null;
+    if (found.source === 'identity' && expiresAt !== null && expiresAt.getTime() <= Date.now()) {
+      // The hub renews an identity's credentials while it is attached; a file left behind expires within the hour.
+      const name = target.as ?? '<name>';
+      throw new CliError(
+        `the credentials of ${name} at ${target.stack.shown(found.loaded?.path ?? '')} expired at ${expiresAt.toISOString()}`,
+        ExitCode.AccessDenied,
+        {
+          hint: `\`ag2net chat <agent> --as ${name}\` attaches ${name} again and renews them; --operator reads as the operator`,
+        },
+      );
+    }
     return Session.#connect(target, found);
   }
 

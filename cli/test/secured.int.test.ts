@@ -3,7 +3,8 @@
  * read everything, and every refusal (by NATS or by the hub) exits 4.
  */
 import { HubClient, type AgentClient, type HumanClient } from '@ag2net/client';
-import { EV_TEXT, EnvelopeSchema } from '@ag2net/protocol';
+import { createIdentityKeys, credsFile } from '@ag2net/auth';
+import { EV_TEXT, EnvelopeSchema, newId } from '@ag2net/protocol';
 import { waitFor } from '@ag2net/test-support';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -300,6 +301,20 @@ describe('the files of a stack npm start runs, found in .data/', () => {
     ]);
   });
 
+  it('--as <name> whose credentials there expired says how to renew them', async () => {
+    // What a file left behind looks like an hour after its identity last attached: a JWT past its `exp`.
+    const claims = { name: newId(), exp: Math.floor(Date.parse('2025-01-02T03:04:05Z') / 1000) };
+    const jwt = ['e30', Buffer.from(JSON.stringify(claims)).toString('base64url'), 'c2ln'].join('.');
+    await writeFile(join(identities(), 'stale.creds'), credsFile(jwt, createIdentityKeys().seed), { mode: 0o600 });
+    const r = await run([...at(), '--as', 'stale', 'channels', 'ls'], { cwd });
+    expect([r.code, r.err]).toEqual([
+      4,
+      `ag2net: the credentials of stale at ${join('.data', 'creds', 'nats-alt', stack.prefix, 'stale.creds')} ` +
+        'expired at 2025-01-02T03:04:05.000Z\n' +
+        'hint: `ag2net chat <agent> --as stale` attaches stale again and renews them; --operator reads as the operator\n',
+    ]);
+  });
+
   it('without them, the refusal names the files to pass', async () => {
     const r = await run([...at(), 'agents', 'ls']);
     expect([r.code, r.out]).toEqual([4, '']);
@@ -315,7 +330,7 @@ describe('the files of a stack npm start runs, found in .data/', () => {
     const r = await run([...at(), '--as', 'alice', 'chat', 'bob'], { cwd, stdin: ['again'] });
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/ bob echo: again$/m);
-    expect(await readdir(identities())).toEqual(['alice.creds']);
+    expect((await readdir(identities())).filter((f) => f !== 'stale.creds')).toEqual(['alice.creds']);
   });
 
   it('people add admits a new person, who then chats without a restart of the hub', async () => {
