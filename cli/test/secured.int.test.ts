@@ -279,6 +279,10 @@ describe('the files of a stack npm start runs, found in .data/', () => {
     const admin = await run([...operator(), 'channels', 'ls', '--json']);
     expect([ls.code, ls.out]).toEqual([0, admin.out]);
     expect(ls.out).toContain(channelId);
+    const hubs = await run([...at(), '--operator', 'hubs', '--wait', '300', '--json'], { cwd });
+    expect([hubs.code, z.looseObject({ hubs: z.array(z.unknown()) }).parse(JSON.parse(hubs.out)).hubs.length]).toEqual([
+      0, 1,
+    ]);
     const tail = await run([...at(), '--operator', 'tail'], { cwd });
     expect([tail.code, tail.out]).toEqual([4, '']);
     expect(tail.err).toBe(
