@@ -13,17 +13,21 @@
  * (random once, kept); the demo's person is registered with the key the bridge derives for it, so whoever signs in
  * to the console as `you` is the demo's person. The stack keeps running until Ctrl-C, and says where the console, its
  * sign-in link, the URL, credentials and API keys are (`--exit` stops it after the demo). Logs of the services go to
- * .data/logs/. It can be run again in any state the last run left.
+ * .data/logs/. It can be run again in any state the last run left. A model that fails (a wrong key, an unreachable or
+ * silent endpoint) does not stop it: the demo prints each failure notice with its cause and goes on, and the stack
+ * keeps running; a model environment that cannot work (a base URL without a model) stops it before anything starts.
  *
  * `--insecure` runs everything without authentication, as NATS does by default: anyone who reaches the server can
  * act as anyone (the bridge still asks the person's key, kept in `.data/bridge/`). For experiments only; it says so
  * loudly.
  */
+import { DEFAULT_MODEL_TIMEOUT_MS, modelConfigFromEnv, type ModelConfig } from '@ag2net/agent';
 import { DEFAULT_PREFIX } from '@ag2net/protocol';
 import type { NatsServer } from '@ag2net/test-support';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { ZodError } from 'zod';
 import { credsServerKey, prepareStackAuth, type StackAuth } from './stack/auth.js';
 import { INSECURE_BRIDGE_DIR, prepareBridgeFiles, startStackBridge } from './stack/bridge.js';
 import { buildConsole } from './stack/console.js';
@@ -94,6 +98,8 @@ async function main(): Promise<number> {
 
   try {
     if (insecure) say(INSECURE_WARNING);
+    // Before anything starts: a model environment the runner would refuse stops here, with the reason.
+    const model = modelOfEnv(process.env);
     // First, while nothing runs yet: a console that does not build stops here.
     await buildConsole({ root: ROOT, say });
     // With NATS_URL, a server someone else runs; otherwise one of our own, placed now (its port goes into the auth).
@@ -164,25 +170,31 @@ async function main(): Promise<number> {
         env,
       }),
     );
-    const llm = process.env['OPENAI_API_KEY']
-      ? 'OpenAI'
-      : process.env['ANTHROPIC_API_KEY']
-        ? 'Anthropic'
-        : process.env['AG2NET_LLM_BASE_URL']
-          ? process.env['AG2NET_LLM_BASE_URL']
-          : 'the scripted offline model (set OPENAI_API_KEY, ANTHROPIC_API_KEY or AG2NET_LLM_BASE_URL for a real one)';
-    say(`· agents answer with ${llm}`);
+    say(`· agents answer with ${describeModel(model)}`);
     say('· starting the bridge (HTTP API and web console)');
     const bridge = await startStackBridge({ root: ROOT, logDir, env, authDir: auth?.dir ?? null, files: bridgeFiles });
     services.push(bridge.service);
     if (bridge.movedFrom !== null) say(`· port ${bridge.movedFrom} is taken; the bridge listens on ${bridge.url}`);
     say(`· web console  ${bridge.url}  (sign in: ${bridge.signInUrl})`);
     const started = Date.now();
-    await runDemo({ natsUrl, prefix, say, turnTimeoutMs: 120_000, auth: demoAuth });
+    // An answer may take a few model calls (a tool call, then the text), each up to the model's timeout.
+    const turnTimeoutMs = Math.max(120_000, 4 * model.timeoutMs + 10_000);
+    const outcome = await runDemo({ natsUrl, prefix, say, turnTimeoutMs, auth: demoAuth });
     say(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s. Logs: ${shown(logDir)}/`);
+    const runnerLog = shown(join(logDir, 'agent-runner.log'));
+    if (outcome.failedTurns > 0) {
+      say(
+        `· the agents could not answer ${outcome.failedTurns} time(s): their model failed. Each notice above says why; ` +
+          `so do ${runnerLog} (the "turn failed" lines) and the failed turn in the web console.`,
+      );
+    }
+    if (outcome.stopped.length > 0) {
+      say(`· ${outcome.stopped.length} demo channel(s) stopped early; see ${runnerLog} and the lines above.`);
+    }
     if (values.exit === true) {
       await stopAll();
-      return 0;
+      // A model that fails is the environment's; a demo channel that stopped for another reason is ours.
+      return outcome.stopped.length > 0 ? 1 : 0;
     }
     printNextSteps({
       say,
@@ -200,6 +212,57 @@ async function main(): Promise<number> {
     await stopAll();
     return 1;
   }
+}
+
+/** The model the environment names, and the timeout of each call; throws when the runner would refuse them. */
+function modelOfEnv(env: NodeJS.ProcessEnv): { config: ModelConfig | null; timeoutMs: number } {
+  let config: ModelConfig | null;
+  try {
+    config = modelConfigFromEnv(env);
+  } catch (err) {
+    if (!(err instanceof ZodError)) throw err;
+    const issues = err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`the model's environment is invalid: ${issues}`, { cause: err });
+  }
+  const raw = env['AG2NET_LLM_TIMEOUT_MS'] ?? '';
+  const timeoutMs = raw === '' ? DEFAULT_MODEL_TIMEOUT_MS : Number(raw);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 3_600_000) {
+    throw new Error(`AG2NET_LLM_TIMEOUT_MS must be a whole number of ms from 100 to 3600000; got ${raw}`);
+  }
+  return { config, timeoutMs };
+}
+
+/** The line's end of `· agents answer with …`: which model, where, and how long a person waits at most per call. */
+function describeModel(model: { config: ModelConfig | null; timeoutMs: number }): string {
+  const { config, timeoutMs } = model;
+  const limit = `; a call that gets no answer within ${timeoutMs / 1000} s fails (AG2NET_LLM_TIMEOUT_MS)`;
+  const scripted =
+    'the scripted offline model: canned answers, no LLM; their passports say provider scripted ' +
+    '(set OPENAI_API_KEY, ANTHROPIC_API_KEY or AG2NET_LLM_BASE_URL for a real one)';
+  if (config === null) return scripted;
+  switch (config.provider) {
+    case 'scripted':
+      return scripted;
+    case 'openai':
+      return `OpenAI's ${config.model}${limit}`;
+    case 'anthropic':
+      return `Anthropic's ${config.model}${limit}`;
+    case 'openai-compatible':
+      return `${config.model} at ${withoutCredentials(config.baseURL)}${limit}`;
+    default: {
+      const unknown: never = config;
+      return String(unknown);
+    }
+  }
+}
+
+/** A URL as it may be printed: no user, password or query (where keys go). */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  parsed.search = '';
+  return parsed.toString();
 }
 
 /** A path as messages show it: relative to the working directory when inside it. */

@@ -3,6 +3,7 @@ import { connectWithCreds, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,6 +225,84 @@ describe('npm start', () => {
     expect((await readManifest(join(authDir, AuthFile.manifest)))?.operator.public_key).toBe(operator);
     expect(ApiKeysSchema.parse(JSON.parse(await readFile(apiKeysFile, 'utf8')))).toEqual(apiKeys);
   }, 240_000);
+
+  it('keeps the demo and the stack going when the model cannot be reached, and the runner logs each cause', async () => {
+    // A local port nothing listens on: every model call is refused.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      });
+    });
+    const key = 'sk-start-test-secret-4242';
+    const env = {
+      ...OFFLINE,
+      NATS_URL: '',
+      NATS_CREDS: '',
+      AG2NET_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      AG2NET_LLM_MODEL: 'llama-test',
+      AG2NET_LLM_API_KEY: key,
+    };
+    // The data directory of the test above when it ran (its auth is reused), else a new one.
+    const runnerLog = join(data, 'logs', 'agent-runner.log');
+    const logBefore = (await readFile(runnerLog, 'utf8').catch(() => '')).length;
+    const run = startService(
+      'start-model-down',
+      'scripts/start.ts',
+      ['--exit', '--prefix', uniqueName('down'), '--data-dir', data],
+      env,
+    );
+    expect(await run.exited, run.output()).toBe(0);
+    const out = run.output();
+    expect(out).toContain(
+      `· agents answer with llama-test at http://127.0.0.1:${port}/v1; a call that gets no answer within 30 s fails`,
+    );
+    // Each demo channel shows its agent's failure notice with the cause, and the demo goes on to the next one.
+    const failure = `could not answer: the model could not be reached after 3 attempts (ECONNREFUSED 127.0.0.1:${port})`;
+    const shown = out.split('\n').filter((l) => l.startsWith('  ') && l.includes('could not answer'));
+    expect(shown.map((l) => l.trim())).toEqual([
+      `consulting   · expert ${failure}`,
+      `conversation · pal ${failure}`,
+      `discussion   · critic ${failure}`,
+      `workflow     · triage ${failure}`,
+    ]);
+    expect(out).toContain('workflow ended: turn_failed');
+    expect(out).toContain('· the agents could not answer 4 time(s): their model failed.');
+    expect(out).toContain('stopped.');
+    // The runner's log line of each failed turn names the agent, the channel and the cause, and never the key.
+    const log = (await readFile(runnerLog, 'utf8')).slice(logBefore);
+    const failed = log
+      .split('\n')
+      .filter((l) => l.includes('"msg":"turn failed"'))
+      .map((l): unknown => JSON.parse(l));
+    const Failed = z.object({
+      agent: z.string(),
+      channel: z.string(),
+      code: z.string(),
+      cause: z.object({ kind: z.string(), code: z.string(), message: z.string() }),
+      attempts: z.number(),
+      provider: z.string(),
+      model: z.string(),
+    });
+    expect(failed.map((l) => Failed.parse(l)).sort((a, b) => a.agent.localeCompare(b.agent))).toEqual(
+      [
+        ['critic', 'discussion'],
+        ['expert', 'consulting'],
+        ['pal', 'conversation'],
+        ['triage', 'workflow'],
+      ].map(([agent, channel]) => ({
+        agent,
+        channel,
+        code: 'model_unavailable',
+        cause: { kind: 'connection', code: 'ECONNREFUSED', message: `ECONNREFUSED 127.0.0.1:${port}` },
+        attempts: 3,
+        provider: 'openai-compatible',
+        model: 'llama-test',
+      })),
+    );
+    expect(log).not.toContain(key);
+    expect(out).not.toContain(key);
+  }, 90_000);
 
   it('shows in the README exactly the SDK example the test above runs', async () => {
     const readme = await readFile('README.md', 'utf8');

@@ -1,3 +1,4 @@
+import { causeLine } from '@ag2net/agent';
 import { HubClient, type Channel, type HumanClient } from '@ag2net/client';
 import { join } from 'node:path';
 import { FromSpeaker, ToolCalled, AgentTarget, Transition, TransitionGraph, TerminateTarget } from '@ag2net/adapters';
@@ -7,6 +8,7 @@ import {
   EV_PACKET,
   EV_TEXT,
   EV_TURN_FAILED,
+  TurnFailedDataSchema,
   isChannelProtocolEvent,
   type Envelope,
 } from '@ag2net/protocol';
@@ -88,11 +90,27 @@ export interface DemoOptions {
   readonly auth?: DemoAuth | null;
 }
 
+/** How the demo went: what failed did not stop it. */
+export interface DemoOutcome {
+  /** The failure notices (`ag2.turn.failed`) the agents posted: their model could not answer. */
+  readonly failedTurns: number;
+  /** The demo channels that stopped early for another reason (no answer in time, an error), with the reason. */
+  readonly stopped: readonly string[];
+}
+
+/** An agent posted a failure notice where the demo waited for its answer. */
+class AgentFailedError extends Error {
+  override readonly name = 'AgentFailedError';
+}
+
 /**
  * Drives one channel of each protocol as a human participant and prints the transcripts as they happen: a
- * consulting question, a conversation, a three-way discussion, and a workflow with a handoff and a finish.
+ * consulting question, a conversation, a three-way discussion, and a workflow with a handoff and a finish. An agent
+ * whose model fails posts a failure notice, which is printed with its cause; the channel is closed (the hub closes
+ * all but the conversation itself) and the demo goes on with the next one, as it does after any other failure of a
+ * channel. Throws only when it cannot start: the person cannot connect, or the agents are not registered.
  */
-export async function runDemo(options: DemoOptions): Promise<void> {
+export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   const { say } = options;
   const { hub: connection, you } = await connectPerson({ ...options, auth: options.auth ?? null });
   await using _connection = connection;
@@ -109,59 +127,102 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   for (const name of DEMO_AGENTS) names.set((await hub.findAgentId(name)) ?? name, name);
   const show = (label: string, e: Envelope): void => say(`  ${label.padEnd(12)} ${line(names, e)}`);
   const labels = new Map<string, string>();
+  let failedTurns = 0;
+  const stopped: string[] = [];
   // What the others post and each close, as the log has it (the person's own lines are shown as they are sent).
   const follower = new ChannelFollower({
     you,
     timeoutMs: options.turnTimeoutMs,
     onEnvelope: (e) => {
       const others = e.sender_id !== you.agentId && !isChannelProtocolEvent(e.event_type);
+      if (others && e.event_type === EV_TURN_FAILED) failedTurns += 1;
       if (others || e.event_type === EV_CHANNEL_CLOSED) show(labels.get(e.channel_id) ?? '', e);
     },
   });
   const wait = waiter(follower, names);
+  /**
+   * Runs one demo channel; when it fails, closes what is left of it and goes on. The failure notice was printed as
+   * it was read; any other reason is printed here.
+   */
+  const step = async (label: string, run: (opened: (c: Channel) => Channel) => Promise<void>): Promise<void> => {
+    const held: { channel?: Channel } = {};
+    try {
+      await run((c) => (held.channel = c));
+    } catch (err) {
+      if (!(err instanceof AgentFailedError)) {
+        const reason = err instanceof Error ? err.message : String(err);
+        stopped.push(`${label}: ${reason}`);
+        say(`  ${label.padEnd(12)} · stopped: ${reason}`);
+      }
+      if (held.channel !== undefined) await closeQuietly(held.channel, follower);
+    }
+  };
 
   say('\n1/4 consulting — one question, one answer, then the channel closes');
-  const consult = await openLabelled(you, labels, 'consulting', { type: 'consulting', target: 'expert' });
-  await sendShown(you, consult, 'What does a write-ahead log guarantee, in one sentence?', say);
-  await wait.closed(consult);
+  await step('consulting', async (opened) => {
+    const consult = opened(await openLabelled(you, labels, 'consulting', { type: 'consulting', target: 'expert' }));
+    await sendShown(you, consult, 'What does a write-ahead log guarantee, in one sentence?', say);
+    await wait.closed(consult);
+  });
 
   say('\n2/4 conversation — free two-party chat');
-  const chat = await openLabelled(you, labels, 'conversation', { type: 'conversation', target: 'pal' });
-  for (const text of ['Hi pal! How is the network today?', 'Tell me one fun fact about NATS.']) {
-    await sendShown(you, chat, text, say);
-    await wait.textFrom(chat, 'pal');
-  }
-  await chat.close('demo_done');
-  await wait.closed(chat);
+  await step('conversation', async (opened) => {
+    const chat = opened(await openLabelled(you, labels, 'conversation', { type: 'conversation', target: 'pal' }));
+    for (const text of ['Hi pal! How is the network today?', 'Tell me one fun fact about NATS.']) {
+      await sendShown(you, chat, text, say);
+      await wait.textFrom(chat, 'pal');
+    }
+    await chat.close('demo_done');
+    await wait.closed(chat);
+  });
 
   say('\n3/4 discussion — round robin among you, critic and optimist');
-  const panel = await openLabelled(you, labels, 'discussion', { type: 'discussion', target: ['critic', 'optimist'] });
-  await sendShown(you, panel, 'Should we ship the release on Friday?', say);
-  await wait.textFrom(panel, 'critic');
-  await wait.textFrom(panel, 'optimist');
-  await sendShown(you, panel, 'Thank you both: we ship Monday.', say);
-  await panel.close('demo_done');
-  await wait.closed(panel);
+  await step('discussion', async (opened) => {
+    const panel = opened(
+      await openLabelled(you, labels, 'discussion', { type: 'discussion', target: ['critic', 'optimist'] }),
+    );
+    await sendShown(you, panel, 'Should we ship the release on Friday?', say);
+    await wait.textFrom(panel, 'critic');
+    await wait.textFrom(panel, 'optimist');
+    await sendShown(you, panel, 'Thank you both: we ship Monday.', say);
+    await panel.close('demo_done');
+    await wait.closed(panel);
+  });
 
   say('\n4/4 workflow — triage hands off to billing, billing finishes the case');
-  const ids = (n: string): string => [...names].find(([, v]) => v === n)?.[0] ?? n;
-  const graph = new TransitionGraph({
-    initialSpeaker: you.agentId,
-    transitions: [
-      new Transition(new FromSpeaker(you.agentId), new AgentTarget(ids('triage'))),
-      new Transition(new ToolCalled('transfer_to_billing'), new AgentTarget(ids('billing'))),
-    ],
-    defaultTarget: new TerminateTarget('no_route'),
-    maxTurns: 6,
+  await step('workflow', async (opened) => {
+    const ids = (n: string): string => [...names].find(([, v]) => v === n)?.[0] ?? n;
+    const graph = new TransitionGraph({
+      initialSpeaker: you.agentId,
+      transitions: [
+        new Transition(new FromSpeaker(you.agentId), new AgentTarget(ids('triage'))),
+        new Transition(new ToolCalled('transfer_to_billing'), new AgentTarget(ids('billing'))),
+      ],
+      defaultTarget: new TerminateTarget('no_route'),
+      maxTurns: 6,
+    });
+    const flow = opened(
+      await openLabelled(you, labels, 'workflow', {
+        type: 'workflow',
+        target: ['triage', 'billing'],
+        knobs: { graph: graph.toDict() },
+      }),
+    );
+    await sendShown(you, flow, 'I was charged twice for my subscription.', say);
+    const end = await wait.closed(flow);
+    say(`\nworkflow ended: ${String(end.event_data['reason'])}`);
   });
-  const flow = await openLabelled(you, labels, 'workflow', {
-    type: 'workflow',
-    target: ['triage', 'billing'],
-    knobs: { graph: graph.toDict() },
-  });
-  await sendShown(you, flow, 'I was charged twice for my subscription.', say);
-  const end = await wait.closed(flow);
-  say(`\nworkflow ended: ${String(end.event_data['reason'])}`);
+  return { failedTurns, stopped };
+}
+
+/** Closes a demo channel a failure left open (the hub closed it already, or it cannot be), and shows its close. */
+async function closeQuietly(channel: Channel, follower: ChannelFollower): Promise<void> {
+  try {
+    await channel.close('demo_done');
+  } catch {
+    // Closed already (the hub closes a channel whose expected speaker failed), or the hub is not answering.
+  }
+  await follower.closed(channel).catch(() => undefined);
 }
 
 async function openLabelled(
@@ -191,9 +252,8 @@ function waiter(follower: ChannelFollower, names: ReadonlyMap<string, string>) {
           names.get(x.sender_id) === name,
         `answer from ${name}`,
       );
-      // The agent's model failed: say so now rather than wait for an answer that is not coming.
-      if (e.event_type === EV_TURN_FAILED)
-        throw new Error(`${name} could not answer: ${String(e.event_data['reason'])}`);
+      // The agent's model failed (the notice is printed): stop waiting for an answer that is not coming.
+      if (e.event_type === EV_TURN_FAILED) throw new AgentFailedError(`${name} could not answer`);
       return e;
     },
   };
@@ -208,9 +268,17 @@ function line(names: ReadonlyMap<string, string>, e: Envelope): string {
     const kind = typeof routing === 'object' && routing !== null && 'kind' in routing ? String(routing.kind) : 'text';
     return `${who}: ${body}${kind === 'text' ? '' : `  [${kind}]`}`;
   }
-  if (e.event_type === EV_TURN_FAILED) return `· ${who} could not answer: ${String(e.event_data['reason'])}`;
+  if (e.event_type === EV_TURN_FAILED) return `· ${who} could not answer: ${failureOf(e)}`;
   if (e.event_type === EV_CHANNEL_CLOSED || e.event_type === EV_CHANNEL_EXPIRED) {
     return `· channel ${e.event_type === EV_CHANNEL_CLOSED ? 'closed' : 'expired'}: ${String(e.event_data['reason'])}`;
   }
   return `· ${who}: ${e.event_type}`;
+}
+
+/** A failure notice's reason, and its cause when it tells one: `the model could not be reached … (ECONNREFUSED …)`. */
+function failureOf(e: Envelope): string {
+  const parsed = TurnFailedDataSchema.safeParse(e.event_data);
+  if (!parsed.success) return String(e.event_data['reason']);
+  const { reason, cause } = parsed.data;
+  return cause === undefined ? reason : `${reason} (${causeLine(cause)})`;
 }
