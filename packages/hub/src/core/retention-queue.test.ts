@@ -50,4 +50,11 @@ describe('RetentionQueue', () => {
     queue.add('b', 0);
     expect([queue.size, queue.due(100, 16, 0)]).toEqual([0, []]);
   });
+
+  it('runs one removal run at a time', () => {
+    const queue = new RetentionQueue();
+    expect([queue.begin(), queue.begin()]).toEqual([true, false]);
+    queue.end();
+    expect(queue.begin()).toBe(true);
+  });
 });

@@ -19,6 +19,8 @@ export class RetentionQueue {
   #pausedUntil = -Infinity;
   /** False on a hub without retention: nothing is noted, so ended channels cost no memory here. */
   #on = true;
+  /** A removal run is under way (sweeps may overlap when NATS is slow): another one waits for the next sweep. */
+  #running = false;
 
   /** Notes an ended channel whose history is kept (again: no change). */
   add(channelId: string, endedAtMs: number): void {
@@ -66,6 +68,18 @@ export class RetentionQueue {
       if (!this.#isStale(i)) out.push(entry.id);
     }
     return out;
+  }
+
+  /** Starts a removal run; false while another one is under way. */
+  begin(): boolean {
+    if (this.#running) return false;
+    this.#running = true;
+    return true;
+  }
+
+  /** The removal run started by `begin` is over. */
+  end(): void {
+    this.#running = false;
   }
 
   /** A removal failed at `nowMs`: pauses retention; returns how many failed in a row. */

@@ -54,18 +54,24 @@ export async function expireHistories(ctx: HubContext, now: number): Promise<voi
     ctx.channels.retention.off();
     return;
   }
-  for (const channelId of ctx.channels.retention.due(now - retainMs, RETENTION_BATCH, now)) {
-    if (!ctx.lease.holds()) return;
-    try {
-      await ctx.serial.run(channelId, () => expireHistoryLocked(ctx, channelId));
-      ctx.channels.retention.succeeded();
-    } catch (err) {
-      const failures = ctx.channels.retention.failed(now);
-      // Once per run of failures (a missing purge right fails every channel): the pause keeps the rest quiet.
-      if (failures === 1) ctx.logger.warn({ err, channelId }, 'channel history expiry failed; retention paused');
-      else ctx.logger.debug({ err, channelId, failures }, 'channel history expiry failed; retention paused');
-      return;
+  const queue = ctx.channels.retention;
+  if (!queue.begin()) return;
+  try {
+    for (const channelId of queue.due(now - retainMs, RETENTION_BATCH, now)) {
+      if (!ctx.lease.holds()) return;
+      try {
+        await ctx.serial.run(channelId, () => expireHistoryLocked(ctx, channelId));
+        queue.succeeded();
+      } catch (err) {
+        const failures = queue.failed(now);
+        // Once per run of failures (a missing purge right fails every channel): the pause keeps the rest quiet.
+        if (failures === 1) ctx.logger.warn({ err, channelId }, 'channel history expiry failed; retention paused');
+        else ctx.logger.debug({ err, channelId, failures }, 'channel history expiry failed; retention paused');
+        return;
+      }
     }
+  } finally {
+    queue.end();
   }
 }
 
