@@ -18,7 +18,7 @@ import { readApiKeysFile } from '../keys-file.js';
 import { NameBook, printEnvelope } from '../render.js';
 import { resolveAgent } from '../resolve.js';
 import { identityCredsDir, type Target } from '../session.js';
-import { API_KEYS_FILE, identityCredsFile } from '../stack.js';
+import { API_KEYS_FILE, identityCredsFile, isFile } from '../stack.js';
 
 const ChatOptions = z.object({
   type: z.enum(['consulting', 'conversation']).default('conversation'),
@@ -61,18 +61,19 @@ export function chatCommand(program: Command, io: CliIo): void {
         const credsPath = session.secured ? await personCredsPath(target, me) : undefined;
         const human = await session.hub
           .attachHuman(me, { passport, ...(credsPath === undefined ? {} : { credsPath }) })
-          .catch((err: unknown) => {
-            throw admissionRefusal(err, { target, me, credsPath, keyFound: apiKey !== undefined });
+          .catch(async (err: unknown) => {
+            const held = credsPath !== undefined && (await isFile(credsPath));
+            throw admissionRefusal(err, { target, me, credsPath, held, keyFound: apiKey !== undefined });
           });
         try {
           // Looked up as the person: on a secured hub the registrant's connection may not read the directory.
-          const passportOf = await resolveAgent(human.hub, agent);
+          const peer = await resolveAgent(human.hub, agent);
           const names = new NameBook(human.hub);
-          names.remember(passportOf);
+          names.remember(peer);
           names.remember(human.passport);
           await converse(env, human, {
-            agent: passportOf.name,
-            targetId: passportOf.agent_id ?? agent,
+            agent: peer.name,
+            targetId: peer.agent_id ?? agent,
             names,
             ...opts,
           });
@@ -107,10 +108,19 @@ function admissionRefusal(
     readonly target: Target;
     readonly me: string;
     readonly credsPath: string | undefined;
+    /** Whether a file is at `credsPath`. */
+    readonly held: boolean;
     readonly keyFound: boolean;
   },
 ): unknown {
   const { target, me } = ctx;
+  if (err instanceof IdentityCredentialsError && ctx.held && ctx.credsPath !== undefined) {
+    // A file is there, and it is not the person's: another identity's, or no identity's at all.
+    return new CliError(err.message, ExitCode.AccessDenied, {
+      hint: `move ${target.stack.shown(ctx.credsPath)} away, or pass --creds-dir <the directory of ${me}'s own .creds>`,
+      cause: err,
+    });
+  }
   if (err instanceof IdentityCredentialsError) {
     const where = ctx.credsPath === undefined ? 'here' : `at ${target.stack.shown(ctx.credsPath)}`;
     return new CliError(
