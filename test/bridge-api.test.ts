@@ -580,6 +580,133 @@ function samplePath(template: string): string {
     .replace('{task_id}', newId());
 }
 
+const MessagePreview = z.object({
+  sequence: z.number(),
+  sender_id: z.string(),
+  event_type: z.string(),
+  text: z.string(),
+  created_at: z.string(),
+});
+const PreviewsPage = z.object({
+  channels: z.array(Channel),
+  previews: z.record(
+    z.string(),
+    z.object({
+      last_sequence: z.number(),
+      last_activity_at: z.string().nullable(),
+      last_message: MessagePreview.nullable(),
+    }),
+  ),
+});
+const ActivityReply = z.object({
+  as_of: z.string(),
+  online_window_seconds: z.number(),
+  channels_read: z.number(),
+  agents: z.array(
+    z.object({ agent_id: z.string(), last_seen_at: z.string(), channel_id: z.string(), online: z.boolean() }),
+  ),
+});
+
+describe('bridge API: channel previews and agent activity, for the console', () => {
+  const previewsOf = async (as: string) => {
+    const reply = await call(a.url, '/v1/channels?preview=true', { token: as });
+    expect(reply.status).toBe(200);
+    return PreviewsPage.parse(reply.body).previews;
+  };
+  const activityOf = async (as: string) => {
+    const reply = await call(b.url, '/v1/activity', { token: as });
+    expect(reply.status).toBe(200);
+    return ActivityReply.parse(reply.body);
+  };
+
+  it('previews each channel with its last message the caller may see, and no previews unless asked', async () => {
+    const opened = await call(a.url, '/v1/channels', {
+      token: token.alice,
+      body: { type: 'conversation', target: 'echo' },
+    });
+    const chat = ChannelReply.parse(opened.body).channel.channel_id;
+    await post(chat, token.alice, { text: 'preview me' });
+    await untilText(chat, 'echo: preview me');
+    const log = await logOf(chat, token.alice);
+    const answer = log.envelopes.findLast((e) => e.event_type === EV_TEXT);
+    expect(answer?.event_data['text']).toBe('echo: preview me');
+    expect((await previewsOf(token.alice))[chat]).toEqual({
+      last_sequence: log.last_sequence,
+      last_activity_at: log.envelopes.at(-1)?.created_at,
+      last_message: {
+        sequence: answer?.sequence,
+        sender_id: echo.agentId,
+        event_type: EV_TEXT,
+        text: 'echo: preview me',
+        created_at: answer?.created_at,
+      },
+    });
+    const plain = await call(a.url, '/v1/channels', { token: token.alice });
+    expect(Object.hasOwn(z.record(z.string(), z.unknown()).parse(plain.body), 'previews')).toBe(false);
+
+    // A text to dave only: alice and the operator see it as the last message, bob (outside its audience) does not.
+    const flow = await openWithBob({
+      type: 'workflow',
+      target: ['bob', 'dave'],
+      knobs: { graph: roundRobin(['alice', 'bob', 'dave']).toDict() },
+    });
+    await post(flow, token.alice, { text: 'to dave only', audience: [dave.agentId] });
+    const full = await logOf(flow, token.operator);
+    const bobs = await logOf(flow, token.bob);
+    const secret = full.envelopes.at(-1);
+    const expected = {
+      last_sequence: full.last_sequence,
+      last_activity_at: secret?.created_at,
+      last_message: {
+        sequence: secret?.sequence,
+        sender_id: id.alice,
+        event_type: EV_TEXT,
+        text: 'to dave only',
+        created_at: secret?.created_at,
+      },
+    };
+    expect((await previewsOf(token.alice))[flow]).toEqual(expected);
+    expect((await previewsOf(token.operator))[flow]).toEqual(expected);
+    expect((await previewsOf(token.bob))[flow]).toEqual({
+      last_sequence: full.last_sequence,
+      last_activity_at: bobs.envelopes.at(-1)?.created_at,
+      last_message: null,
+    });
+    expect(JSON.stringify(await previewsOf(token.bob)).includes('to dave only')).toBe(false);
+    expect(refusal(await call(a.url, '/v1/channels?preview=yes', { token: token.alice }))).toEqual([
+      400,
+      'invalid_request',
+    ]);
+  });
+
+  it("says when each agent was last seen in the caller's channels, and that an agent seen just now is online", async () => {
+    const opened = await call(a.url, '/v1/channels', {
+      token: token.alice,
+      body: { type: 'conversation', target: 'echo' },
+    });
+    const chat = ChannelReply.parse(opened.body).channel.channel_id;
+    await post(chat, token.alice, { text: 'are you there?' });
+    await untilText(chat, 'echo: are you there?');
+    const reply = (await logOf(chat, token.alice)).envelopes.findLast((e) => e.sender_id === echo.agentId);
+
+    const alices = await activityOf(token.alice);
+    expect(alices.online_window_seconds).toBe(300);
+    expect(alices.agents.find((x) => x.agent_id === echo.agentId)).toEqual({
+      agent_id: echo.agentId,
+      last_seen_at: reply?.created_at,
+      channel_id: chat,
+      online: true,
+    });
+    const operators = await activityOf(token.operator);
+    expect(operators.agents.find((x) => x.agent_id === echo.agentId)?.last_seen_at).toBe(reply?.created_at);
+    // Bob shares no channel with echo: he does not see when echo was around.
+    const bobs = await activityOf(token.bob);
+    expect(bobs.agents.map((x) => x.agent_id)).not.toContain(echo.agentId);
+    expect(bobs.agents.map((x) => x.agent_id)).toContain(id.alice);
+    expect(bobs.channels_read).toBe((await allChannels(token.bob, 'limit=100')).length);
+  });
+});
+
 describe('bridge API: refusals by route class', () => {
   const routes = bridgeRoutes({ operator: null, signIn: () => Promise.reject(new Error('not called')) });
   const now = () => Math.floor(Date.now() / 1000);

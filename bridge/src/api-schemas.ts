@@ -66,10 +66,62 @@ export const ChannelsQuerySchema = z.strictObject({
   state: ChannelStateSchema.optional(),
   /** Only channels of this type (`consulting`, `workflow`, …), filtered on the bridge over the hub's page. */
   type: z.string().min(1).max(64).optional(),
+  /** `true`: the page carries `previews` (each channel's last message), read from the end of each log. */
+  preview: z.enum(['true', 'false']).optional(),
   limit: Limit,
   cursor: Cursor,
 });
-export const ChannelsPageSchema = z.strictObject({ channels: z.array(ChannelMetadataSchema), next_cursor: NextCursor });
+
+/** A channel's last message the caller may see, its text cut to 280 characters. */
+export const MessagePreviewSchema = z.strictObject({
+  sequence: z.number().int().min(0),
+  sender_id: IdSchema,
+  /** `ag2.msg.text` or `ag2.packet`. */
+  event_type: z.string(),
+  /** The text's `text` or the packet's `body`. */
+  text: z.string(),
+  created_at: z.union([z.literal(''), TimestampSchema]),
+});
+
+/**
+ * What a channel list shows under a channel: `last_sequence` (the log's end), `last_activity_at` (when the newest
+ * envelope the caller may see of the last 20 was admitted; `null` when none) and `last_message` (the newest text or
+ * packet among them the caller may see; `null` when none).
+ */
+export const ChannelPreviewSchema = z.strictObject({
+  last_sequence: z.number().int().min(0),
+  last_activity_at: TimestampSchema.nullable(),
+  last_message: MessagePreviewSchema.nullable(),
+});
+
+export const ChannelsPageSchema = z.strictObject({
+  channels: z.array(ChannelMetadataSchema),
+  next_cursor: NextCursor,
+  /** With `preview=true`: previews by channel id, of the page's 100 most recently created channels. */
+  previews: z.record(IdSchema, ChannelPreviewSchema).optional(),
+});
+
+/**
+ * When agents were last seen by the caller: each agent's newest envelope in the tails (last 20 envelopes) of the
+ * caller's 50 most recent channels, live ones first. `online`: that envelope is at most `online_window_seconds`
+ * older than `as_of`, the bridge's clock when it answered.
+ */
+export const ActivityReplySchema = z.strictObject({
+  as_of: TimestampSchema,
+  online_window_seconds: z.number().int().positive(),
+  /** How many channels were read. */
+  channels_read: z.number().int().min(0),
+  /** Newest first; agents seen in none of the channels read are not listed. */
+  agents: z.array(
+    z.strictObject({
+      agent_id: IdSchema,
+      last_seen_at: TimestampSchema,
+      /** The channel of that envelope. */
+      channel_id: IdSchema,
+      online: z.boolean(),
+    }),
+  ),
+});
 export const ChannelReplySchema = z.strictObject({ channel: ChannelMetadataSchema });
 export const OpenChannelSchema = z.strictObject({
   type: z.string().min(1).max(64),

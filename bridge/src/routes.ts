@@ -2,6 +2,7 @@ import type { HubClient } from '@ag2net/client';
 import { AccessDeniedError, EV_TEXT, IdSchema, InvalidRequestError, newId } from '@ag2net/protocol';
 import { type z } from 'zod';
 import {
+  ActivityReplySchema,
   AdapterStateReplySchema,
   AgentsPageSchema,
   AgentsQuerySchema,
@@ -29,6 +30,7 @@ import {
   TasksPageSchema,
   TasksQuerySchema,
 } from './api-schemas.js';
+import { agentActivity, channelPreviews } from './channel-tails.js';
 import { route, type Actor, type Route } from './route.js';
 
 /** What the routes need beyond the actor: sign-in, and the streams (served by the server itself). */
@@ -130,12 +132,26 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
       query: ChannelsQuerySchema,
       response: ChannelsPageSchema,
       handle: async ({ actor, query }) => {
-        const { type, ...filter } = query;
+        const { type, preview, ...filter } = query;
         const page = await actor.hub.call('listChannels', filter);
+        const channels = type === undefined ? page.channels : page.channels.filter((c) => c.manifest.type === type);
         return {
-          channels: type === undefined ? page.channels : page.channels.filter((c) => c.manifest.type === type),
+          channels,
           next_cursor: page.next_cursor,
+          ...(preview === 'true' ? { previews: await channelPreviews(actor.hub, channels) } : {}),
         };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/activity',
+      summary:
+        "When each agent was last seen (its newest envelope) in the caller's most recent channels, and who is online",
+      access: 'member',
+      response: ActivityReplySchema,
+      handle: async ({ actor }) => {
+        const page = await actor.hub.call('listChannels', { limit: 500 });
+        return agentActivity(actor.hub, page.channels, Date.now());
       },
     }),
     route({
