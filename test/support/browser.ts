@@ -24,6 +24,9 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 /** The screen the console is made for: a laptop's. */
 export const VIEWPORT = { width: 1366, height: 768 } as const;
 
+/** The smallest screen the console is made for: a phone's (390 CSS pixels wide). */
+export const PHONE_VIEWPORT = { width: 390, height: 844 } as const;
+
 /** Where screenshots are saved (gitignored; CI keeps them as artifacts). */
 export const ARTIFACTS_DIR = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
 
@@ -34,10 +37,10 @@ export const UI_TIMEOUT_MS = 30_000;
 export interface TestBrowser {
   readonly browser: Browser;
   /**
-   * Opens a context of its own for `name` (1366×768) and a page on `url`. Uncaught page errors are collected in
-   * `pageErrors`, named by person.
+   * Opens a context of its own for `name` (1366×768 unless `viewport` says otherwise) and a page on `url`. Uncaught
+   * page errors are collected in `pageErrors`, named by person.
    */
-  person(name: string, url: string): Promise<Page>;
+  person(name: string, url: string, options?: { viewport?: { width: number; height: number } }): Promise<Page>;
   /** Saves a full-window screenshot as `test-artifacts/console/<name>.png`; resolves with its path. */
   screenshot(page: Page, name: string): Promise<string>;
   /** Uncaught errors thrown in the pages, as `<person>: <message>`. */
@@ -79,8 +82,8 @@ export async function launchBrowser(): Promise<TestBrowser> {
   return {
     browser,
     pageErrors,
-    async person(name, url) {
-      const context = await browser.newContext({ viewport: VIEWPORT });
+    async person(name, url, options = {}) {
+      const context = await browser.newContext({ viewport: options.viewport ?? VIEWPORT });
       context.setDefaultTimeout(UI_TIMEOUT_MS);
       contexts.push({ name, context });
       const page = await context.newPage();

@@ -4,7 +4,7 @@
  * locators, `waitForURL`) with an explicit timeout; none sleeps. Nothing is evaluated in the page from a string
  * predicate: the console's Content-Security-Policy forbids `eval`, as it should.
  */
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Route } from 'playwright-core';
 import { UI_TIMEOUT_MS } from './browser.js';
 
 /** Signs in on the sign-in form and waits until the shell shows who is signed in. */
@@ -63,4 +63,47 @@ export async function waitForText(locator: Locator, text: string): Promise<strin
 /** Waits until the channel page's header shows `state` (`data-state`). */
 export async function waitForChannelState(page: Page, state: string): Promise<void> {
   await page.locator(`[data-testid="channel-header"][data-state="${state}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+}
+
+/** Requests a test holds unanswered (`holdRequests`): how many arrived, and the release of all of them. */
+export interface HeldRequests {
+  /** Requests held so far. */
+  readonly count: () => number;
+  /** Stops holding: lets every held request (and every later one) through to the bridge. */
+  release(): Promise<void>;
+}
+
+/**
+ * Holds every request of the page whose URL `matches` unanswered until `release()`: what the page shows meanwhile
+ * comes from elsewhere (its event streams).
+ */
+export async function holdRequests(page: Page, matches: (url: URL) => boolean): Promise<HeldRequests> {
+  const held: Route[] = [];
+  let holding = true;
+  const handler = async (route: Route): Promise<void> => {
+    if (holding) held.push(route);
+    else await route.continue();
+  };
+  const matcher = (url: URL): boolean => matches(url);
+  await page.route(matcher, handler);
+  return {
+    count: () => held.length,
+    async release() {
+      holding = false;
+      await page.unroute(matcher, handler);
+      for (const route of held.splice(0)) await route.continue().catch(() => undefined);
+    },
+  };
+}
+
+/** The names of the nav links the shell shows, in order (the brand, a link home, left out). */
+export async function navLinks(page: Page): Promise<string[]> {
+  const links = await page.locator('nav').getByTestId('nav-link').all();
+  return (await Promise.all(links.map((l) => l.textContent()))).map((t) => (t ?? '').trim());
+}
+
+/** The text of the first element `locator` matches, trimmed; waits for it. */
+export async function textOf(locator: Locator): Promise<string> {
+  await locator.first().waitFor({ timeout: UI_TIMEOUT_MS });
+  return ((await locator.first().textContent()) ?? '').trim();
 }

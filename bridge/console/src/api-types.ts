@@ -82,9 +82,37 @@ export const ChannelSchema = z.looseObject({
   pending_acks: z.array(z.string()).default([]),
 });
 export type Channel = z.infer<typeof ChannelSchema>;
+export const MessagePreviewSchema = z.looseObject({
+  sequence: z.number(),
+  sender_id: z.string(),
+  event_type: z.string(),
+  text: z.string(),
+  created_at: z.string(),
+});
+export const ChannelPreviewSchema = z.looseObject({
+  last_sequence: z.number(),
+  last_activity_at: z.string().nullable(),
+  last_message: MessagePreviewSchema.nullable(),
+});
+export type ChannelPreview = z.infer<typeof ChannelPreviewSchema>;
 export const ChannelsPageSchema = z.looseObject({
   channels: z.array(ChannelSchema),
   next_cursor: z.string().nullable(),
+  previews: z.record(z.string(), ChannelPreviewSchema).default({}),
+});
+
+export const AgentActivitySchema = z.looseObject({
+  agent_id: z.string(),
+  last_seen_at: z.string(),
+  channel_id: z.string(),
+  online: z.boolean(),
+});
+export type AgentActivity = z.infer<typeof AgentActivitySchema>;
+export const ActivityReplySchema = z.looseObject({
+  as_of: z.string(),
+  online_window_seconds: z.number(),
+  channels_read: z.number(),
+  agents: z.array(AgentActivitySchema),
 });
 export const ChannelReplySchema = z.looseObject({ channel: ChannelSchema });
 export const AdapterStateReplySchema = z.looseObject({ state: Rec.nullable() });

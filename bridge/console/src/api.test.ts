@@ -29,6 +29,7 @@ describe('the console API client', () => {
     agent: () => api.agent('echo'),
     resume: () => api.resume('a1'),
     skill: () => api.skill('a1'),
+    activity: () => api.activity(),
     channels: () => api.channels({ state: 'active' }),
     channel: () => api.channel('c1'),
     channelState: () => api.channelState('c1'),

@@ -1,5 +1,6 @@
 import { type z } from 'zod';
 import {
+  ActivityReplySchema,
   AdapterStateReplySchema,
   AgentsPageSchema,
   AuditPageSchema,
@@ -123,7 +124,16 @@ export class Api {
   channelState(id: string) {
     return request(AdapterStateReplySchema, { path: `/v1/channels/${enc(id)}/state`, token: this.token });
   }
-  openChannel(body: { type: string; target: string[]; intent?: string }) {
+  activity() {
+    return request(ActivityReplySchema, { path: '/v1/activity', token: this.token });
+  }
+  openChannel(body: {
+    type: string;
+    target: string[];
+    intent?: string;
+    ttl?: string;
+    knobs?: Readonly<Record<string, unknown>>;
+  }) {
     return request(ChannelReplySchema, { method: 'POST', path: '/v1/channels', token: this.token, body });
   }
   closeChannel(id: string) {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Api, describeError, setUnauthorizedHandler } from './api.js';
-import type { Passport, Session } from './api-types.js';
+import type { AgentActivity, Passport, Session } from './api-types.js';
 import { ErrorAlert } from './components.js';
 import { ConsoleContext, type Console } from './context.js';
 import { nameIds, shortId } from './logic/ids.js';
@@ -15,13 +15,19 @@ import { HubView } from './views/hub.js';
 import { SignIn } from './views/signin.js';
 import { TasksView } from './views/tasks.js';
 
+/** The nav links: `operator` ones only for the operator (people cannot read the audit trail). */
 const NAV = [
-  ['agents', 'Agents'],
-  ['channels', 'Channels'],
-  ['tasks', 'Tasks'],
-  ['audit', 'Audit'],
-  ['hub', 'Hub'],
+  { key: 'agents', label: 'Agents', operator: false },
+  { key: 'channels', label: 'Channels', operator: false },
+  { key: 'tasks', label: 'Tasks', operator: false },
+  { key: 'audit', label: 'Audit', operator: true },
+  { key: 'hub', label: 'Hub', operator: false },
 ] as const;
+
+/** How often the agents' activity (online, last seen) is read again, in ms. */
+const ACTIVITY_EVERY_MS = 30_000;
+/** How long after a view asks for the activity it is read (the asks of a burst of envelopes read it once), in ms. */
+const ACTIVITY_SETTLE_MS = 2000;
 
 /** The operator's sign-in name, shown as `operator`. */
 const OPERATOR = '$operator';
@@ -64,6 +70,8 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void })
   const [agents, setAgents] = useState<readonly Passport[]>([]);
   const [extra, setExtra] = useState<ReadonlyMap<string, string>>(new Map());
   const [error, setError] = useState<{ code: string; message: string } | null>(null);
+  const [activity, setActivity] = useState<ReadonlyMap<string, AgentActivity>>(new Map());
+  const [activityAsked, setActivityAsked] = useState(0);
   const asked = useRef(new Set<string>());
 
   const known = useRef<ReadonlyMap<string, string>>(new Map());
@@ -83,6 +91,40 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void })
     const timer = setInterval(load, 30_000);
     return () => clearInterval(timer);
   }, [api, reportError]);
+
+  // Who was seen when: read now, every 30 s, and when a view asks (say, after an agent answered it).
+  useEffect(() => {
+    let stopped = false;
+    const load = (): void => {
+      api.activity().then(
+        (reply) => {
+          if (!stopped) setActivity(new Map(reply.agents.map((a) => [a.agent_id, a])));
+        },
+        () => {},
+      );
+    };
+    load();
+    const timer = setInterval(load, ACTIVITY_EVERY_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [api, activityAsked]);
+  // Views ask on every envelope; reading once two seconds after the first ask serves a burst of them.
+  const activityTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(
+    () => () => {
+      if (activityTimer.current !== null) clearTimeout(activityTimer.current);
+    },
+    [],
+  );
+  const refreshActivity = useCallback(() => {
+    if (activityTimer.current !== null) return;
+    activityTimer.current = setTimeout(() => {
+      activityTimer.current = null;
+      setActivityAsked((n) => n + 1);
+    }, ACTIVITY_SETTLE_MS);
+  }, []);
 
   const byId = useMemo(() => {
     const map = new Map<string, string>(extra);
@@ -113,9 +155,11 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void })
       nameOf: (id: string) => (id === OPERATOR ? 'operator' : (byId.get(id) ?? shortId(id))),
       knownName: (id: string) => (id === OPERATOR ? 'operator' : (byId.get(id) ?? null)),
       learn,
+      activity,
+      refreshActivity,
       reportError,
     }),
-    [api, session, myId, agents, byId, learn, reportError],
+    [api, session, myId, agents, byId, learn, activity, refreshActivity, reportError],
   );
 
   const section = route.parts[0] ?? 'channels';
@@ -129,22 +173,34 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void })
           <a class="brand" href="#/channels">
             ag2net
           </a>
-          {NAV.map(([key, label]) => (
-            <a key={key} href={`#/${key}`} class={section === key ? 'active' : ''}>
-              {label}
-            </a>
-          ))}
+          <div class="nav-links">
+            {NAV.filter((n) => session.operator || !n.operator).map((n) => (
+              <a
+                key={n.key}
+                data-testid="nav-link"
+                href={`#/${n.key}`}
+                class={section === n.key ? 'active' : ''}
+                aria-current={section === n.key ? 'page' : undefined}
+              >
+                {n.label}
+              </a>
+            ))}
+          </div>
         </nav>
         <div class="main">
           <header class="topbar">
-            <span class="muted">Signed in as</span>
+            <span class="muted signed-in-as">Signed in as</span>
             <strong data-testid="whoami">{session.name === OPERATOR ? 'operator' : session.name}</strong>
             <button type="button" onClick={props.onSignOut}>
               Sign out
             </button>
           </header>
           <ErrorAlert error={error} onDismiss={() => setError(null)} />
-          <main class="content" key={`${section}/${id ?? ''}`}>
+          {/* A channel page fills the window: its transcript scrolls between the header and the composer. */}
+          <main
+            class={`content${section === 'channels' && id !== undefined ? ' content-fill' : ''}`}
+            key={`${section}/${id ?? ''}`}
+          >
             {view(section, id)}
           </main>
         </div>

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { AgentActivity } from './api-types.js';
 import { pastTime, parseTime } from './logic/time.js';
 
 /** The error alert every refused or failed request shows: the code and the message. */
@@ -22,14 +23,59 @@ export function ErrorAlert(props: { error: { code: string; message: string } | n
   );
 }
 
-/** Re-renders every `ms` so that relative times stay true. */
+/**
+ * Re-renders every `ms` so that relative times stay true. The ticks fall on whole multiples of `ms` of the clock, so
+ * every view ticking at the same pace reads the same time (the list and a channel page say one TTL alike).
+ */
 export function useNow(ms = 5000): number {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(timer);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = (): void => {
+      const at = Date.now();
+      setNow(at);
+      timer = setTimeout(tick, ms - (at % ms));
+    };
+    timer = setTimeout(tick, ms - (Date.now() % ms));
+    return () => clearTimeout(timer);
   }, [ms]);
   return now;
+}
+
+/**
+ * Whether an agent is online, as the bridge derives it (`GET /v1/activity`): its newest envelope the signed-in
+ * person can see was admitted in the last few minutes. Else when it was last seen, or that it was not seen.
+ */
+export function Presence(props: { activity: AgentActivity | undefined; now: number; compact?: boolean }) {
+  const { activity, now } = props;
+  const compact = props.compact === true ? ' presence-compact' : '';
+  if (activity === undefined) {
+    return (
+      <span
+        class={`presence presence-unseen${compact}`}
+        data-testid="presence"
+        data-presence="unseen"
+        title="not seen in your channels"
+      >
+        <span class="dot" aria-hidden="true" />
+        {props.compact === true ? null : 'not seen'}
+      </span>
+    );
+  }
+  const at = parseTime(activity.last_seen_at);
+  const when = at === null ? '' : pastTime(at, now);
+  const title = `${activity.online ? 'online, ' : ''}last seen ${at === null ? '' : new Date(at).toLocaleString()}`;
+  return activity.online ? (
+    <span class={`presence presence-online${compact}`} data-testid="presence" data-presence="online" title={title}>
+      <span class="dot" aria-hidden="true" />
+      {props.compact === true ? null : 'online'}
+    </span>
+  ) : (
+    <span class={`presence presence-away${compact}`} data-testid="presence" data-presence="away" title={title}>
+      <span class="dot" aria-hidden="true" />
+      {props.compact === true ? null : `last seen ${when}`}
+    </span>
+  );
 }
 
 /** When something happened, "3 min ago" (a little clock skew reads "just now"), with the exact time in the title. */
@@ -64,7 +110,11 @@ export function Badge(props: { value: string; tone?: string }) {
 
 /** What an empty list says: what it is and what to do. */
 export function Empty(props: { children: ComponentChildren }) {
-  return <p class="empty">{props.children}</p>;
+  return (
+    <p class="empty" data-testid="empty">
+      {props.children}
+    </p>
+  );
 }
 
 export function Loading() {

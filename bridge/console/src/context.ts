@@ -1,7 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Api } from './api.js';
-import type { Passport, Session } from './api-types.js';
+import type { AgentActivity, Passport, Session } from './api-types.js';
 
 /** What every view of a signed-in console reads: the API as the person, who they are, names, the error alert. */
 export interface Console {
@@ -17,6 +17,10 @@ export interface Console {
   readonly knownName: (id: string) => string | null;
   /** Looks up ids the directory did not list (say, an agent that registered since). */
   readonly learn: (ids: readonly string[]) => void;
+  /** When each agent was last seen, by agent id (`GET /v1/activity`, read every 30 s); an agent not seen is absent. */
+  readonly activity: ReadonlyMap<string, AgentActivity>;
+  /** Reads the activity again now (say, after an agent answered). */
+  readonly refreshActivity: () => void;
   /** Shows a failure in the error alert (`null` clears it). */
   readonly reportError: (err: unknown) => void;
 }

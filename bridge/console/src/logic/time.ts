@@ -41,9 +41,45 @@ export function pastTime(at: number, now: number): string {
   return at > now && at - now < CLOCK_SKEW_MS ? 'just now' : relativeTime(at, now);
 }
 
-/** A channel's TTL: "—" once it ended (closed, closing or expired), "none" without one, "expired", else "in 1 h". */
-export function ttlLabel(state: string, expiresAt: number | null, now: number): string {
-  if (state === 'closed' || state === 'closing' || state === 'expired') return '—';
-  if (expiresAt === null) return 'none';
-  return expiresAt > now ? relativeTime(expiresAt, now) : 'expired';
+/** "1 h 59 min", "12 min", "45 s", "2 d 3 h": `seconds` (floored) in its two largest units, a zero second unit left out. */
+export function remainingLabel(seconds: number): string {
+  const total = Math.max(0, Math.floor(seconds));
+  const units: readonly (readonly [number, string])[] = [
+    [86_400, 'd'],
+    [3600, 'h'],
+    [60, 'min'],
+    [1, 's'],
+  ];
+  const i = units.findIndex(([size]) => total >= size);
+  const [size, unit] = units[i] ?? [1, 's'];
+  const first = `${Math.floor(total / size)} ${unit}`;
+  const next = units[i + 1];
+  if (next === undefined || i < 0) return first;
+  const rest = Math.floor((total % size) / next[0]);
+  return rest === 0 ? first : `${first} ${rest} ${next[1]}`;
+}
+
+/**
+ * A channel's TTL, the one way the console says it (the channel list and the channel page alike): "—" once it ended
+ * (closing, closed or expired), "none" without an expiry, "expired" once past it, else "in 1 h 59 min". The time
+ * left is counted from `now`, but never from before the channel was created: a hub clock running ahead of the
+ * browser's would otherwise show more than the channel's whole TTL.
+ */
+export function ttlLabel(
+  channel: { readonly state: string; readonly expires_at: string | null; readonly created_at: string },
+  now: number,
+): string {
+  if (channel.state === 'closed' || channel.state === 'closing' || channel.state === 'expired') return '—';
+  const expires = parseTime(channel.expires_at);
+  if (expires === null) return 'none';
+  const from = Math.max(now, parseTime(channel.created_at) ?? now);
+  return expires > from ? `in ${remainingLabel((expires - from) / 1000)}` : 'expired';
+}
+
+/** How long something took: "850 ms", "4.2 s", "12 s", "2 min 5 s", "1 h 3 min". */
+export function durationLabel(ms: number): string {
+  const abs = Math.max(0, ms);
+  if (abs < 1000) return `${Math.round(abs)} ms`;
+  if (abs < 10_000) return `${(Math.floor(abs / 100) / 10).toFixed(1)} s`;
+  return remainingLabel(abs / 1000);
 }

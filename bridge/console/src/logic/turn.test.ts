@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { turnLabel, whoseTurn } from './turn.js';
+import { stateAfterLog, turnLabel, whoseTurn } from './turn.js';
 
 const participants = [
   { agent_id: 'me', role: 'initiator', order: 0 },
@@ -44,5 +44,21 @@ describe('turnLabel', () => {
     expect(turnLabel({ kind: 'agent', agentId: 'ex' }, nameOf, 'me')).toBe('expert');
     expect(turnLabel({ kind: 'anyone' }, nameOf, 'me')).toBe('anyone');
     expect(turnLabel({ kind: 'none', why: 'closed' }, nameOf, null)).toBe('— (closed)');
+  });
+});
+
+describe('stateAfterLog', () => {
+  const text = (sender: string) => ({ event_type: 'ag2.msg.text', sender_id: sender });
+  it("consulting: the log's ask and answer move a state read before them", () => {
+    const c = channel('consulting');
+    const before = { initiator_sent: false, respondent_replied: false };
+    expect(whoseTurn(c, stateAfterLog(c, before, [text('me')]))).toEqual({ kind: 'agent', agentId: 'ex' });
+    expect(whoseTurn(c, stateAfterLog(c, before, [text('me'), text('ex')]))).toEqual({ kind: 'none', why: 'answered' });
+    expect(stateAfterLog(c, null, [])).toBeNull();
+  });
+
+  it('other adapters: the state as read', () => {
+    const state = { expected_next_speaker: 'ex' };
+    expect(stateAfterLog(channel('discussion'), state, [text('ex')])).toBe(state);
   });
 });

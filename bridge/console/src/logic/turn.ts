@@ -1,4 +1,5 @@
-import type { Channel } from '../api-types.js';
+import type { Channel, Envelope } from '../api-types.js';
+import { EV_PACKET, EV_TEXT } from './envelopes.js';
 
 /** Whose turn it is in a channel: one participant, anyone (free chat), or nobody (ended, waiting for acks, done). */
 export type Turn =
@@ -50,4 +51,29 @@ export function turnLabel(turn: Turn, nameOf: (id: string) => string, me: string
     case 'none':
       return `— (${turn.why})`;
   }
+}
+
+/**
+ * The adapter state as read, caught up with what the log alone says: in a consulting channel a message from the
+ * initiator means it asked and one from the respondent that it answered, so a state read just before those envelopes
+ * arrived does not show the turn behind the transcript. Other adapters' states are returned as read.
+ */
+export function stateAfterLog(
+  channel: Pick<Channel, 'participants' | 'manifest'>,
+  state: Readonly<Record<string, unknown>> | null,
+  envelopes: readonly Pick<Envelope, 'event_type' | 'sender_id'>[],
+): Readonly<Record<string, unknown>> | null {
+  if (channel.manifest.type !== 'consulting') return state;
+  const spoke = (role: string): boolean => {
+    const who = roleHolder(channel, role);
+    return envelopes.some((e) => e.sender_id === who && (e.event_type === EV_TEXT || e.event_type === EV_PACKET));
+  };
+  const asked = spoke('initiator');
+  const answered = spoke('respondent');
+  if (state === null && !asked) return null;
+  return {
+    ...state,
+    initiator_sent: state?.['initiator_sent'] === true || asked,
+    respondent_replied: state?.['respondent_replied'] === true || answered,
+  };
 }

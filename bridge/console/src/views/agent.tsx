@@ -2,7 +2,7 @@ import MarkdownIt from 'markdown-it';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { describeError } from '../api.js';
 import type { Passport, Resume } from '../api-types.js';
-import { Badge, ErrorAlert, Loading, Time, useNow, ViewHeader } from '../components.js';
+import { Badge, ErrorAlert, Loading, Presence, Time, useNow, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 
 /** Raw HTML in a SKILL.md stays text: the markdown is the agent's, and nothing it says may run in the console. */
@@ -10,8 +10,8 @@ const markdown = new MarkdownIt({ html: false, linkify: true });
 
 /** One agent: its passport, what it claims and what the hub observed it do, and its SKILL.md. */
 export function AgentView(props: { agentId: string }) {
-  const { api } = useConsole();
-  const now = useNow(30_000);
+  const { api, activity } = useConsole();
+  const now = useNow(5000);
   const [passport, setPassport] = useState<Passport | null>(null);
   const [resume, setResume] = useState<Resume | null>(null);
   const [skill, setSkill] = useState<string | null | undefined>(undefined);
@@ -38,6 +38,7 @@ export function AgentView(props: { agentId: string }) {
   const skillHtml = useMemo(() => (typeof skill === 'string' ? markdown.render(skill) : ''), [skill]);
 
   if (passport === null) return error === null ? <Loading /> : <ErrorAlert error={error} />;
+  const seen = passport.agent_id === null ? undefined : activity.get(passport.agent_id);
   const capabilities = resume?.claimed_capabilities ?? [];
   const observed = Object.entries(resume?.observed ?? {});
   return (
@@ -72,6 +73,18 @@ export function AgentView(props: { agentId: string }) {
             <dt>Registered</dt>
             <dd>
               <Time at={passport.created_at} now={now} />
+            </dd>
+            <dt>Seen</dt>
+            <dd>
+              <Presence activity={seen} now={now} />
+              {seen === undefined ? null : (
+                <>
+                  {' '}
+                  <a class="small" href={`#/channels/${encodeURIComponent(seen.channel_id)}`}>
+                    in this channel
+                  </a>
+                </>
+              )}
             </dd>
           </dl>
           <h3>Capabilities</h3>
@@ -110,30 +123,32 @@ export function AgentView(props: { agentId: string }) {
               {observed.length === 0 ? (
                 <p class="muted">The hub has observed no tasks of this agent yet.</p>
               ) : (
-                <table class="table compact">
-                  <thead>
-                    <tr>
-                      <th>Capability</th>
-                      <th>Tasks</th>
-                      <th>Completed</th>
-                      <th>Failed</th>
-                      <th>Expired</th>
-                      <th>p50 latency</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {observed.map(([cap, stat]) => (
-                      <tr key={cap}>
-                        <td>{cap}</td>
-                        <td>{stat.n}</td>
-                        <td>{stat.completed}</td>
-                        <td>{stat.failed}</td>
-                        <td>{stat.expired}</td>
-                        <td>{stat.p50_latency_ms === null ? '—' : `${Math.round(stat.p50_latency_ms)} ms`}</td>
+                <div class="table-scroll">
+                  <table class="table compact">
+                    <thead>
+                      <tr>
+                        <th>Capability</th>
+                        <th>Tasks</th>
+                        <th>Completed</th>
+                        <th>Failed</th>
+                        <th>Expired</th>
+                        <th>p50 latency</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {observed.map(([cap, stat]) => (
+                        <tr key={cap}>
+                          <td>{cap}</td>
+                          <td>{stat.n}</td>
+                          <td>{stat.completed}</td>
+                          <td>{stat.failed}</td>
+                          <td>{stat.expired}</td>
+                          <td>{stat.p50_latency_ms === null ? '—' : `${Math.round(stat.p50_latency_ms)} ms`}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )}
               {resume.examples.length === 0 ? null : (
                 <>

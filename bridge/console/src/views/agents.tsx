@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Resume } from '../api-types.js';
-import { Badge, Empty, ViewHeader } from '../components.js';
+import { Badge, Empty, Presence, useNow, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 
 /** The agent directory: every registered identity with its kind, capabilities and summary. */
 export function AgentsView() {
-  const { api, agents } = useConsole();
+  const { api, agents, activity } = useConsole();
+  const now = useNow(5000);
   const [resumes, setResumes] = useState<ReadonlyMap<string, Resume>>(new Map());
   const [filter, setFilter] = useState('');
   const [kind, setKind] = useState('');
@@ -63,10 +64,11 @@ export function AgentsView() {
       ) : shown.length === 0 ? (
         <Empty>No agent matches the filter.</Empty>
       ) : (
-        <table class="table">
+        <table class="table stack">
           <thead>
             <tr>
               <th>Name</th>
+              <th title="Online: an envelope of it in the last 5 minutes, in channels you can read">Seen</th>
               <th>Kind</th>
               <th>Capabilities</th>
               <th>Description</th>
@@ -83,17 +85,22 @@ export function AgentsView() {
                       <strong>{a.name}</strong>
                     </a>
                   </td>
-                  <td>
+                  <td data-label="Seen">
+                    <Presence activity={a.agent_id === null ? undefined : activity.get(a.agent_id)} now={now} />
+                  </td>
+                  <td data-label="Kind">
                     <Badge value={a.kind ?? 'agent'} tone={a.kind === 'human' ? 'wait' : 'info'} />
                   </td>
-                  <td>
+                  <td data-label="Capabilities">
                     {(resume?.claimed_capabilities ?? []).map((c) => (
                       <span key={c} class="chip">
                         {c}
                       </span>
                     ))}
                   </td>
-                  <td class="muted clamp">{resume?.summary ?? ''}</td>
+                  <td class="muted clamp" data-label="Description">
+                    {resume === undefined || resume.summary === '' ? null : resume.summary}
+                  </td>
                 </tr>
               );
             })}
@@ -111,6 +118,7 @@ export function AgentsView() {
                 data-testid="person-row"
                 href={`#/agents/${encodeURIComponent(p.agent_id ?? p.name)}`}
               >
+                <Presence activity={p.agent_id === null ? undefined : activity.get(p.agent_id)} now={now} compact />
                 {p.name}
               </a>
             ))}

@@ -110,78 +110,80 @@ function AuditTrail() {
           No audit records match — the hub writes one when agents register, channels close or rules are broken.
         </Empty>
       ) : (
-        <table class="table">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Kind</th>
-              <th>Channel</th>
-              <th>Agent</th>
-              <th>What</th>
-            </tr>
-          </thead>
-          <tbody>
-            {records.map((r) => {
-              const channelId = typeof r['channel_id'] === 'string' ? r['channel_id'] : null;
-              const who = auditAgents(r, nameOf);
-              const summary = auditSummary(r, nameOf);
-              const expanded = open === r.id;
-              return (
-                <Fragment key={r.id}>
-                  <tr
-                    data-testid="audit-row"
-                    data-kind={r.kind}
-                    class={`clickable${r.kind.includes('violat') || r.kind.includes('dead') ? ' row-bad' : ''}`}
-                    aria-expanded={expanded}
-                    onClick={() => setOpen(expanded ? null : r.id)}
-                  >
-                    <td>
-                      <Time at={r.at} now={now} />
-                    </td>
-                    <td>
-                      <span class="chip">{r.kind}</span>
-                    </td>
-                    <td>
-                      {channelId === null ? (
-                        <span class="muted">—</span>
-                      ) : (
-                        <a class="mono" href={`#/channels/${encodeURIComponent(channelId)}`} title={channelId}>
-                          {shortId(channelId)}
-                        </a>
-                      )}
-                    </td>
-                    <td>{who === '' ? <span class="muted">—</span> : who}</td>
-                    <td class="clamp" title={summary}>
-                      {summary === '' ? <span class="muted">—</span> : summary}
-                    </td>
-                  </tr>
-                  {expanded ? (
-                    <tr class="details">
-                      <td colSpan={5}>
-                        {raw ? (
-                          <pre class="raw">{JSON.stringify(r, null, 2)}</pre>
+        <div class="table-scroll">
+          <table class="table">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Kind</th>
+                <th>Channel</th>
+                <th>Agent</th>
+                <th>What</th>
+              </tr>
+            </thead>
+            <tbody>
+              {records.map((r) => {
+                const channelId = typeof r['channel_id'] === 'string' ? r['channel_id'] : null;
+                const who = auditAgents(r, nameOf);
+                const summary = auditSummary(r, nameOf);
+                const expanded = open === r.id;
+                return (
+                  <Fragment key={r.id}>
+                    <tr
+                      data-testid="audit-row"
+                      data-kind={r.kind}
+                      class={`clickable${r.kind.includes('violat') || r.kind.includes('dead') ? ' row-bad' : ''}`}
+                      aria-expanded={expanded}
+                      onClick={() => setOpen(expanded ? null : r.id)}
+                    >
+                      <td>
+                        <Time at={r.at} now={now} />
+                      </td>
+                      <td>
+                        <span class="chip">{r.kind}</span>
+                      </td>
+                      <td>
+                        {channelId === null ? (
+                          <span class="muted">—</span>
                         ) : (
-                          <dl class="fields">
-                            {Object.entries(r)
-                              .filter(([k]) => !SHOWN_FIELDS.has(k))
-                              .map(([k, v]) => (
-                                <Fragment key={k}>
-                                  <dt>{k}</dt>
-                                  <dd>{describe(k, v)}</dd>
-                                </Fragment>
-                              ))}
-                            <dt>record id</dt>
-                            <dd class="mono">{r.id}</dd>
-                          </dl>
+                          <a class="mono" href={`#/channels/${encodeURIComponent(channelId)}`} title={channelId}>
+                            {shortId(channelId)}
+                          </a>
                         )}
                       </td>
+                      <td>{who === '' ? <span class="muted">—</span> : who}</td>
+                      <td class="clamp" title={summary}>
+                        {summary === '' ? <span class="muted">—</span> : summary}
+                      </td>
                     </tr>
-                  ) : null}
-                </Fragment>
-              );
-            })}
-          </tbody>
-        </table>
+                    {expanded ? (
+                      <tr class="details">
+                        <td colSpan={5}>
+                          {raw ? (
+                            <pre class="raw">{JSON.stringify(r, null, 2)}</pre>
+                          ) : (
+                            <dl class="fields">
+                              {Object.entries(r)
+                                .filter(([k]) => !SHOWN_FIELDS.has(k))
+                                .map(([k, v]) => (
+                                  <Fragment key={k}>
+                                    <dt>{k}</dt>
+                                    <dd>{describe(k, v)}</dd>
+                                  </Fragment>
+                                ))}
+                              <dt>record id</dt>
+                              <dd class="mono">{r.id}</dd>
+                            </dl>
+                          )}
+                        </td>
+                      </tr>
+                    ) : null}
+                  </Fragment>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

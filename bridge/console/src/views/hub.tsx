@@ -106,34 +106,36 @@ export function HubView() {
       {
         <div class="card">
           <h2>Hubs</h2>
-          <table class="table">
-            <thead>
-              <tr>
-                <th>Hub id</th>
-                <th>Role</th>
-                <th>Epoch</th>
-                <th>Up for</th>
-                <th>Open channels</th>
-                <th>Quarantined</th>
-                <th>Dead letters</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(status?.hubs ?? [h]).map((hub) => (
-                <tr key={hub.hub_id} data-testid="hub-row" data-role={hub.role} data-hub-id={hub.hub_id}>
-                  <td class="mono">{hub.hub_id}</td>
-                  <td>
-                    <Badge value={hub.role} tone={hub.role === 'active' ? 'ok' : 'off'} />
-                  </td>
-                  <td>{hub.epoch}</td>
-                  <td>{shortDuration(hub.uptime_seconds)}</td>
-                  <td>{hub.active_channels}</td>
-                  <td>{hub.quarantined}</td>
-                  <td>{hub.dead_letters}</td>
+          <div class="table-scroll">
+            <table class="table">
+              <thead>
+                <tr>
+                  <th>Hub id</th>
+                  <th>Role</th>
+                  <th>Epoch</th>
+                  <th>Up for</th>
+                  <th>Open channels</th>
+                  <th>Quarantined</th>
+                  <th>Dead letters</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {(status?.hubs ?? [h]).map((hub) => (
+                  <tr key={hub.hub_id} data-testid="hub-row" data-role={hub.role} data-hub-id={hub.hub_id}>
+                    <td class="mono">{hub.hub_id}</td>
+                    <td>
+                      <Badge value={hub.role} tone={hub.role === 'active' ? 'ok' : 'off'} />
+                    </td>
+                    <td>{hub.epoch}</td>
+                    <td>{shortDuration(hub.uptime_seconds)}</td>
+                    <td>{hub.active_channels}</td>
+                    <td>{hub.quarantined}</td>
+                    <td>{hub.dead_letters}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {status === null ? (
             <p class="muted">
               {session.operator

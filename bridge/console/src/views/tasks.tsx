@@ -59,48 +59,50 @@ export function TasksView() {
             : 'No tasks yet — agents create them when they take on work.'}
         </Empty>
       ) : (
-        <table class="table">
-          <thead>
-            <tr>
-              <th>Task</th>
-              <th>State</th>
-              <th>Owner</th>
-              <th>Channel</th>
-              <th>Created</th>
-              <th>Completed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tasks.map((t) => (
-              <tr key={t.task_id} data-testid="task-row" data-state={t.state}>
-                <td>
-                  <strong>{t.spec.title || t.task_id}</strong>
-                  {t.spec.objective === '' ? null : <div class="muted clamp">{t.spec.objective}</div>}
-                  {t.error === null ? null : <div class="text-bad">{t.error}</div>}
-                </td>
-                <td>
-                  <Badge value={t.state} />
-                </td>
-                <td>{t.owner_id === myId ? 'you' : nameOf(t.owner_id)}</td>
-                <td>
-                  {t.channel_id === null ? (
-                    <span class="muted">—</span>
-                  ) : (
-                    <a class="mono" href={`#/channels/${encodeURIComponent(t.channel_id)}`}>
-                      {t.channel_id.slice(0, 8)}
-                    </a>
-                  )}
-                </td>
-                <td>
-                  <Time at={t.created_at} now={now} />
-                </td>
-                <td>
-                  <Time at={t.completed_at} now={now} />
-                </td>
+        <div class="table-scroll">
+          <table class="table">
+            <thead>
+              <tr>
+                <th>Task</th>
+                <th>State</th>
+                <th>Owner</th>
+                <th>Channel</th>
+                <th>Created</th>
+                <th>Completed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {tasks.map((t) => (
+                <tr key={t.task_id} data-testid="task-row" data-state={t.state}>
+                  <td>
+                    <strong>{t.spec.title || t.task_id}</strong>
+                    {t.spec.objective === '' ? null : <div class="muted clamp">{t.spec.objective}</div>}
+                    {t.error === null ? null : <div class="text-bad">{t.error}</div>}
+                  </td>
+                  <td>
+                    <Badge value={t.state} />
+                  </td>
+                  <td>{t.owner_id === myId ? 'you' : nameOf(t.owner_id)}</td>
+                  <td>
+                    {t.channel_id === null ? (
+                      <span class="muted">—</span>
+                    ) : (
+                      <a class="mono" href={`#/channels/${encodeURIComponent(t.channel_id)}`}>
+                        {t.channel_id.slice(0, 8)}
+                      </a>
+                    )}
+                  </td>
+                  <td>
+                    <Time at={t.created_at} now={now} />
+                  </td>
+                  <td>
+                    <Time at={t.completed_at} now={now} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Envelope } from '../api-types.js';
 import { Time } from '../components.js';
 import { envelopeKind, eventSummary, isPrivate, messageText, packetRouting } from '../logic/envelopes.js';
@@ -17,8 +17,12 @@ export function Transcript(props: {
 }) {
   const { envelopes, now, raw, myId, participants, nameOf } = props;
   const box = useRef<HTMLDivElement>(null);
+  // Follows the end while the reader is there. Only the reader scrolling up stops it (the console's own scrolls
+  // only go down, and a scroll event can arrive after more lines were added, far from the new end); reaching the
+  // end again resumes it.
   const stick = useRef(true);
-  useEffect(() => {
+  const lastTop = useRef(0);
+  useLayoutEffect(() => {
     const el = box.current;
     if (el !== null && stick.current) el.scrollTop = el.scrollHeight;
   }, [envelopes.length, raw]);
@@ -30,7 +34,9 @@ export function Transcript(props: {
       ref={box}
       onScroll={(e) => {
         const el = e.currentTarget;
-        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        if (el.scrollHeight - el.scrollTop - el.clientHeight < 40) stick.current = true;
+        else if (el.scrollTop < lastTop.current) stick.current = false;
+        lastTop.current = el.scrollTop;
       }}
     >
       {envelopes.length === 0 ? <p class="empty">Nothing said yet.</p> : null}
