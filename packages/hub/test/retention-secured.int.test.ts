@@ -35,9 +35,15 @@ async function registrant(): Promise<HubClient> {
 
 describe('history retention on a secured hub', () => {
   it('the hub-service user purges an expired channel’s WAL subject', async () => {
-    await (
-      await registrant()
-    ).register({ name: 'bob' }, { handler: (e, self) => (isInviteFor(self, e) ? ackInvite(self, e) : undefined) });
+    const bobRegistrant = await registrant();
+    await bobRegistrant.register(
+      { name: 'bob' },
+      {
+        handler: async (e, self) => {
+          if (isInviteFor(self, e)) await ackInvite(self, e);
+        },
+      },
+    );
     const alice = await (await registrant()).registerHuman({ name: 'alice' });
     const channel = await alice.open({ type: 'conversation', target: 'bob' });
     await channel.send('hello');
