@@ -188,13 +188,13 @@ async function main(): Promise<number> {
           `so do ${runnerLog} (the "turn failed" lines) and the failed turn in the web console.`,
       );
     }
-    if (outcome.stopped.length > 0) {
-      say(`· ${outcome.stopped.length} demo channel(s) stopped early; see ${runnerLog} and the lines above.`);
+    if (outcome.stopped !== null) {
+      say(`· the demo stopped early (${outcome.stopped}); see the logs in ${shown(logDir)}/.`);
     }
     if (values.exit === true) {
       await stopAll();
-      // A model that fails is the environment's; a demo channel that stopped for another reason is ours.
-      return outcome.stopped.length > 0 ? 1 : 0;
+      // A model that fails is the environment's; a demo that stopped for another reason is the stack's.
+      return outcome.stopped === null ? 0 : 1;
     }
     printNextSteps({
       say,

@@ -94,8 +94,11 @@ export interface DemoOptions {
 export interface DemoOutcome {
   /** The failure notices (`ag2.turn.failed`) the agents posted: their model could not answer. */
   readonly failedTurns: number;
-  /** The demo channels that stopped early for another reason (no answer in time, an error), with the reason. */
-  readonly stopped: readonly string[];
+  /**
+   * Why the demo stopped before its last channel, when something other than a failure notice stopped a channel (no
+   * answer in time, an error): `<channel>: <reason>`; `null` when it ran to its end.
+   */
+  readonly stopped: string | null;
 }
 
 /** An agent posted a failure notice where the demo waited for its answer. */
@@ -107,8 +110,9 @@ class AgentFailedError extends Error {
  * Drives one channel of each protocol as a human participant and prints the transcripts as they happen: a
  * consulting question, a conversation, a three-way discussion, and a workflow with a handoff and a finish. An agent
  * whose model fails posts a failure notice, which is printed with its cause; the channel is closed (the hub closes
- * all but the conversation itself) and the demo goes on with the next one, as it does after any other failure of a
- * channel. Throws only when it cannot start: the person cannot connect, or the agents are not registered.
+ * all but the conversation itself) and the demo goes on with the next one. Anything else that stops a channel (no
+ * answer in time, an error) is printed and ends the demo there: the next channels would wait just as long for
+ * nothing. Throws only when it cannot start: the person cannot connect, or the agents are not registered.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   const { say } = options;
@@ -128,7 +132,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   const show = (label: string, e: Envelope): void => say(`  ${label.padEnd(12)} ${line(names, e)}`);
   const labels = new Map<string, string>();
   let failedTurns = 0;
-  const stopped: string[] = [];
+  let stopped: string | null = null;
   // What the others post and each close, as the log has it (the person's own lines are shown as they are sent).
   const follower = new ChannelFollower({
     you,
@@ -141,32 +145,36 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   });
   const wait = waiter(follower, names);
   /**
-   * Runs one demo channel; when it fails, closes what is left of it and goes on. The failure notice was printed as
-   * it was read; any other reason is printed here.
+   * Runs one demo channel, unless the demo stopped; when it fails, closes what is left of it. After a failure notice
+   * (printed as it was read) the demo goes on; any other reason is printed here and stops the demo.
    */
-  const step = async (label: string, run: (opened: (c: Channel) => Channel) => Promise<void>): Promise<void> => {
+  const step = async (
+    heading: string,
+    label: string,
+    run: (opened: (c: Channel) => Channel) => Promise<void>,
+  ): Promise<void> => {
+    if (stopped !== null) return;
+    say(`\n${heading}`);
     const held: { channel?: Channel } = {};
     try {
       await run((c) => (held.channel = c));
     } catch (err) {
       if (!(err instanceof AgentFailedError)) {
         const reason = err instanceof Error ? err.message : String(err);
-        stopped.push(`${label}: ${reason}`);
-        say(`  ${label.padEnd(12)} · stopped: ${reason}`);
+        stopped = `${label}: ${reason}`;
+        say(`  ${label.padEnd(12)} · the demo stops here: ${reason}`);
       }
       if (held.channel !== undefined) await closeQuietly(held.channel, follower);
     }
   };
 
-  say('\n1/4 consulting — one question, one answer, then the channel closes');
-  await step('consulting', async (opened) => {
+  await step('1/4 consulting — one question, one answer, then the channel closes', 'consulting', async (opened) => {
     const consult = opened(await openLabelled(you, labels, 'consulting', { type: 'consulting', target: 'expert' }));
     await sendShown(you, consult, 'What does a write-ahead log guarantee, in one sentence?', say);
     await wait.closed(consult);
   });
 
-  say('\n2/4 conversation — free two-party chat');
-  await step('conversation', async (opened) => {
+  await step('2/4 conversation — free two-party chat', 'conversation', async (opened) => {
     const chat = opened(await openLabelled(you, labels, 'conversation', { type: 'conversation', target: 'pal' }));
     for (const text of ['Hi pal! How is the network today?', 'Tell me one fun fact about NATS.']) {
       await sendShown(you, chat, text, say);
@@ -176,8 +184,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     await wait.closed(chat);
   });
 
-  say('\n3/4 discussion — round robin among you, critic and optimist');
-  await step('discussion', async (opened) => {
+  await step('3/4 discussion — round robin among you, critic and optimist', 'discussion', async (opened) => {
     const panel = opened(
       await openLabelled(you, labels, 'discussion', { type: 'discussion', target: ['critic', 'optimist'] }),
     );
@@ -189,8 +196,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     await wait.closed(panel);
   });
 
-  say('\n4/4 workflow — triage hands off to billing, billing finishes the case');
-  await step('workflow', async (opened) => {
+  await step('4/4 workflow — triage hands off to billing, billing finishes the case', 'workflow', async (opened) => {
     const ids = (n: string): string => [...names].find(([, v]) => v === n)?.[0] ?? n;
     const graph = new TransitionGraph({
       initialSpeaker: you.agentId,
