@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRunnerConfig } from './config.js';
-import { authOf, credsPathFor } from './host.js';
+import { authOf, credsPathFor, modelLimitsOf, registeredAs } from './host.js';
 
 const CONFIG = `
 agents:
@@ -26,5 +26,35 @@ describe('hosting credentials', () => {
       '/ids/expert.creds',
       '/ids/..%2Fx%20y.creds',
     ]);
+  });
+});
+
+describe('hosting models', () => {
+  const [own, plain] = parseRunnerConfig(
+    `
+agents:
+  - { name: own, timeout_ms: 5000, max_retries: 0, model: { provider: auto } }
+  - { name: plain, model: { provider: auto } }
+`,
+    'agents.yaml',
+  ).agents;
+
+  it('times a call out by the agent’s own timeout_ms, else the runner’s --model-timeout-ms, else the default', () => {
+    if (own === undefined || plain === undefined) throw new Error('two agents expected');
+    expect([modelLimitsOf(own, 90_000), modelLimitsOf(plain, 90_000), modelLimitsOf(plain, undefined)]).toEqual([
+      { timeoutMs: 5000, maxRetries: 0 },
+      { timeoutMs: 90_000 },
+      {},
+    ]);
+  });
+
+  it('tells a passport registered with another model from one that names the hosted model', () => {
+    const hosted = { provider: 'openai-compatible', model: 'llama3.2' };
+    expect(registeredAs({ provider: 'openai-compatible', model: 'llama3.2' }, hosted)).toBeNull();
+    expect(registeredAs({ provider: 'scripted', model: 'scripted' }, hosted)).toEqual({
+      provider: 'scripted',
+      model: 'scripted',
+    });
+    expect(registeredAs({ provider: null, model: null }, hosted)).toEqual({ provider: null, model: null });
   });
 });

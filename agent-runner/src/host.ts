@@ -5,10 +5,11 @@ import {
   modelConfigFromEnv,
   modelIdentity,
   type ModelConfigInput,
+  type ModelLimits,
   type TurnObserver,
 } from '@ag2net/agent';
 import type { AgentClient, HubClient } from '@ag2net/client';
-import type { AuthBlock } from '@ag2net/protocol';
+import type { AuthBlock, Passport } from '@ag2net/protocol';
 import type { ToolSet } from 'ai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -98,14 +99,10 @@ export function authOf(config: AgentConfig, apiKey: string | undefined): AuthBlo
 /** Builds the agent of a configuration entry and puts it on the network (registering it, or attaching a replica). */
 export async function hostAgent(hub: HubClient, config: AgentConfig, options: HostOptions): Promise<HostedAgent> {
   const { model, source } = modelConfigOf(config, options.env);
-  const timeoutMs = config.timeout_ms ?? options.modelTimeoutMs;
   const agent = new Agent({
     name: config.name,
     instructions: config.instructions,
-    model: createModel(model, {
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }),
-    }),
+    model: createModel(model, modelLimitsOf(config, options.modelTimeoutMs)),
     tools: await loadTools(config, options.baseDir),
     ...(config.max_steps === undefined ? {} : { maxSteps: config.max_steps }),
   });
@@ -123,14 +120,25 @@ export async function hostAgent(hub: HubClient, config: AgentConfig, options: Ho
   });
   // The passport names the model the agent answers with (registerAgent fills it in from the model).
   const identity = modelIdentity(agent.model);
-  const { provider, model: registered } = client.passport;
-  const agrees = provider === identity.provider && registered === identity.model;
+  return { client, modelSource: source, model: identity, registeredAs: registeredAs(client.passport, identity) };
+}
+
+/** The limits of an agent's model calls: its own `timeout_ms`, else the runner's `--model-timeout-ms`. */
+export function modelLimitsOf(config: AgentConfig, modelTimeoutMs: number | undefined): ModelLimits {
+  const timeoutMs = config.timeout_ms ?? modelTimeoutMs;
   return {
-    client,
-    modelSource: source,
-    model: identity,
-    registeredAs: agrees ? null : { provider, model: registered },
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }),
   };
+}
+
+/** The registered passport's `provider` and `model` when they are not `hosted`'s, else `null`. */
+export function registeredAs(
+  passport: Pick<Passport, 'provider' | 'model'>,
+  hosted: { readonly provider: string; readonly model: string },
+): { provider: string | null; model: string | null } | null {
+  const agrees = passport.provider === hosted.provider && passport.model === hosted.model;
+  return agrees ? null : { provider: passport.provider, model: passport.model };
 }
 
 async function readSkill(config: AgentConfig, path: string): Promise<string> {
