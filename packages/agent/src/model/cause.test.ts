@@ -85,15 +85,12 @@ describe('causeLine', () => {
     expect(
       causeLine({
         kind: 'connection',
-        exc_type: 'APICallError',
         code: 'ECONNREFUSED',
         message: 'ECONNREFUSED 127.0.0.1:9',
       }),
     ).toBe('ECONNREFUSED 127.0.0.1:9');
-    expect(causeLine({ kind: 'http', exc_type: 'APICallError', status: 400, code: 'bad_request' })).toBe(
-      '400 bad_request',
-    );
-    expect(causeLine({ kind: 'timeout', exc_type: 'TimeoutError' })).toBe('timeout');
+    expect(causeLine({ kind: 'http', status: 400, code: 'bad_request' })).toBe('400 bad_request');
+    expect(causeLine({ kind: 'timeout' })).toBe('timeout');
   });
 });
 

@@ -97,8 +97,16 @@ export function withMessage(cause: FailureCause, err: unknown, guard: CauseGuard
   return message === null || message === '' ? cause : { ...cause, message };
 }
 
-/** `401 invalid_api_key: Incorrect API key provided: ***` — a cause on one line, for people and log readers. */
-export function causeLine(cause: FailureCause): string {
+/**
+ * `401 invalid_api_key: Incorrect API key provided: ***` — a cause on one line, for people and log readers; takes a
+ * `FailureCause` or the `cause` of a received `ag2.turn.failed`.
+ */
+export function causeLine(cause: {
+  readonly kind: string;
+  readonly status?: number;
+  readonly code?: string;
+  readonly message?: string;
+}): string {
   const head = [cause.status === undefined ? null : String(cause.status), cause.code ?? null]
     .filter((p): p is string => p !== null)
     .join(' ');
