@@ -163,10 +163,14 @@ describe('attacks by an admitted identity', () => {
   it('posting into a channel it is not in, and holding a turn lock there', async () => {
     const as = { caller: mallory.id };
     const post = { channel_id: channelId, sender_id: mallory.id, event_type: EV_TEXT, event_data: { text: 'hi' } };
-    expect(await failure(mallory.rpc.call('post', post, as))).toMatchObject({ code: 'access_denied' });
+    // Refused as AG2 refuses a non-participant's send, and never admitted.
+    expect(await failure(mallory.rpc.call('post', post, as))).toMatchObject({ code: 'protocol_error' });
     // Posting as bob on its own subject is the hub's to refuse: the sender must be the caller.
     const forged = { ...post, sender_id: bob.agentId };
-    expect(await failure(mallory.rpc.call('post', forged, as))).toMatchObject({ code: 'access_denied' });
+    expect(await failure(mallory.rpc.call('post', forged, as))).toEqual({
+      code: 'auth_failed',
+      message: `sender_id '${bob.agentId}' does not match the caller '${mallory.id}'`,
+    });
     expect(
       await failure(mallory.rpc.call('acquireTurnLock', { channel_id: channelId, holder: mallory.id }, as)),
     ).toMatchObject({ code: 'access_denied' });

@@ -774,17 +774,17 @@ describe('bridge API: refusals by route class', () => {
     }
   });
 
-  it("answers 404 to a person's reads of another's channel as of one that does not exist, and 403 to its writes", async () => {
+  it("answers 404 to a person's reads of another's channel as of one that does not exist, AG2's 422 to a post, 403 to a close", async () => {
     for (const suffix of ['', '/state', '/log', '/stream']) {
       const reply = await call(a.url, `/v1/channels/${made.discussion}${suffix}`, { token: token.bob });
       expect([suffix, ...refusal(reply)]).toEqual([suffix, 404, 'not_found']);
     }
-    for (const [suffix, body] of [
-      ['/envelopes', { text: 'x' }],
-      ['/close', {}],
+    for (const [suffix, body, status, code] of [
+      ['/envelopes', { text: 'x' }, 422, 'protocol_error'],
+      ['/close', {}, 403, 'access_denied'],
     ] as const) {
       const reply = await call(a.url, `/v1/channels/${made.discussion}${suffix}`, { token: token.bob, body });
-      expect([suffix, ...refusal(reply)]).toEqual([suffix, 403, 'access_denied']);
+      expect([suffix, ...refusal(reply)]).toEqual([suffix, status, code]);
     }
     const missing = await call(a.url, `/v1/channels/${newId()}`, { token: token.operator });
     expect(refusal(missing)).toEqual([404, 'not_found']);

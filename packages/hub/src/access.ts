@@ -21,6 +21,7 @@ import {
   type Envelope,
   type HubOp,
 } from '@ag2net/protocol';
+import { nonParticipantRefusal } from './core/admission.js';
 import { channelNotFound } from './core/channel-table.js';
 import type { HubContext } from './core/context.js';
 
@@ -144,7 +145,7 @@ function nonParticipantSend(channel: AccessChannel, caller: string, request: unk
   if (envelope.sender_id !== caller) {
     return new AuthError(`sender_id ${repr(envelope.sender_id)} does not match the caller ${repr(caller)}`);
   }
-  const { metadata, adapter, state } = channel;
+  const { metadata } = channel;
   const cid = repr(metadata.channel_id);
   if (isTerminalChannelState(metadata.state)) return new ProtocolError(`channel ${cid} is ${metadata.state}`);
   const type = envelope.event_type;
@@ -156,14 +157,7 @@ function nonParticipantSend(channel: AccessChannel, caller: string, request: unk
     if (metadata.state !== ChannelState.Active) {
       return new ProtocolError(`channel ${cid} not active (state=${metadata.state})`);
     }
-    if (adapter !== null && state !== null) {
-      try {
-        adapter.validateSend(metadata, envelope, state);
-      } catch (err) {
-        if (err instanceof ProtocolError) return err;
-        throw err;
-      }
-    }
+    return nonParticipantRefusal(channel, envelope);
   }
   return new ProtocolError(`channel ${cid} only accepts sends from participants, got ${repr(caller)}`);
 }

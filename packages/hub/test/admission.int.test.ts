@@ -69,8 +69,8 @@ describe('post admission', () => {
     expect(
       await failure(post(net, mallory, { channel_id: cid, event_type: 'acme.note', event_data: { note: 'hi' } })),
     ).toEqual({
-      code: 'access_denied',
-      message: `'${mallory.id}' is not a participant of channel '${cid}'`,
+      code: 'protocol_error',
+      message: `channel '${cid}' only accepts sends from participants, got '${mallory.id}'`,
     });
     expect(await readWal(net, alice, cid)).toHaveLength(3);
   });

@@ -266,8 +266,8 @@ describe('handshake', () => {
     // Mallory claims to be bob in the body while the subject says mallory: she is no participant of the channel.
     const impersonation = await failure(net.rpc.call('post', inviteAck(invite, bob.id), { caller: mallory.id }));
     expect(impersonation).toEqual({
-      code: 'access_denied',
-      message: `'${mallory.id}' is not a participant of channel '${cid}'`,
+      code: 'auth_failed',
+      message: `sender_id '${bob.id}' does not match the caller '${mallory.id}'`,
     });
     // Mallory acks bob's invite in her own name.
     const foreign = await failure(net.rpc.call('post', inviteAck(invite, mallory.id), { caller: mallory.id }));

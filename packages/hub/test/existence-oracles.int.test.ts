@@ -214,7 +214,10 @@ describe('no read tells a hidden thing from a missing one', () => {
       code: 'access_denied',
       message: `'${w.mallory.id}' is not a participant of channel '${w.cid}'`,
     };
-    expect(await failure(say(net, w.mallory, w.cid, 'let me in'))).toEqual(notMember);
+    expect(await failure(say(net, w.mallory, w.cid, 'let me in'))).toEqual({
+      code: 'protocol_error',
+      message: `discussion channel '${w.cid}' expects '${w.carol.id}' to speak, got '${w.mallory.id}'`,
+    });
     expect(await failure(net.rpc.call('closeChannel', { channel_id: w.cid }, { caller: w.mallory.id }))).toEqual(
       notMember,
     );

@@ -329,7 +329,7 @@ describe('fencing', () => {
     expect(net.hub.snapshot()).toEqual(live);
   });
 
-  it('refuses a non-participant by the access class of post, whatever its event and whoever’s turn it is', async () => {
+  it('refuses a non-participant with AG2’s ProtocolError, whatever its event and whoever’s turn it is, never admitting it', async () => {
     await using net = await openNet(nats.url);
     const alice = await register(net, 'alice');
     const bob = await register(net, 'bob');
@@ -337,18 +337,21 @@ describe('fencing', () => {
     const dave = await register(net, 'dave');
     const conv = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
     const disc = (await openChannel(net, alice, 'discussion', [bob, erin])).channel_id;
-    const outsider = (cid: string) => ({
-      code: 'access_denied',
-      message: `'${dave.id}' is not a participant of channel '${cid}'`,
-    });
+    const refused = (message: string) => ({ code: 'protocol_error', message });
 
-    expect(await failure(say(net, dave, conv, 'let me in'))).toEqual(outsider(conv));
+    expect(await failure(say(net, dave, conv, 'let me in'))).toEqual(
+      refused(`conversation channel '${conv}' only accepts sends from participants, got '${dave.id}'`),
+    );
     const custom = { event_type: 'acme.note', event_data: { note: 'x' } };
-    expect(await failure(say(net, dave, conv, 'custom', custom))).toEqual(outsider(conv));
+    expect(await failure(say(net, dave, conv, 'custom', custom))).toEqual(
+      refused(`channel '${conv}' only accepts sends from participants, got '${dave.id}'`),
+    );
     expect((await net.rpc.call('adapterState', { channel_id: disc }, asOperator)).state?.expected_next_speaker).toBe(
       alice.id,
     );
-    expect(await failure(say(net, dave, disc, 'my turn?'))).toEqual(outsider(disc));
+    expect(await failure(say(net, dave, disc, 'my turn?'))).toEqual(
+      refused(`discussion channel '${disc}' expects '${alice.id}' to speak, got '${dave.id}'`),
+    );
     expect((await readWal(net, alice, conv)).map((e) => e.sender_id)).not.toContain(dave.id);
   });
 });

@@ -163,6 +163,30 @@ async function checkOutbound(ctx: HubContext, envelope: Envelope, sender: Party)
   if (!decision.allow) throw deniedError(decision);
 }
 
+/**
+ * AG2's refusal of a send by a non-participant of an active channel: the adapter's own refusal of the sender where it
+ * has one (`conversation channel '<id>' only accepts sends from participants, got …`, `discussion channel '<id>'
+ * expects … to speak, got …`), else AG2 1.2.1's `channel '<id>' only accepts sends from participants, got '<sender>'`.
+ * Shared by the access rule of `post` and admission, so both answer alike.
+ */
+export function nonParticipantRefusal(
+  channel: Pick<ChannelRuntime, 'metadata' | 'adapter' | 'state'>,
+  envelope: Envelope,
+): ProtocolError {
+  const { metadata, adapter, state } = channel;
+  if (adapter !== null && state !== null) {
+    try {
+      adapter.validateSend(metadata, envelope, state);
+    } catch (err) {
+      if (err instanceof ProtocolError) return err;
+      throw err;
+    }
+  }
+  return new ProtocolError(
+    `channel ${repr(metadata.channel_id)} only accepts sends from participants, got ${repr(envelope.sender_id)}`,
+  );
+}
+
 /** State, protocol-event and membership checks that AG2 lacks (sender authenticity, participants only). */
 function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
   const { metadata } = rt;
@@ -185,13 +209,7 @@ function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
   if (metadata.state !== ChannelState.Active) {
     throw new ProtocolError(`channel ${cid()} not active (state=${metadata.state})`);
   }
-  if (!isParticipant(metadata, envelope.sender_id)) {
-    // AG2 answers a non-participant with its adapter's message where the adapter has one; ours is the fallback.
-    if (rt.adapter !== null && rt.state !== null) rt.adapter.validateSend(metadata, envelope, rt.state);
-    throw new ProtocolError(
-      `channel ${cid()} only accepts envelopes from participants, got ${repr(envelope.sender_id)}`,
-    );
-  }
+  if (!isParticipant(metadata, envelope.sender_id)) throw nonParticipantRefusal(rt, envelope);
   for (const member of envelope.audience ?? []) {
     if (!isParticipant(metadata, member)) {
       throw new ProtocolError(`audience member ${repr(member)} is not a participant of channel ${cid()}`);

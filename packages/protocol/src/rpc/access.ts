@@ -12,8 +12,9 @@ import { PassportSchema } from '../identity.js';
  * - `participant`: a registered identity that is a participant of the channel named by the request's `channel_id`.
  *   An unknown channel is `not_found` for everyone alike, and so is, for a registered identity outside it, a read of
  *   the channel (`getChannel`, `readWal`, `findEnvelopeByCausation`, `canSend`, `adapterState`): a hidden channel
- *   answers exactly like a missing one. Its acts on the channel (`post`, `closeChannel`, turn locks,
- *   `reportTurnFailure`) are refused with `access_denied`.
+ *   answers exactly like a missing one. Its acts on the channel (`closeChannel`, turn locks, `reportTurnFailure`)
+ *   are refused with `access_denied`; its `post` with AG2's `protocol_error` for a non-participant's send, never
+ *   admitted.
  * - `operator`: only the operator caller (`OPERATOR_CALLER`).
  *
  * With NATS permissions in place an identity can publish only on its own `<p>.hub.v1.*.<id>` subjects, so the
