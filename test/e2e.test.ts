@@ -193,6 +193,10 @@ describe('end to end across processes', () => {
         agent_name: 'keyless',
         reason: 'the model rejected the API key',
         code: 'model_auth',
+        cause: { kind: 'http', exc_type: 'APICallError', status: 401, message: 'Incorrect API key provided: ***' },
+        attempts: 1,
+        provider: 'openai-compatible',
+        model: 'm',
       });
 
       await waitFor(() => runner.output().includes('"msg":"turn failed"'), { what: 'the log line', timeoutMs: 10_000 });
@@ -208,8 +212,10 @@ describe('end to end across processes', () => {
         channelId: channel.channelId,
         code: 'model_auth',
         reason: 'the model rejected the API key',
+        cause: { kind: 'http', status: 401 },
       });
-      expect(line.length).toBeLessThan(400);
+      // One short line: the cause, never the prompt or the key.
+      expect(line.length).toBeLessThan(600);
       expect(runner.output()).not.toContain(marker);
       expect(runner.output()).not.toContain(key);
     } finally {
