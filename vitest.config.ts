@@ -2,8 +2,9 @@ import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // Workspace packages resolve to their TypeScript sources through the `@ag2net/source` export condition,
-// so tests never need a build first.
-const conditions = ['@ag2net/source', ...defaultServerConditions];
+// so tests never need a build first. Vite's `module` condition is left out: dependencies load as Node loads them,
+// not as bundler-only ESM builds Node cannot run (@opentelemetry/api 1.9's has extensionless imports).
+const conditions = ['@ag2net/source', ...defaultServerConditions.filter((c) => c !== 'module')];
 
 export default defineConfig({
   resolve: { conditions },
