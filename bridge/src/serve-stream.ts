@@ -4,6 +4,7 @@ import { StreamQuerySchema } from './api-schemas.js';
 import { httpErrorOf } from './http-errors.js';
 import type { People } from './people.js';
 import type { Actor, Route } from './route.js';
+import { hubNoLongerServes } from './session-end.js';
 import { SseWriter } from './sse.js';
 import {
   decodeCursor,
@@ -20,17 +21,18 @@ function sequenceOf(id: string): number {
   return Number(id);
 }
 
+/** The `error` event that ends a person's stream whose session is over. */
+const SESSION_ENDED: { error: WireError } = {
+  error: { code: ErrorCode.AuthFailed, message: 'this session ended: the identity was revoked; sign in again' },
+};
+
 /**
- * The `error` event that ends a stream. A person's connection closed for good under it (it reconnects through any
- * outage) means NATS refuses the identity's credentials now: revoked, or not renewed. The session is over.
+ * Whether a stream's error ends the person's session: their connection closed for good (it reconnects through any
+ * outage, so NATS refuses the identity's credentials now: revoked, or not renewed), or the hub no longer serves the
+ * identity. A revocation reaches both, the hub first: whichever the stream meets, the session is over.
  */
-function streamErrorOf(actor: Actor, err: unknown): { error: WireError } {
-  if (actor.human?.hub.nc.isClosed() === true) {
-    return {
-      error: { code: ErrorCode.AuthFailed, message: 'this session ended: the identity was revoked; sign in again' },
-    };
-  }
-  return httpErrorOf(err).body;
+function endsSession(actor: Actor, err: unknown): boolean {
+  return actor.human !== null && (actor.human.hub.nc.isClosed() || hubNoLongerServes(err));
 }
 
 /**
@@ -49,6 +51,8 @@ export async function serveStream(options: {
   readonly stop: AbortSignal;
   /** Told when the stream starts (`+1`, once the response is an event stream) and ends (`-1`). */
   readonly streamsChanged?: (delta: 1 | -1) => void;
+  /** Closes the person's connection on this replica once their session is over (their next request is refused). */
+  readonly endSession: (actor: Actor) => Promise<void>;
 }): Promise<void> {
   const { actor, req, res } = options;
   const parsed = StreamQuerySchema.safeParse(options.query);
@@ -89,8 +93,11 @@ export async function serveStream(options: {
   try {
     await run(out);
   } catch (err) {
-    if (!wait.signal.aborted)
-      await out.send({ event: 'error', data: streamErrorOf(actor, err) }).catch(() => undefined);
+    const ended = endsSession(actor, err);
+    if (!wait.signal.aborted) {
+      await out.send({ event: 'error', data: ended ? SESSION_ENDED : httpErrorOf(err).body }).catch(() => undefined);
+    }
+    if (ended) await options.endSession(actor);
   } finally {
     options.streamsChanged?.(-1);
     release();

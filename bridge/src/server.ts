@@ -1,13 +1,5 @@
 import { HubClient, silentLogger } from '@ag2net/client';
-import {
-  AuthError,
-  DEFAULT_PREFIX,
-  ErrorReason,
-  MAX_REQUEST_DEPTH,
-  NetworkError,
-  OPERATOR_CALLER,
-  repr,
-} from '@ag2net/protocol';
+import { AuthError, DEFAULT_PREFIX, MAX_REQUEST_DEPTH, OPERATOR_CALLER, repr } from '@ag2net/protocol';
 import { jsonDepthExceeds } from '@ag2net/protocol/internal';
 import { watchConnection } from '@ag2net/telemetry';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -23,6 +15,7 @@ import { bridgeRoutes } from './routes.js';
 import { bearerTokenOf, matchRoute, refuseQueryToken, requestTarget, type Actor, type Route } from './route.js';
 import { SessionTokens, type SessionClaims } from './session-tokens.js';
 import { serveStream } from './serve-stream.js';
+import { hubNoLongerServes } from './session-end.js';
 
 /** A running bridge. */
 export interface Bridge {
@@ -185,21 +178,20 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     return { role: 'person', name: claims.sub, hub: human.hub, human };
   };
 
+  /** Closes a person's connection on this replica: their session is over (see `endSessionOf`). */
+  const endSession = async (actor: Actor): Promise<void> => {
+    await people.forget(actor.name);
+    log.warn({ person: actor.name }, 'session ended: the hub no longer serves this identity');
+  };
+
   /**
    * A person whose identity the hub no longer serves (revoked, unregistered, or its credentials replaced) has no
    * session any more: its connection here is closed, and the request is answered 401, as every later one is (the
    * hub refuses to admit it again until the operator re-admits it).
    */
   const endSessionOf = async (actor: Actor, err: unknown): Promise<never> => {
-    const reason = err instanceof NetworkError ? err.details?.['reason'] : undefined;
-    if (
-      actor.role !== 'person' ||
-      (reason !== ErrorReason.UnknownCaller && reason !== ErrorReason.CredentialsRetired)
-    ) {
-      throw err;
-    }
-    await people.forget(actor.name);
-    log.warn({ person: actor.name }, 'session ended: the hub no longer serves this identity');
+    if (actor.role !== 'person' || !hubNoLongerServes(err)) throw err;
+    await endSession(actor);
     throw new AuthError('this session ended: the hub no longer serves this identity; sign in again', { cause: err });
   };
 
@@ -235,6 +227,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     refuseQueryToken(found.route, query);
     const actor = await actorOf(found.route, token === null ? null : (verified ?? 'invalid'));
     if (found.route.response === null) {
+      // What it throws comes before the response starts (the first reads): an HTTP error, as a route's.
       await serveStream({
         route: found.route,
         actor,
@@ -246,7 +239,8 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
         pollMs: options.pollMs,
         stop: streams.signal,
         ...(observer === undefined ? {} : { streamsChanged: (delta: 1 | -1) => observer.streamsChanged(delta) }),
-      });
+        endSession,
+      }).catch((err: unknown) => endSessionOf(actor, err));
       return;
     }
     const body = found.route.body === null ? undefined : await readJson(req, options.maxBodyBytes);

@@ -21,7 +21,12 @@ import type { Bridge } from '@ag2net/bridge';
 import { echo } from './conversation.js';
 import { run } from './support.js';
 
-const KEYS = { dave: 'k-dave-0123456789', erin: 'k-erin-0123456789', frank: 'k-frank-0123456789' };
+const KEYS = {
+  dave: 'k-dave-0123456789',
+  erin: 'k-erin-0123456789',
+  frank: 'k-frank-0123456789',
+  gina: 'k-gina-0123456789',
+};
 let stack: SecuredStack;
 let dir: string;
 let registrant: HubClient;
@@ -65,7 +70,7 @@ beforeAll(async () => {
     creds: stack.paths.adminCreds,
     operator: true,
   });
-  bridge = await startStackBridge(stack, { apiKeys: { erin: KEYS.erin } });
+  bridge = await startStackBridge(stack, { apiKeys: { erin: KEYS.erin, gina: KEYS.gina } });
 });
 
 afterAll(async () => {
@@ -216,6 +221,35 @@ describe("the console's sessions of a revoked person", () => {
     const back = await call(bridge.url, '/v1/session', { body: { name: 'erin', api_key: KEYS.erin } });
     expect(back.status).toBe(401);
     stream.close();
+  });
+
+  it('end as well when the hub refuses the identity while NATS still serves its connection', async () => {
+    // A revocation reaches the hub before NATS closes the connection; --no-push holds it there.
+    const signIn = await call(bridge.url, '/v1/session', { body: { name: 'gina', api_key: KEYS.gina } });
+    expect(signIn.status).toBe(200);
+    const token = z.object({ token: z.string() }).parse(signIn.body).token;
+    const stream = await openSse(`${bridge.url}/v1/me/stream`, { authorization: `Bearer ${token}` });
+    expect(stream.status).toBe(200);
+    const r = await run([...operatorCli(), 'creds', 'revoke', '--agent', 'gina', '--dir', stack.authDir, '--no-push']);
+    expect(r.code).toBe(0);
+    try {
+      expect(await stream.next(10_000)).toEqual({
+        id: null,
+        event: 'error',
+        data: {
+          error: { code: 'auth_failed', message: 'this session ended: the identity was revoked; sign in again' },
+        },
+      });
+      await expect(stream.next(5_000)).rejects.toThrow(/stream ended/);
+      // Its connection here is closed: the next request attaches again, and the hub refuses that.
+      const me = await call(bridge.url, '/v1/me/stream', { token });
+      expect([me.status, ErrorBody.parse(me.body).error]).toEqual([
+        401,
+        { code: 'auth_failed', message: "admission refused for 'gina'" },
+      ]);
+    } finally {
+      stream.close();
+    }
   });
 });
 
