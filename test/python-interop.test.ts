@@ -45,10 +45,8 @@ async function tsAgent(
           });
           return;
         }
-        if (envelope.event_type !== EV_TEXT || envelope.sender_id === me.agentId) return;
         // Answer only the trigger of its own turn (a discussion moves on while a delivery waits its turn).
-        const expected = (await me.pendingTurns()).find((t) => t.channel_id === envelope.channel_id);
-        if (expected?.triggering_envelope_id !== envelope.envelope_id) return;
+        if (envelope.event_type !== EV_TEXT || !(await me.isMyTurn(envelope))) return;
         await beforeAnswer?.(envelope);
         await me.sendEnvelope({
           channel_id: envelope.channel_id,

@@ -1,6 +1,7 @@
 import {
   EV_TASK_CANCEL_REQUEST,
   TaskCancelDataSchema,
+  isFinalError,
   isProtocolEvent,
   type Envelope,
   type Passport,
@@ -29,7 +30,10 @@ export interface TurnContext {
 /** What an agent does with a delivery. Runs in order per channel; channels run in parallel. */
 export type AgentHandler = (envelope: Envelope, client: AgentClient, context: TurnContext) => Promise<void>;
 
-/** Told about a delivery whose handler threw on every one of its `attempts`; the delivery is then acked. */
+/**
+ * Told about a delivery whose turn failed for good, after its `attempts` (1 for a final wire error, else
+ * `maxTurnAttempts`); the delivery is then acked.
+ */
 export type TurnFailedListener = (envelope: Envelope, error: unknown, attempts: number) => void | Promise<void>;
 
 /** Options of an agent participant. */
@@ -46,11 +50,18 @@ export interface AgentClientOptions {
    * default `TURN_LOCK_TTL_MS` (6 000). Renewed every third of it.
    */
   readonly turnLockTtlMs?: number;
-  /** Attempts of a delivery whose handler throws, before it is reported and acked; default 5. */
+  /**
+   * Attempts of a delivery whose handler throws, before it is reported and acked; default 5. A handler that throws a
+   * final wire error (`isFinalError`: the hub refused what the turn did, e.g. `protocol_error` for a closed channel or
+   * a turn out of order) is not run again: the failure is reported at once.
+   */
   readonly maxTurnAttempts?: number;
   /** Delay before the second attempt of a failed turn, in ms, doubled for each further one (at most 60 s); default 1 000. */
   readonly turnRetryBackoffMs?: number;
-  /** Called once a delivery failed `maxTurnAttempts` times, before it is acked; e.g. to post a failure event. */
+  /**
+   * Called once a delivery failed `maxTurnAttempts` times, or once with a final wire error, before it is acked; e.g.
+   * to post a failure event.
+   */
   readonly onTurnFailed?: TurnFailedListener;
 }
 
@@ -148,9 +159,13 @@ export class AgentClient extends Participant {
     }
   }
 
-  /** A handler threw: hand the delivery back with backoff, or after the last attempt report it and ack it. */
+  /**
+   * A handler threw: hand the delivery back with backoff, or after the last attempt or a final wire error (no retry
+   * can change the hub's answer) report it and ack it.
+   */
   async #failed(envelope: Envelope, error: unknown): Promise<DeliveryOutcome> {
-    const { attempts, retryInMs } = this.#attempts.fail(envelope.envelope_id);
+    const final = isFinalError(error);
+    const { attempts, retryInMs } = this.#attempts.fail(envelope.envelope_id, { final });
     const fields = {
       err: error,
       agent: this.passport.name,
@@ -162,7 +177,8 @@ export class AgentClient extends Participant {
       this.hub.logger.warn({ ...fields, attempts, retryInMs }, 'turn failed; retrying');
       return { settle: 'nak', delayMs: retryInMs };
     }
-    this.hub.logger.error({ ...fields, attempts }, 'turn failed; giving up');
+    if (final) this.hub.logger.error({ ...fields, attempts }, 'turn failed with a final error; not retried');
+    else this.hub.logger.error({ ...fields, attempts }, 'turn failed; giving up');
     try {
       await this.#onTurnFailed?.(envelope, error, attempts);
     } catch (err) {

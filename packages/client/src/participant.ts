@@ -2,6 +2,7 @@ import {
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
   EV_TEXT,
+  isProtocolEvent,
   type ChannelMetadata,
   type Envelope,
   type EnvelopeInput,
@@ -296,14 +297,40 @@ export abstract class Participant implements ChannelOwner {
     }
   }
 
+  /**
+   * Whether the channel's protocol lets this identity post `eventType` (default `ag2.msg.text`) now. It says nothing
+   * about *which* delivery to answer: see `isMyTurn`.
+   */
   canSend(channelId: string, eventType?: string, options?: CallOptions): Promise<boolean> {
     return this.#call('canSend', { channel_id: channelId, event_type: eventType ?? null }, options).then(
       (r) => r.allowed,
     );
   }
 
+  /**
+   * Every turn the hub expects from this identity, one per channel where it is the expected speaker
+   * (`pendingTurnsFor`); a conversation never expects anyone.
+   */
   pendingTurns(options?: CallOptions): Promise<PendingTurn[]> {
     return this.#call('pendingTurnsFor', {}, options).then((r) => r.turns);
+  }
+
+  /**
+   * Whether answering `envelope` now is this identity's turn. The channel's protocol must let it post (`canSend`),
+   * and where the hub expects it (a consulting respondent, a discussion's next speaker, a workflow's) `envelope` must
+   * be the trigger of that turn (`triggering_envelope_id` of `pendingTurns`): `canSend` alone is not enough, since a
+   * discussion may already have moved on to this identity's next turn while an older delivery waits its turn. Where
+   * nobody is expected (a conversation), any envelope it may answer. Never its own envelopes nor protocol events
+   * (`ag2.channel.*`, `ag2.task.*`). A channel that ends between this check and the answer refuses the answer
+   * (`protocol_error`).
+   */
+  async isMyTurn(envelope: Envelope, options?: CallOptions): Promise<boolean> {
+    if (envelope.sender_id === this.agentId || isProtocolEvent(envelope.event_type)) return false;
+    // canSend first: once it may send, only its own post moves the channel on (another replica waits for the turn
+    // lock), so the expected trigger read next is still the one of this turn.
+    if (!(await this.canSend(envelope.channel_id, undefined, options))) return false;
+    const expected = (await this.pendingTurns(options)).find((t) => t.channel_id === envelope.channel_id);
+    return expected === undefined || expected.triggering_envelope_id === envelope.envelope_id;
   }
 
   findEnvelopeByCausation(

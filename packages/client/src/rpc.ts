@@ -1,13 +1,12 @@
 import {
   AccessDeniedError,
-  ErrorReason,
   HUB_OPS,
   InternalError,
   NetworkError,
-  RETRYABLE_ERROR_CODES,
   RpcReplySchema,
   errorFromWire,
   hubNames,
+  mayResend,
   newId,
   type HubNames,
   type HubOp,
@@ -57,7 +56,9 @@ export class HubUnavailableError extends Error {
  * no hub answers (failover in progress), the hub answers `unavailable`,
  * or an attempt of an idempotent operation times out, the same request is sent again until `retryForMs` runs out:
  * posts carry a client-minted envelope id, so a retried post is admitted once. A non-idempotent operation
- * (`HUB_OPS[op].idempotent === false`) that timed out is not resent: it may have been applied.
+ * (`HUB_OPS[op].idempotent === false`) that timed out, or was answered `unavailable` with `details.reason`
+ * `may_have_applied`, is not resent: it may have been applied. Every other hub error is final and thrown at once
+ * (`mayResend`).
  */
 export class HubRpc {
   readonly names: HubNames;
@@ -130,14 +131,11 @@ function withEnvelopeId(request: unknown): unknown {
 }
 
 /**
- * A request is sent again when no hub got it (no responders), when the hub said it did nothing with it
- * (`unavailable`), or when it timed out and the operation is idempotent (a timed-out request may have been applied).
+ * A request is sent again when no hub got it (no responders), when the hub's answer allows it (`mayResend`: an
+ * `unavailable`), or when it timed out and the operation is idempotent (a timed-out request may have been applied).
  */
 function isRetryable(err: unknown, idempotent: boolean): boolean {
-  if (err instanceof NetworkError) {
-    if (!RETRYABLE_ERROR_CODES.includes(err.code)) return false;
-    return idempotent || err.details?.['reason'] !== ErrorReason.MayHaveApplied;
-  }
+  if (err instanceof NetworkError) return mayResend(err, { idempotent });
   if (err instanceof errors.TimeoutError) return idempotent;
   if (err instanceof errors.RequestError) return err.isNoResponders();
   if (err instanceof errors.NoRespondersError) return true;

@@ -14,6 +14,16 @@ describe('TurnAttempts', () => {
     expect(attempts.count('e')).toBe(0);
   });
 
+  it('gives up at once on a final failure, counting the attempts before it, and forgets the count', () => {
+    const attempts = new TurnAttempts(5, 1000);
+    expect([attempts.fail('f', { final: true }), attempts.fail('e'), attempts.fail('e', { final: true })]).toEqual([
+      { attempts: 1, retryInMs: null },
+      { attempts: 1, retryInMs: 1000 },
+      { attempts: 2, retryInMs: null },
+    ]);
+    expect([attempts.count('f'), attempts.count('e')]).toEqual([0, 0]);
+  });
+
   it('caps the delay, forgets a settled delivery and keeps at most `capacity` counts', () => {
     const attempts = new TurnAttempts(100, 40_000, 2);
     attempts.fail('a');

@@ -7,7 +7,8 @@ export const MAX_TURN_RETRY_DELAY_MS = 60_000;
 
 /**
  * Counts the failed attempts of each delivery (by envelope id) in this client, to bound redelivery of a handler
- * that keeps throwing. Remembers the latest `capacity` deliveries that failed and have not been settled.
+ * that keeps throwing. Remembers the latest `capacity` deliveries that failed and have not been settled. A turn whose
+ * handler threw a final wire error (`isFinalError`) does not run again: no retry can change the hub's answer.
  */
 export class TurnAttempts {
   readonly #failures = new Map<string, number>();
@@ -19,13 +20,17 @@ export class TurnAttempts {
   ) {}
 
   /**
-   * Records one more failed attempt of `envelopeId`: the delay before the next attempt in ms, or `null` when this was
-   * the last allowed attempt (the count is then forgotten). `attempts` is the number of failed attempts so far.
+   * Records one more failed attempt of `envelopeId`: the delay before the next attempt in ms, or `null` when there is
+   * none — this was the last allowed attempt, or `final` (the failure is one no retry can change) — and the count is
+   * then forgotten. `attempts` is the number of failed attempts so far.
    */
-  fail(envelopeId: string): { readonly attempts: number; readonly retryInMs: number | null } {
+  fail(
+    envelopeId: string,
+    options: { readonly final?: boolean } = {},
+  ): { readonly attempts: number; readonly retryInMs: number | null } {
     const attempts = (this.#failures.get(envelopeId) ?? 0) + 1;
     this.#failures.delete(envelopeId);
-    if (attempts >= this.maxAttempts) return { attempts, retryInMs: null };
+    if (options.final === true || attempts >= this.maxAttempts) return { attempts, retryInMs: null };
     this.#failures.set(envelopeId, attempts);
     if (this.#failures.size > this.capacity) {
       const oldest = this.#failures.keys().next();

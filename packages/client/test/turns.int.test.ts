@@ -1,5 +1,6 @@
 import {
   HubClient,
+  HubUnavailableError,
   TurnAbortedError,
   TurnLockLostError,
   ackInvite,
@@ -9,7 +10,7 @@ import {
   type AgentHandler,
 } from '@ag2net/client';
 import { createManualClock, startHub, type ManualClock } from '@ag2net/hub';
-import { EV_TEXT, type Envelope } from '@ag2net/protocol';
+import { EV_CHANNEL_OPENED, EV_TEXT, ProtocolError, UnavailableError, type Envelope } from '@ag2net/protocol';
 import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -135,6 +136,108 @@ describe('turns', () => {
     await waitFor(() => failures.length === 1, { timeoutMs: 15_000, what: 'the failure reported' });
     await waitFor(async () => (await inboxBacklog(client, bob.agentId)) === 0, { what: 'the delivery acked' });
     expect([calls, failures]).toEqual([[1, 2, 3], [[id, 'the model is down', 3]]]);
+  });
+
+  it('reports at once, with attempts = 1, a turn whose handler the hub refused with a final error, and acks it', async () => {
+    const { client } = await net();
+    const alice = await client.registerHuman({ name: 'alice' });
+    let closed: () => void = () => undefined;
+    const channelClosed = new Promise<void>((resolve) => (closed = resolve));
+    let calls = 0;
+    const failures: [string, unknown, number][] = [];
+    const bob = await client.register(
+      { name: 'bob' },
+      {
+        // Ample attempts and a short backoff: only the final error can end the turn after one run.
+        maxTurnAttempts: 5,
+        turnRetryBackoffMs: 10,
+        onTurnFailed: (e, err, attempts) => void failures.push([e.envelope_id, err, attempts]),
+        handler: onTexts(async (e, self) => {
+          calls += 1;
+          await channelClosed;
+          await self.send(e.channel_id, 'too late', { causationId: e.envelope_id });
+        }),
+      },
+    );
+    const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    const id = await channel.send('q');
+    await channel.close();
+    closed();
+    await waitFor(() => failures.length === 1, { timeoutMs: 15_000, what: 'the failure reported' });
+    await waitFor(async () => (await inboxBacklog(client, bob.agentId)) === 0, { what: 'the delivery acked' });
+
+    expect([calls, failures]).toEqual([1, [[id, new ProtocolError(`channel '${channel.channelId}' is closed`), 1]]]);
+    expect(failures[0]?.[1]).toBeInstanceOf(ProtocolError);
+  });
+
+  it('runs again a turn whose handler threw unavailable or no hub answering, as any other retryable failure', async () => {
+    const { client } = await net();
+    const alice = await client.registerHuman({ name: 'alice' });
+    const runs: string[] = [];
+    const failures: number[] = [];
+    const bob = await client.register(
+      { name: 'bob' },
+      {
+        turnRetryBackoffMs: 10,
+        onTurnFailed: (_e, _err, attempts) => void failures.push(attempts),
+        handler: onTexts((e) => {
+          const text = String(e.event_data['text']);
+          runs.push(text);
+          if (runs.filter((r) => r === text).length > 1) return Promise.resolve();
+          return Promise.reject(
+            text === 'unavailable'
+              ? new UnavailableError('post could not be served now: NATS had no responder; retry')
+              : new HubUnavailableError('no hub answered post within 30000 ms'),
+          );
+        }),
+      },
+    );
+    const channel = await alice.open({ type: 'conversation', target: 'bob' });
+    await channel.send('unavailable');
+    await channel.send('no hub');
+    await waitFor(() => runs.length === 4, { timeoutMs: 15_000, what: 'each turn run twice' });
+    await waitFor(async () => (await inboxBacklog(client, bob.agentId)) === 0, { what: 'the deliveries acked' });
+    expect([[...runs].sort(), failures]).toEqual([['no hub', 'no hub', 'unavailable', 'unavailable'], []]);
+  });
+
+  it("isMyTurn: only the trigger of the identity's turn where the hub expects it, any text in a conversation", async () => {
+    const { client } = await net();
+    const alice = await client.registerHuman({ name: 'alice' });
+    const bob = await client.register({ name: 'bob' });
+    const carol = await client.register({ name: 'carol' });
+    const discussion = await alice.open({ type: 'discussion', target: ['bob', 'carol'] });
+    const q = await discussion.send('q');
+    const logOf = async (channelId: string): Promise<Map<string, Envelope>> =>
+      new Map((await alice.readWal(channelId)).map((e) => [e.envelope_id, e]));
+    const first = await logOf(discussion.channelId);
+    const question = first.get(q);
+    const opened = [...first.values()].find((e) => e.event_type === EV_CHANNEL_OPENED);
+    if (question === undefined || opened === undefined) throw new Error('the discussion log lacks its first envelopes');
+    // Bob's turn: the question is its trigger; carol may not speak; alice sent it; a protocol event is no turn.
+    expect(
+      await Promise.all([
+        bob.isMyTurn(question),
+        carol.isMyTurn(question),
+        alice.isMyTurn(question),
+        bob.isMyTurn(opened),
+      ]),
+    ).toEqual([true, false, false, false]);
+
+    const b = await bob.send(discussion.channelId, 'b', { causationId: q });
+    const answer = (await logOf(discussion.channelId)).get(b);
+    if (answer === undefined) throw new Error("the discussion log lacks bob's answer");
+    // Carol's turn now: bob's answer is its trigger; the question is not, though carol may send (canSend).
+    expect(
+      await Promise.all([carol.isMyTurn(answer), carol.isMyTurn(question), carol.canSend(discussion.channelId)]),
+    ).toEqual([true, false, true]);
+    expect(await bob.isMyTurn(question)).toBe(false);
+
+    // A conversation expects nobody: any text of the other one may be answered.
+    const conversation = await alice.open({ type: 'conversation', target: 'bob' });
+    const sent = await conversation.send('t');
+    const t = (await logOf(conversation.channelId)).get(sent);
+    if (t === undefined) throw new Error('the conversation log lacks its text');
+    expect(await Promise.all([bob.isMyTurn(t), alice.isMyTurn(t)])).toEqual([true, false]);
   });
 
   it('lets disconnect({ graceMs }) abort a turn still running after the grace; the next attach runs it', async () => {

@@ -94,6 +94,7 @@ export {
   errorFromWire,
 } from './errors.js';
 export type { WireError, NetworkErrorOptions } from './errors.js';
+export { mayResend, isFinalError } from './retry.js';
 export {
   ChannelState,
   ChannelStateSchema,

@@ -10,6 +10,8 @@ import {
   UnknownNetworkError,
   encodeAg2Envelope,
   errorFromWire,
+  isFinalError,
+  mayResend,
   replyEnvelopeId,
 } from '../src/index.js';
 
@@ -65,23 +67,20 @@ describe('conformance fixtures (TypeScript side)', () => {
   });
 
   // `retry_local` (no responders, timeouts, local errors) concerns a client's transport and agent runtime, not the
-  // protocol: the clients' own tests check it.
+  // protocol: the clients' own tests check it, and run every case through their resend loop and turn path
+  // (packages/client/test/conformance-*.ts, clients/python/tests/test_conformance.py).
   it('tells a wire error of errors.json that is sent again from a final one, as the clients retry requests', () => {
     const { retry, may_have_applied_reason } = fixture('errors.json', ErrorsFixture);
     expect(ErrorReason.MayHaveApplied).toBe(may_have_applied_reason);
     expect(retry.length).toBe(13);
     for (const c of retry) {
       const err = errorFromWire(c.wire);
-      // A request is sent again after a retryable code, unless it may have been applied and is not idempotent.
-      const resend = (idempotent: boolean): boolean =>
-        RETRYABLE_ERROR_CODES.includes(err.code) &&
-        (idempotent || err.details?.['reason'] !== ErrorReason.MayHaveApplied);
-      expect({ name: c.name, idempotent: resend(true), not_idempotent: resend(false) }).toEqual({
+      expect({
         name: c.name,
-        ...c.resend,
-      });
-      // A turn is not idempotent: an agent runs it again only after an error it would send again for such an op.
-      expect({ name: c.name, retry_turn: c.retry_turn }).toEqual({ name: c.name, retry_turn: c.resend.not_idempotent });
+        idempotent: mayResend(err, { idempotent: true }),
+        not_idempotent: mayResend(err, { idempotent: false }),
+      }).toEqual({ name: c.name, ...c.resend });
+      expect({ name: c.name, retry_turn: !isFinalError(err) }).toEqual({ name: c.name, retry_turn: c.retry_turn });
     }
   });
 
