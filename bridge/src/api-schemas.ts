@@ -26,6 +26,10 @@ export const ErrorBodySchema = z.strictObject({
   error: z.strictObject({
     code: z.string(),
     message: z.string(),
+    /**
+     * The hub's machine-readable details, as it sent them: `reason` where a client acts on it (`expired`: the
+     * channel's history expired, with `channel_id` and `expired_at`), limits and sizes.
+     */
     details: z.record(z.string(), z.unknown()).optional(),
   }),
 });

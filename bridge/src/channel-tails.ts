@@ -118,19 +118,26 @@ function previewOf(tail: Tail): z.output<typeof ChannelPreviewSchema> {
 }
 
 /**
- * Previews of the `MAX_PREVIEWS` most recently created of `channels`, by channel id (a channel left out, or that
- * the caller may no longer read, has none).
+ * Previews of the `MAX_PREVIEWS` most recently created of `channels`, by channel id (a channel left out, one whose
+ * history expired, or one the caller may no longer read, has none).
  */
 export async function channelPreviews(
   hub: ActorHub,
   channels: readonly ChannelMetadata[],
 ): Promise<Record<string, z.output<typeof ChannelPreviewSchema>>> {
-  const newest = [...channels].sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, MAX_PREVIEWS);
+  const newest = withHistory(channels)
+    .sort((a, b) => b.created_at.localeCompare(a.created_at))
+    .slice(0, MAX_PREVIEWS);
   const tails = await readTails(
     hub,
     newest.map((c) => c.channel_id),
   );
   return Object.fromEntries(tails.map((t) => [t.channelId, previewOf(t)]));
+}
+
+/** The channels that still have a log to read: those whose history expired have no tail (nor a preview). */
+function withHistory(channels: readonly ChannelMetadata[]): ChannelMetadata[] {
+  return channels.filter((c) => c.expired_at === undefined);
 }
 
 /** Live channels first (newest first), then ended ones by when they ended. */
@@ -150,7 +157,7 @@ export async function agentActivity(
   channels: readonly ChannelMetadata[],
   nowMs: number,
 ): Promise<z.output<typeof ActivityReplySchema>> {
-  const recent = [...channels].sort(byRecency).slice(0, ACTIVITY_CHANNELS);
+  const recent = withHistory(channels).sort(byRecency).slice(0, ACTIVITY_CHANNELS);
   const tails = await readTails(
     hub,
     recent.map((c) => c.channel_id),

@@ -17,4 +17,13 @@ describe('http errors', () => {
       error: { code: 'internal', message: 'internal error' },
     });
   });
+
+  it('keeps the details of a not_found whose history expired: 404 with reason, channel and when', () => {
+    const wire = {
+      code: 'not_found',
+      message: 'the history of channel c1 expired at 2026-01-01T01:00:00.000Z',
+      details: { reason: 'expired', channel_id: 'c1', expired_at: '2026-01-01T01:00:00.000Z' },
+    };
+    expect(httpErrorOf(NetworkError.fromWire(wire))).toEqual({ status: 404, body: { error: wire } });
+  });
 });

@@ -26,7 +26,8 @@ const ERROR_RESPONSES = {
   '400': 'invalid_request',
   '401': 'auth_failed',
   '403': 'access_denied',
-  '404': 'not_found',
+  '404':
+    'not_found; a read of a channel whose history expired (its log, state and stream) has details `{ reason: "expired", channel_id, expired_at }`',
   '409': 'conflict',
   '413': 'invalid_request (body too large)',
   '422': 'protocol_error',

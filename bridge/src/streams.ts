@@ -1,5 +1,6 @@
 import type { Envelope, HubResponse } from '@ag2net/protocol';
 import { InvalidRequestError } from '@ag2net/protocol';
+import { isHistoryExpired } from '@ag2net/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Actor } from './route.js';
@@ -18,7 +19,10 @@ export interface StreamWait {
   readonly onDelivery: ((wake: (envelope: Envelope) => void) => () => void) | null;
 }
 
-/** The ids of the channels the caller takes part in, following the hub's pages up to `DELIVERY_CHANNELS`. */
+/**
+ * The ids of the channels the caller takes part in, following the hub's pages up to `DELIVERY_CHANNELS`; channels
+ * whose history expired are left out, as they have no log left to read.
+ */
 async function channelIdsOf(actor: Actor): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
@@ -27,16 +31,36 @@ async function channelIdsOf(actor: Actor): Promise<string[]> {
       limit: DELIVERY_CHANNELS - ids.length,
       cursor,
     });
-    ids.push(...page.channels.map((c) => c.channel_id));
+    ids.push(...page.channels.filter((c) => c.expired_at === undefined).map((c) => c.channel_id));
     cursor = page.next_cursor;
   } while (cursor !== null && ids.length < DELIVERY_CHANNELS);
   return ids;
 }
 
-/** The end of a channel's log as the caller may read it (`readWal` past the end answers only `last_sequence`). */
-async function lastSequence(actor: Actor, channelId: string): Promise<number> {
-  const page = await actor.hub.call('readWal', { channel_id: channelId, since: Number.MAX_SAFE_INTEGER, limit: 1 });
-  return page.last_sequence;
+/**
+ * The end of a channel's log as the caller may read it (`readWal` past the end answers only `last_sequence`); `null`
+ * when its history expired since it was listed.
+ */
+async function lastSequence(actor: Actor, channelId: string): Promise<number | null> {
+  const page = await readPage(actor, channelId, { since: Number.MAX_SAFE_INTEGER, limit: 1 });
+  return page === null ? null : page.last_sequence;
+}
+
+/**
+ * A page of the channel's log from `since` (`limit` envelopes, default `STREAM_PAGE`); `null` when its history
+ * expired (the stream then skips the channel).
+ */
+async function readPage(actor: Actor, channelId: string, range: { since: number; limit?: number }) {
+  try {
+    return await actor.hub.call('readWal', {
+      channel_id: channelId,
+      since: range.since,
+      limit: range.limit ?? STREAM_PAGE,
+    });
+  } catch (err) {
+    if (isHistoryExpired(err)) return null;
+    throw err;
+  }
 }
 
 /**
@@ -100,7 +124,10 @@ function encodeCursor(cursor: ReadonlyMap<string, number>): string {
 export async function startCursor(actor: Actor, from: 'start' | 'now'): Promise<Map<string, number>> {
   const cursor = new Map<string, number>();
   if (from === 'start') return cursor;
-  for (const id of await channelIdsOf(actor)) cursor.set(id, await lastSequence(actor, id));
+  for (const id of await channelIdsOf(actor)) {
+    const last = await lastSequence(actor, id);
+    if (last !== null) cursor.set(id, last);
+  }
   return cursor;
 }
 
@@ -109,7 +136,7 @@ export async function startCursor(actor: Actor, from: 'start' | 'now'): Promise<
  * send, as event `envelope`. Read from the channels' logs (as the person), not from the inbox, so that every replica
  * serves the same stream and a reconnect resumes exactly: each event's id is the whole cursor (channel → last
  * sequence), and `Last-Event-ID` carries it back. A channel the cursor does not know yet starts at sequence 1 (its
- * invite included).
+ * invite included). A channel whose history expired has nothing left to send and is skipped.
  */
 export async function runDeliveriesStream(options: {
   readonly actor: Actor;
@@ -123,7 +150,8 @@ export async function runDeliveriesStream(options: {
     for (const id of await channelIdsOf(actor)) {
       let since = (cursor.get(id) ?? 0) + 1;
       for (;;) {
-        const page = await actor.hub.call('readWal', { channel_id: id, since, limit: STREAM_PAGE });
+        const page = await readPage(actor, id, { since });
+        if (page === null) break;
         for (const envelope of page.envelopes) {
           cursor.set(id, envelope.sequence ?? since);
           if (envelope.sender_id === agentId) continue;

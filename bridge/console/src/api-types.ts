@@ -7,7 +7,7 @@ import { z } from 'zod';
 const Rec = z.record(z.string(), z.unknown());
 
 export const ErrorBodySchema = z.looseObject({
-  error: z.looseObject({ code: z.string(), message: z.string() }),
+  error: z.looseObject({ code: z.string(), message: z.string(), details: Rec.optional() }),
 });
 
 export const SessionSchema = z.looseObject({
@@ -80,6 +80,8 @@ export const ChannelSchema = z.looseObject({
   knobs: Rec.default({}),
   labels: z.record(z.string(), z.string()).default({}),
   pending_acks: z.array(z.string()).default([]),
+  /** When the channel's history expired (the hub's retention removed its log); absent while it is kept. */
+  expired_at: z.string().optional(),
 });
 export type Channel = z.infer<typeof ChannelSchema>;
 export const MessagePreviewSchema = z.looseObject({

@@ -18,16 +18,26 @@ import {
   TasksPageSchema,
 } from './api-types.js';
 
-/** A refused or failed request: the bridge's error code and message, and the HTTP status (0: no answer). */
+/**
+ * A refused or failed request: the bridge's error code, message and details (the hub's, as it sent them), and the
+ * HTTP status (0: no answer).
+ */
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(options: { code: string; message: string; status: number }) {
+  constructor(options: {
+    code: string;
+    message: string;
+    status: number;
+    details?: Readonly<Record<string, unknown>> | undefined;
+  }) {
     super(options.message);
     this.name = 'ApiError';
     this.code = options.code;
     this.status = options.status;
+    this.details = options.details;
   }
 }
 
@@ -73,7 +83,7 @@ async function request<S extends z.ZodType>(
   if (!res.ok) {
     const body = ErrorBodySchema.safeParse(payload);
     const error = body.success
-      ? new ApiError({ code: body.data.error.code, message: body.data.error.message, status: res.status })
+      ? new ApiError({ ...body.data.error, status: res.status })
       : new ApiError({ code: 'internal', message: `HTTP ${res.status}`, status: res.status });
     if (res.status === 401 && init.token !== null) onUnauthorized();
     throw error;
@@ -170,7 +180,7 @@ export class Api {
    * is asked once more with fetch (the token in its header, as every fetch sends it) and its error body read. `null`
    * when the stream opens now (the request is then cancelled) or the bridge does not answer with an error body.
    */
-  async streamRefusal(path: string, query?: Query): Promise<{ code: string; message: string } | null> {
+  async streamRefusal(path: string, query?: Query): Promise<WireRefusal | null> {
     const abort = new AbortController();
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.token !== null) headers['authorization'] = `Bearer ${this.token}`;
@@ -193,6 +203,13 @@ export class Api {
   streamUrl(path: string, query?: Query): string {
     return withQuery(path, { ...query, access_token: this.token ?? undefined });
   }
+}
+
+/** An error body's error: code, message and the hub's details. */
+export interface WireRefusal {
+  readonly code: string;
+  readonly message: string;
+  readonly details?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** "code: message" of any failure, as the error alert shows it. */

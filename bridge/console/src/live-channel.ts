@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api } from './api.js';
 import type { Channel, Envelope } from './api-types.js';
+import { expiredAtOf } from './logic/history.js';
 import { foldEnvelopes } from './logic/live.js';
 import { stateAfterLog } from './logic/turn.js';
 import { envelopeOfEvent, streamError } from './stream.js';
@@ -16,6 +17,11 @@ export interface LiveChannel {
   readonly state: Readonly<Record<string, unknown>> | null;
   /** The transcript so far, in sequence order. */
   readonly envelopes: readonly Envelope[];
+  /**
+   * When the channel's history expired (the hub's retention removed its log): its metadata's `expired_at`, or what a
+   * refused read said; `null` while it is kept. There is then no transcript and no adapter state to show.
+   */
+  readonly expiredAt: string | null;
   /** Reads the metadata and the adapter state again (after a post, say); runs after one in flight. */
   readonly refresh: () => Promise<void>;
 }
@@ -24,7 +30,8 @@ export interface LiveChannel {
  * Follows a channel: its log live from the first envelope (`EventSource` resumes after a drop with `Last-Event-ID`),
  * and the metadata and adapter state read at once and again on each envelope. The header, the transcript and the
  * turns all read this one value: a lifecycle event changes the header on the render that shows it in the transcript,
- * before any read answers. `onError` is told every failure (a refused stream with the bridge's own refusal).
+ * before any read answers. `onError` is told every failure (a refused stream with the bridge's own refusal), but for
+ * the refusal of a channel whose history expired, which `expiredAt` says instead.
  */
 export function useLiveChannel(options: {
   readonly api: Api;
@@ -37,6 +44,7 @@ export function useLiveChannel(options: {
   const [read, setRead] = useState<Channel | null>(null);
   const [adapterState, setAdapterState] = useState<Record<string, unknown> | null>(null);
   const [bySequence, setBySequence] = useState<ReadonlyMap<number, Envelope>>(new Map());
+  const [refusedAt, setRefusedAt] = useState<string | null>(null);
   // The handlers outlive a render: they reach the newest callbacks through a ref.
   const callbacks = useRef(options);
   callbacks.current = options;
@@ -53,7 +61,12 @@ export function useLiveChannel(options: {
       do {
         again.current = false;
         try {
-          const [meta, adapter] = await Promise.all([api.channel(id), api.channelState(id)]);
+          // A channel whose history expired has no adapter state left: its metadata says why (`expired_at`).
+          const state = api.channelState(id).catch((err: unknown) => {
+            if (err instanceof ApiError && expiredAtOf(err) !== null) return { state: null };
+            throw err;
+          });
+          const [meta, adapter] = await Promise.all([api.channel(id), state]);
           setRead(meta.channel);
           setAdapterState(adapter.state);
           callbacks.current.onIds(meta.channel.participants.map((p) => p.agent_id));
@@ -97,13 +110,26 @@ export function useLiveChannel(options: {
       ]);
       void refresh();
     });
+    // The history expired (before the page opened, or while it followed the log): no transcript to follow any more.
+    const expired = (at: string): void => {
+      source.close();
+      setRefusedAt(at);
+      void refresh();
+    };
     source.addEventListener('error', (event) => {
       const failure = streamError(event);
-      if (failure !== null) callbacks.current.onError(new ApiError({ ...failure, status: 0 }));
+      const failedExpired = expiredAtOf(failure);
+      if (failedExpired !== null) expired(failedExpired);
+      else if (failure !== null) callbacks.current.onError(new ApiError({ ...failure, status: 0 }));
       else if (source.readyState === EventSource.CLOSED) {
         // Refused before it started (say, not_found to a non-participant): show the refusal itself.
         void api.streamRefusal(path, { since: 1 }).then((refusal) => {
           if (stopped) return;
+          const refusedExpired = expiredAtOf(refusal);
+          if (refusedExpired !== null) {
+            expired(refusedExpired);
+            return;
+          }
           const { code, message } = refusal ?? {
             code: 'unavailable',
             message: 'the live transcript stopped; reload the page to follow it again',
@@ -127,5 +153,6 @@ export function useLiveChannel(options: {
     () => (channel === null ? adapterState : stateAfterLog(channel, adapterState, envelopes)),
     [channel, adapterState, envelopes],
   );
-  return { channel, state, envelopes, refresh };
+  const expiredAt = read?.expired_at ?? refusedAt;
+  return { channel, state, envelopes, expiredAt, refresh };
 }

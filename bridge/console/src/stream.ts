@@ -12,7 +12,9 @@ export function envelopeOfEvent(event: Event): Envelope | null {
 }
 
 /** The error body an SSE `error` event carries (the stream failed after it started); `null` for a lost connection. */
-export function streamError(event: Event): { code: string; message: string } | null {
+export function streamError(
+  event: Event,
+): { code: string; message: string; details?: Record<string, unknown> | undefined } | null {
   if (!(event instanceof MessageEvent) || typeof event.data !== 'string') return null;
   try {
     const parsed = ErrorBodySchema.safeParse(JSON.parse(event.data));

@@ -10,9 +10,11 @@ import { z } from 'zod';
 import { IntFlag, NoOptions, action, actionOn } from '../env.js';
 import type { CliIo } from '../io.js';
 import type { Tone } from '../output.js';
+import { historyRefusal, requireHistory } from '../expired-history.js';
 import { describeGraph } from '../graph.js';
 import { NameBook, shortTime } from '../render.js';
 import { resolveChannelId } from '../resolve.js';
+import type { Session } from '../session.js';
 
 const LsOptions = z.object({
   state: ChannelStateSchema.optional(),
@@ -25,7 +27,9 @@ const LsOptions = z.object({
 const PAGE = 1000;
 
 /**
- * `ag2net channels ls|show`. A caller sees the channels it is a participant of; the operator sees every channel.
+ * `ag2net channels ls|show`. A caller sees the channels it is a participant of; the operator sees every channel. A
+ * channel whose history expired is listed as `history expired`; `show` prints its metadata, then says so in one line
+ * (`expiredHistoryLine`) and exits 3, as every command that needs a channel's history does.
  */
 export function channelsCommand(program: Command, io: CliIo): void {
   const channels = program
@@ -66,7 +70,7 @@ export function channelsCommand(program: Command, io: CliIo): void {
           [
             { header: 'id', cell: (r) => r.c.channel_id },
             { header: 'type', cell: (r) => r.c.manifest.type },
-            { header: 'state', cell: (r) => r.c.state, tone: (r) => stateTone(r.c) },
+            { header: 'state', cell: (r) => stateOf(r.c), tone: (r) => stateTone(r.c) },
             { header: 'participants', cell: (r) => r.participants, max: 48 },
             { header: 'created', cell: (r) => shortTime(r.c.created_at) },
             { header: 'ends', cell: (r) => endOf(r.c) },
@@ -87,8 +91,12 @@ export function channelsCommand(program: Command, io: CliIo): void {
         const names = new NameBook(session.hub);
         const channel = await resolveChannelId(session.hub, arg, { caller, names });
         const meta = (await session.hub.call('getChannel', { channel_id: channel }, { caller })).channel;
-        const state = (await session.hub.call('adapterState', { channel_id: channel }, { caller })).state;
-        if (env.out.json) return env.out.data({ channel: meta, state });
+        const state = await adapterStateOf(session, meta, caller);
+        if (env.out.json) {
+          env.out.data({ channel: meta, state });
+          requireHistory(meta);
+          return;
+        }
         const o = env.out;
         // Every participant's name first: the knobs and the adapter state then show names where they hold ids.
         await names.names([meta.creator_id, ...participantIds(meta)]);
@@ -103,6 +111,9 @@ export function channelsCommand(program: Command, io: CliIo): void {
           ['created', meta.created_at],
           ['expires', meta.expires_at ?? '-'],
           ['closed', meta.closed_at === null ? '-' : `${meta.closed_at} (${meta.close_reason || 'no reason'})`],
+          ...(meta.expired_at === undefined
+            ? []
+            : [['history', o.paint('bad', `expired at ${meta.expired_at}`)] as const]),
           ['pending acks', (await names.names(meta.pending_acks)).join(', ') || '-'],
           [
             'labels',
@@ -138,11 +149,35 @@ export function channelsCommand(program: Command, io: CliIo): void {
           o.line(o.paint('head', 'adapter state'));
           o.line(JSON.stringify(names.withNames(state), null, 2));
         }
+        requireHistory(meta);
       }),
     );
 }
 
+/**
+ * The adapter state the caller may see of the channel; `null` for a channel whose history expired, which has none
+ * left (the command shows its metadata, then says so).
+ */
+async function adapterStateOf(
+  session: Session,
+  meta: ChannelMetadata,
+  caller: string,
+): Promise<Record<string, unknown> | null> {
+  if (meta.expired_at !== undefined) return null;
+  try {
+    return (await session.hub.call('adapterState', { channel_id: meta.channel_id }, { caller })).state;
+  } catch (err) {
+    throw historyRefusal(err, meta);
+  }
+}
+
+/** A channel's state as the list shows it: `history expired` once its log was removed (its reason says how it ended). */
+function stateOf(c: ChannelMetadata): string {
+  return c.expired_at === undefined ? c.state : 'history expired';
+}
+
 function stateTone(c: ChannelMetadata): Tone | null {
+  if (c.expired_at !== undefined) return 'dim';
   if (c.state === 'active') return 'ok';
   if (c.state === 'expired') return 'bad';
   if (isTerminalChannelState(c.state)) return 'dim';

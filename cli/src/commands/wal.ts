@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { IntFlag, action, actionOn, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
+import { historyRefusal, requireHistory } from '../expired-history.js';
 import { FOLLOW_POLL_MS, pause } from '../follow.js';
 import type { CliIo } from '../io.js';
 import { NameBook, printEnvelope } from '../render.js';
@@ -29,7 +30,8 @@ const PAGE = 1000;
 
 /**
  * `ag2net wal <channel>` (a channel's log through `readWal`: a participant sees what its audience lets it see, the
- * operator everything) and `ag2net tail` (every admitted envelope of every channel, live; operators).
+ * operator everything) and `ag2net tail` (every admitted envelope of every channel, live; operators). A channel whose
+ * history expired has no log left to show: both say so in one line (`expiredHistoryLine`) and exit 3.
  */
 export function walCommands(program: Command, io: CliIo): void {
   program
@@ -77,11 +79,19 @@ interface ReadLog {
 async function readLog(env: CommandEnv, session: Session, args: ReadLog): Promise<void> {
   if (args.follow && args.limit !== undefined) throw usageError('--limit and --follow do not go together');
   const { names } = args;
-  if (!env.out.json) {
-    // The participants' names first, so that event data naming them reads with names.
-    const meta = await session.hub.call('getChannel', { channel_id: args.channel }, { caller: args.caller });
-    await names.names(participantIds(meta.channel));
+  const meta = (await session.hub.call('getChannel', { channel_id: args.channel }, { caller: args.caller })).channel;
+  requireHistory(meta);
+  // The participants' names first, so that event data naming them reads with names.
+  if (!env.out.json) await names.names(participantIds(meta));
+  try {
+    await printLog(env, session, args);
+  } catch (err) {
+    throw historyRefusal(err, meta);
   }
+}
+
+async function printLog(env: CommandEnv, session: Session, args: ReadLog): Promise<void> {
+  const { names } = args;
   const collected: Envelope[] = [];
   let since = args.since;
   let printed = 0;
@@ -124,6 +134,10 @@ async function tail(env: CommandEnv, session: Session, opts: z.output<typeof Tai
     opts.channel === undefined
       ? undefined
       : await resolveChannelId(session.hub, opts.channel, { caller: OPERATOR_CALLER, names });
+  if (channel !== undefined) {
+    const meta = await session.hub.call('getChannel', { channel_id: channel }, { caller: OPERATOR_CALLER });
+    requireHistory(meta.channel);
+  }
   const subject = channel === undefined ? session.names.walAll : session.names.wal(channel);
   const jsm = await jetstreamManager(session.nc, { checkAPI: false });
   // From the stream's current end (read before following, so nothing admitted after this line is missed).

@@ -52,5 +52,7 @@ export { Channel } from './channel.js';
 export { replyEnvelopeId } from './names.js';
 export { ackInvite, isInviteFor } from './invites.js';
 export { silentLogger } from './logger.js';
+export { HistoryExpiredDetailsSchema, historyExpiredAt, isHistoryExpired } from './history-expired.js';
+export type { HistoryExpiredDetails, HistoryExpiredError } from './history-expired.js';
 export { contextForTrace, traceIdFor } from './tracing.js';
 export type { Logger } from './logger.js';

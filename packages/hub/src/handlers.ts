@@ -25,6 +25,7 @@ import { deliveryLag } from './observe/delivery-lag.js';
 import type { HubContext } from './core/context.js';
 import { pageBudget, pageOf } from './core/paging.js';
 import { createChannel } from './core/create-channel.js';
+import { metadataOf } from './core/retention.js';
 import type { HubHandlers } from './rpc-server.js';
 import {
   checkpointTask,
@@ -86,7 +87,7 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     recordObservation: async (req, caller) => ({ resume: await recordObservation(ctx, caller, req) }),
     createChannel: async (req, caller) => ({ channel: await createChannel(ctx, caller, req) }),
     // A participant's or the operator's (the RPC server let nobody else through).
-    getChannel: (req) => ({ channel: ctx.channels.require(req.channel_id).metadata }),
+    getChannel: (req) => ({ channel: metadataOf(ctx, ctx.channels.require(req.channel_id)) }),
     listChannels: (req, caller) => {
       const page = listChannels(ctx, caller, req);
       return { channels: page.items, next_cursor: page.next_cursor };

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import {
   T0,
   asOperator,
+  audit,
   drained,
   getChannel,
   openChannel,
@@ -120,13 +121,31 @@ describe('history retention', () => {
     await tickAfter(net, HOUR - 1);
     expect(await walCount(net, cid)).toBe(9);
     expect(await wholeLog(net, cid)).toEqual(log);
+    expect(await getChannel(net, cid)).toEqual(closed);
 
     await tickAfter(net, 1);
     const expiredAt = '2026-01-01T01:00:00.000Z';
     expect(await walCount(net, cid)).toBe(0);
     expect(await keysOf(net, net.names.snapshotsBucket, cid)).toEqual([]);
     expect(await storedRecord(net, cid)).toEqual({ ...closed, expired_at: expiredAt });
-    expect(await getChannel(net, cid)).toEqual(closed);
+    expect(await getChannel(net, cid)).toEqual({ ...closed, expired_at: expiredAt });
+    expect(await getChannel(net, open)).not.toHaveProperty('expired_at');
+    const listed = await net.rpc.call('listChannels', {}, { caller: bob.id });
+    expect(listed.channels.map((c) => [c.channel_id, c.expired_at])).toEqual([
+      [open, undefined],
+      [cid, expiredAt],
+    ]);
+    expect(await audit(net, { kinds: ['channel_history_removed'] })).toEqual([
+      {
+        id: `channel_history_removed.${cid}`,
+        kind: 'channel_history_removed',
+        at: expiredAt,
+        channel_id: cid,
+        closed_at: T0,
+        expired_at: expiredAt,
+        purged: 9,
+      },
+    ]);
     expect(await refusal(net.rpc.call('readWal', { channel_id: cid }, asOperator))).toEqual(expired(cid, expiredAt));
     expect(await refusal(net.rpc.call('readWal', { channel_id: cid }, { caller: bob.id }))).toEqual(
       expired(cid, expiredAt),
@@ -172,12 +191,21 @@ describe('history retention', () => {
 
     const cold = await startColdHub(net);
     const hydrated = logger.lines.filter((l) => l.msg === 'hydrated').at(-1)?.fields;
-    expect(hydrated).toMatchObject({ channels: 2, open: 0, restored: 0, envelopes: 0, quarantined: 0 });
+    expect(hydrated).toMatchObject({
+      channels: 2,
+      open: 0,
+      restored: 0,
+      envelopes: 0,
+      quarantined: 0,
+      expiredHistories: 1,
+    });
     expect(cold.snapshot()).toEqual(live);
     expect(await refusal(net.rpc.call('readWal', { channel_id: cid }, asOperator))).toEqual(
       expired(cid, '2026-01-01T01:00:00.000Z'),
     );
     expect(await wholeLog(net, kept)).toEqual(keptLog);
+    expect((await getChannel(net, cid)).expired_at).toBe('2026-01-01T01:00:00.000Z');
+    expect(await getChannel(net, kept)).not.toHaveProperty('expired_at');
     expect((await net.rpc.call('health', {})).quarantined).toBe(0);
   });
 
@@ -216,7 +244,9 @@ describe('history retention', () => {
     // Reads answer as for an expired history at once, before the removal completes and without quarantining anything.
     for (const cid of [halfway, nearlyDone]) {
       expect(await refusal(net.rpc.call('readWal', { channel_id: cid }, asOperator))).toEqual(expired(cid, expiredAt));
+      expect((await getChannel(net, cid)).expired_at).toBe(expiredAt);
     }
+    expect(await audit(net, { kinds: ['channel_history_removed'] })).toEqual([]);
     await net.hub.tick();
     for (const cid of [halfway, nearlyDone]) {
       expect(await walCount(net, cid)).toBe(0);
@@ -224,9 +254,16 @@ describe('history retention', () => {
       expect((await storedRecord(net, cid))['expired_at']).toBe(expiredAt);
     }
     expect((await net.rpc.call('health', {})).quarantined).toBe(0);
+    // Each removal is audited with what its purge removed: all of one log, nothing of the other (purged already).
+    const removed = await audit(net, { kinds: ['channel_history_removed'] });
+    expect(removed.map((r) => [r['channel_id'], r['expired_at'], r['purged']])).toEqual([
+      [halfway, expiredAt, 6],
+      [nearlyDone, expiredAt, 0],
+    ]);
     // Once more changes nothing: the removal is done.
     await tickAfter(net, HOUR);
     expect((await storedRecord(net, halfway))['expired_at']).toBe(expiredAt);
+    expect(await audit(net, { kinds: ['channel_history_removed'] })).toHaveLength(2);
   });
 
   it('removes at most 16 histories a sweep, oldest first', async () => {

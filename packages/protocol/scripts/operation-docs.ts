@@ -171,10 +171,10 @@ export const OPERATION_DOCS: { readonly [Op in HubOp]: OperationDoc } = {
     },
   },
   getChannel: {
-    summary: `A channel’s metadata: participants, handshake and lifecycle state, terms, labels, close reason. A channel the caller is not in answers \`not_found\` "channel not found: <channel_id>", as one that does not exist.`,
+    summary: `A channel’s metadata: participants, handshake and lifecycle state, terms, labels, close reason, and \`expired_at\` once its history expired (the hub’s history retention removed its log). A channel the caller is not in answers \`not_found\` "channel not found: <channel_id>", as one that does not exist.`,
   },
   listChannels: {
-    summary: `The channels the caller takes part in (every channel for the operator). ${PAGE_NOTE}`,
+    summary: `The channels the caller takes part in (every channel for the operator), ended ones included, with \`expired_at\` on those whose history expired. ${PAGE_NOTE}`,
     request: {
       agent_id: 'Only channels this agent takes part in too.',
       state: 'Only channels in this state.',
@@ -215,7 +215,7 @@ export const OPERATION_DOCS: { readonly [Op in HubOp]: OperationDoc } = {
   },
   readWal: {
     summary:
-      'The channel’s log as the caller may see it (the operator sees all of it), in sequence order. A page stops at `limit` envelopes or 512 KiB; continue from `next_since`.',
+      'The channel’s log as the caller may see it (the operator sees all of it), in sequence order. A page stops at `limit` envelopes or 512 KiB; continue from `next_since`. A channel whose history expired answers `not_found` "the history of channel <channel_id> expired at <expired_at>", `details: { reason: "expired", channel_id, expired_at }`.',
     request: {
       since: 'The first sequence to return (inclusive).',
       until: 'The last sequence to return (inclusive); `null` for the end of the log.',
@@ -254,7 +254,7 @@ export const OPERATION_DOCS: { readonly [Op in HubOp]: OperationDoc } = {
   },
   adapterState: {
     summary:
-      'The adapter’s state of the channel as the caller may see it (`stateFor`): turn structure for every participant, content only for its readers; the whole state for the operator.',
+      'The adapter’s state of the channel as the caller may see it (`stateFor`): turn structure for every participant, content only for its readers; the whole state for the operator. A channel whose history expired answers `not_found` with `details.reason` `expired`, as `readWal` does.',
     result: { state: 'The state, or `null` for a channel without a registered adapter.' },
   },
   deliveryLag: {

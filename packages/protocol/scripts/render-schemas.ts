@@ -7,7 +7,8 @@ import { SCHEMA_FILE_SUFFIX, renderSchemaDocument } from './schema-document.js';
 export const SCHEMA_DESCRIPTIONS = {
   Envelope: 'The unit of everything said in a channel: AG2 `Envelope` plus the hub-stamped `sequence`.',
   ChannelManifest: 'What a channel type is: adapter key (type, version), participant rules, knobs and expectations.',
-  ChannelMetadata: "Everything the hub knows about a channel, AG2's 15 `ChannelMetadata` keys.",
+  ChannelMetadata:
+    "Everything the hub knows about a channel, AG2's 15 `ChannelMetadata` keys, and `expired_at` once its history expired.",
   Participant: 'A member of a channel with its role and turn order.',
   Expectation: 'A time or policy promise the hub checks for a channel, and what to do on violation.',
   Passport: 'Who an agent is: name, owner, model, auth block and kind.',

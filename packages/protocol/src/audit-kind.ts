@@ -16,6 +16,11 @@ export const AuditKind = {
   ChannelCreated: 'channel_created',
   ChannelClosed: 'channel_closed',
   ChannelExpired: 'channel_expired',
+  /**
+   * The history retention removed an ended channel's log and snapshots: `channel_id`, `closed_at`, `expired_at`,
+   * `purged` (the WAL messages removed).
+   */
+  ChannelHistoryRemoved: 'channel_history_removed',
   ExpectationViolated: 'expectation_violated',
   TaskTerminated: 'task_terminated',
   TaskEvent: 'task_event',

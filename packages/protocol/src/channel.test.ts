@@ -118,6 +118,17 @@ describe('ChannelMetadata', () => {
     expect(Object.keys(ChannelMetadataSchema.parse(minimal))).toEqual(AG2_METADATA_KEYS);
   });
 
+  it('keeps expired_at of a channel whose history expired; a record without it parses without it', () => {
+    const expiredAt = '2026-05-10T12:00:00.000Z';
+    expect(ChannelMetadataSchema.parse({ ...minimal, state: 'closed', expired_at: expiredAt })).toMatchObject({
+      state: 'closed',
+      expired_at: expiredAt,
+    });
+    expect(ChannelMetadataSchema.parse(minimal)).not.toHaveProperty('expired_at');
+    expect(ChannelMetadataSchema.safeParse({ ...minimal, expired_at: null }).success).toBe(false);
+    expect(ChannelMetadataSchema.safeParse({ ...minimal, expired_at: 'tomorrow' }).success).toBe(false);
+  });
+
   it("fills AG2's defaults", () => {
     const metadata = ChannelMetadataSchema.parse(minimal);
     expect(metadata).toMatchObject({

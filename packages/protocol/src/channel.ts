@@ -79,7 +79,10 @@ export const ChannelManifestSchema = z.strictObject({
 export type ChannelManifest = z.infer<typeof ChannelManifestSchema>;
 export type ChannelManifestInput = z.input<typeof ChannelManifestSchema>;
 
-/** Everything the hub knows about a channel, AG2's 15 keys. */
+/**
+ * Everything the hub knows about a channel: AG2's 15 keys, and `expired_at` once the channel's history expired (not
+ * one of AG2's: absent until then, so that a record without it parses as it always did).
+ */
 export const ChannelMetadataSchema = z.strictObject({
   channel_id: IdSchema,
   manifest: ChannelManifestSchema,
@@ -96,6 +99,12 @@ export const ChannelMetadataSchema = z.strictObject({
   required_acks: z.number().int().min(0).nullable().default(null),
   pending_acks: z.array(IdSchema).default([]),
   rejected_by: z.array(IdSchema).default([]),
+  /**
+   * When the channel's history expired: the hub's history retention (`hub-service --retain-closed`) removed its log
+   * and snapshots, `closed_at` + the retention. Absent while the history is kept; from then on `readWal` and
+   * `adapterState` answer `not_found` with `details.reason` `expired`.
+   */
+  expired_at: TimestampSchema.optional(),
 });
 export type ChannelMetadata = z.infer<typeof ChannelMetadataSchema>;
 export type ChannelMetadataInput = z.input<typeof ChannelMetadataSchema>;

@@ -35,6 +35,11 @@ export const ErrorReason = {
    * effect (a NATS request of it timed out). Clients do not resend it; the caller decides.
    */
   MayHaveApplied: 'may_have_applied',
+  /**
+   * `not_found` of `readWal` or `adapterState`: the channel's history expired (removed by the hub's history
+   * retention), `details.channel_id` and `details.expired_at`; its metadata stays readable.
+   */
+  HistoryExpired: 'expired',
 } as const;
 export type ErrorReason = (typeof ErrorReason)[keyof typeof ErrorReason];
 

@@ -1,11 +1,13 @@
 import { Fragment } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api.js';
+import type { Channel } from '../api-types.js';
 import { Badge, ErrorAlert, Loading, Presence, Time, useNow } from '../components.js';
 import { useConsole } from '../context.js';
 import { useLiveChannel } from '../live-channel.js';
 import { EV_INVITE, EV_INVITE_ACK } from '../logic/envelopes.js';
 import { nameIds } from '../logic/ids.js';
+import { expiredOnLabel, keptLabel } from '../logic/history.js';
 import { isEnded } from '../logic/live.js';
 import { parseTime, ttlLabel } from '../logic/time.js';
 import { turnLabel, whoseTurn } from '../logic/turn.js';
@@ -17,7 +19,10 @@ import { WorkflowGraph } from './workflow-graph.js';
 
 type Tab = 'transcript' | 'turns';
 
-/** One channel: its header and whose turn, the transcript or the turns live, the composer, and a workflow's graph. */
+/**
+ * One channel: its header and whose turn, the transcript or the turns live, the composer, and a workflow's graph; for a
+ * channel whose history expired, its header and a notice that says when instead.
+ */
 export function ChannelView(props: { channelId: string }) {
   const { api, session, myId, nameOf: directoryName, knownName, learn, activity, refreshActivity } = useConsole();
   // The signed-in person by the name they signed in with, before the directory has listed them.
@@ -39,7 +44,12 @@ export function ChannelView(props: { channelId: string }) {
     },
     [knownName, myId, session.name],
   );
-  const { channel, state, envelopes, refresh } = useLiveChannel({ api, channelId: id, onError: failed, onIds: learn });
+  const { channel, state, envelopes, expiredAt, refresh } = useLiveChannel({
+    api,
+    channelId: id,
+    onError: failed,
+    onIds: learn,
+  });
 
   // An alert is about the channel as it was: a change of state (opened, closed, expired) clears it.
   const channelState = channel?.state;
@@ -113,6 +123,7 @@ export function ChannelView(props: { channelId: string }) {
             {channel.manifest.type} <span class="mono muted small channel-id">{channel.channel_id}</span>
           </h1>
           <Badge value={channel.state} />
+          {expiredAt === null ? null : <Badge value="history expired" tone="off" />}
           {channel.close_reason === '' ? null : (
             <span class="muted" data-testid="close-reason">
               ({channel.close_reason})
@@ -141,9 +152,11 @@ export function ChannelView(props: { channelId: string }) {
                 Close channel
               </button>
             ) : null}
-            <button type="button" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
-              Raw JSON
-            </button>
+            {expiredAt === null ? (
+              <button type="button" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
+                Raw JSON
+              </button>
+            ) : null}
           </div>
         </div>
         <dl class="fields inline">
@@ -185,42 +198,47 @@ export function ChannelView(props: { channelId: string }) {
         </dl>
       </div>
       <ErrorAlert error={error} onDismiss={() => setError(null)} />
-      {channel.manifest.type === 'workflow' ? (
+      {expiredAt === null ? null : <HistoryExpired channel={channel} expiredAt={expiredAt} />}
+      {expiredAt !== null ? null : channel.manifest.type === 'workflow' ? (
         <WorkflowGraph channel={channel} state={state} envelopes={envelopes} myId={myId} nameOf={nameOf} />
       ) : null}
-      <div class="tabs" role="tablist" aria-label="Channel views">
-        <button
-          type="button"
-          role="tab"
-          data-testid="tab-transcript"
-          aria-selected={tab === 'transcript'}
-          onClick={() => setTab('transcript')}
-        >
-          Transcript
-        </button>
-        <button
-          type="button"
-          role="tab"
-          data-testid="tab-turns"
-          aria-selected={tab === 'turns'}
-          onClick={() => setTab('turns')}
-        >
-          Turns <span class="muted">({turns.filter((t) => t.outcome !== 'waiting').length})</span>
-        </button>
-      </div>
-      {tab === 'transcript' ? (
-        <Transcript
-          envelopes={envelopes}
-          now={now}
-          raw={raw}
-          myId={myId}
-          participants={channel.participants.map((p) => p.agent_id)}
-          nameOf={nameOf}
-        />
-      ) : (
-        <TurnTimeline turns={turns} myId={myId} nameOf={nameOf} />
+      {expiredAt !== null ? null : (
+        <>
+          <div class="tabs" role="tablist" aria-label="Channel views">
+            <button
+              type="button"
+              role="tab"
+              data-testid="tab-transcript"
+              aria-selected={tab === 'transcript'}
+              onClick={() => setTab('transcript')}
+            >
+              Transcript
+            </button>
+            <button
+              type="button"
+              role="tab"
+              data-testid="tab-turns"
+              aria-selected={tab === 'turns'}
+              onClick={() => setTab('turns')}
+            >
+              Turns <span class="muted">({turns.filter((t) => t.outcome !== 'waiting').length})</span>
+            </button>
+          </div>
+          {tab === 'transcript' ? (
+            <Transcript
+              envelopes={envelopes}
+              now={now}
+              raw={raw}
+              myId={myId}
+              participants={channel.participants.map((p) => p.agent_id)}
+              nameOf={nameOf}
+            />
+          ) : (
+            <TurnTimeline turns={turns} myId={myId} nameOf={nameOf} />
+          )}
+        </>
       )}
-      {session.operator || ended || invited || !isParticipant ? null : (
+      {session.operator || ended || invited || !isParticipant || expiredAt !== null ? null : (
         <Composer
           disabled={busy}
           onSend={(text) =>
@@ -239,5 +257,30 @@ export function ChannelView(props: { channelId: string }) {
         />
       )}
     </section>
+  );
+}
+
+/**
+ * What a channel whose history expired shows instead of its transcript: when it expired and how long the hub kept it
+ * after the channel ended. Its metadata (the header) is all that is left.
+ */
+function HistoryExpired(props: { channel: Channel; expiredAt: string }) {
+  const kept = keptLabel(props.channel, props.expiredAt);
+  return (
+    <div class="card history-expired" role="status" data-testid="history-expired">
+      <p>
+        <strong>
+          The history of this channel expired on{' '}
+          <time dateTime={props.expiredAt} title={props.expiredAt}>
+            {expiredOnLabel(props.expiredAt)}
+          </time>
+        </strong>
+        {kept === null ? '.' : `; it was kept ${kept} after it ended.`}
+      </p>
+      <p class="muted">
+        The hub removes an ended channel’s messages after its retention: its transcript and turns can no longer be read.
+        Who took part, and how and when it ended, are above.
+      </p>
+    </div>
   );
 }

@@ -4,6 +4,7 @@ import { Badge, Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader 
 import { useConsole } from '../context.js';
 import { envelopeOfEvent } from '../stream.js';
 import { turnLabel, whoseTurn } from '../logic/turn.js';
+import { expiredOnLabel } from '../logic/history.js';
 import { channelLabel } from '../logic/ids.js';
 import { foldEnvelope, foldPreview, isEnded, mergeChannel } from '../logic/live.js';
 import { channelMatches, searchTerms } from '../logic/search.js';
@@ -37,7 +38,7 @@ function newer(a: ChannelPreview | undefined, b: ChannelPreview | undefined): Ch
 /**
  * The caller's channels, live: read with their previews (last message), then changed by each delivery of the person's
  * stream with the same folds the channel page uses (a close shows at once); searched by name, intent, participants
- * and last message.
+ * and last message. A channel whose history expired is marked `history expired`, with when, instead of a message.
  */
 export function ChannelsView() {
   const { api, session, myId, nameOf, learn, reportError } = useConsole();
@@ -196,6 +197,7 @@ export function ChannelsView() {
                   data-channel-id={c.channel_id}
                   data-type={c.manifest.type}
                   data-state={c.state}
+                  data-history={c.expired_at === undefined ? 'kept' : 'expired'}
                   class="clickable"
                   onClick={(e) => {
                     if (!(e.target instanceof HTMLAnchorElement)) location.hash = href;
@@ -207,7 +209,9 @@ export function ChannelsView() {
                     </a>{' '}
                     <span class="chip">{c.manifest.type}</span>
                     <div class="preview muted" data-testid="channel-preview">
-                      {message === null ? (
+                      {c.expired_at !== undefined ? (
+                        <em title={c.expired_at}>History expired {expiredOnLabel(c.expired_at)}</em>
+                      ) : message === null ? (
                         <em>No messages yet</em>
                       ) : (
                         <>
@@ -219,6 +223,12 @@ export function ChannelsView() {
                   </td>
                   <td data-label="State">
                     <Badge value={c.state} />
+                    {c.expired_at === undefined ? null : (
+                      <>
+                        {' '}
+                        <Badge value="history expired" tone="off" />
+                      </>
+                    )}
                   </td>
                   <td data-label="Participants">
                     {[...c.participants]

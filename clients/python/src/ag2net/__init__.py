@@ -32,6 +32,7 @@ from .errors import (
     error_from_wire,
     is_final_error,
 )
+from .history import HISTORY_EXPIRED, HistoryExpiredDetails, history_expired, history_expired_details
 from .hub_client import OPERATOR_CALLER, HubClient
 from .identity import IdentityCredentialsError
 from .ids import is_reply_form_id, new_id, reply_envelope_id
@@ -61,6 +62,7 @@ __all__ = [
     "EV_CHANNEL_INVITE",
     "EV_CHANNEL_INVITE_ACK",
     "EV_TEXT",
+    "HISTORY_EXPIRED",
     "HUB_OPS",
     "OPERATOR_CALLER",
     "TURN_LOCK_TTL",
@@ -75,6 +77,7 @@ __all__ = [
     "DisconnectedError",
     "Envelope",
     "EnvelopeTimeoutError",
+    "HistoryExpiredDetails",
     "HubClient",
     "HubRpc",
     "HubUnavailableError",
@@ -104,6 +107,8 @@ __all__ = [
     "ack_invite",
     "create_identity_keys",
     "error_from_wire",
+    "history_expired",
+    "history_expired_details",
     "inbox_prefix_of",
     "is_final_error",
     "is_invite_for",

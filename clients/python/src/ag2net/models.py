@@ -82,7 +82,7 @@ class ChannelMetadataParticipantsItem(BaseModel):
 
 
 class ChannelMetadata(BaseModel):
-    "Everything the hub knows about a channel, AG2's 15 `ChannelMetadata` keys."
+    "Everything the hub knows about a channel, AG2's 15 `ChannelMetadata` keys, and `expired_at` once its history expired."
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True, strict=True)
     channel_id: str = Field(min_length=1, max_length=128, pattern="^[A-Za-z0-9_-]+$")
@@ -100,6 +100,7 @@ class ChannelMetadata(BaseModel):
     required_acks: int | None = Field(default=None)
     pending_acks: list[str] = Field(default=json_default("[]"))
     rejected_by: list[str] = Field(default=json_default("[]"))
+    expired_at: str | None = Field(default=None, pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$")
 
 
 class ChannelRefData(BaseModel):

@@ -20,7 +20,7 @@ import { causationKey } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { attached } from '../snapshots/attach.js';
 import { beginCloseLocked } from './lifecycle.js';
-import { requireHistory } from './retention.js';
+import { metadataOf, requireHistory } from './retention.js';
 import { checkWalMessage, scanWal } from './wal-scan.js';
 import { jsonBytes, pageBudget, pageOf, type Page } from './paging.js';
 
@@ -32,7 +32,7 @@ import { jsonBytes, pageBudget, pageOf, type Page } from './paging.js';
  */
 export async function closeChannel(ctx: HubContext, channelId: string, reason: string): Promise<ChannelMetadata> {
   const rt = ctx.channels.require(channelId);
-  if (isTerminalChannelState(rt.metadata.state)) return rt.metadata;
+  if (isTerminalChannelState(rt.metadata.state)) return metadataOf(ctx, rt);
   const ended = ctx.waiters.untilEnd(channelId);
   await ctx.serial.run(channelId, () => beginCloseLocked(ctx, rt, reason || CloseReason.ExplicitClose));
   if (isTerminalChannelState(rt.metadata.state)) {
@@ -71,8 +71,8 @@ export async function adapterStateFor(
 
 /**
  * AG2's `list_channels` over the channels the caller may see (those it is a participant of; every channel for the
- * operator), terminal ones included, in creation order: one page of at most `limit` channels and `pageBudget`
- * bytes, and the cursor of the next. `agent_id` narrows the list to channels that agent is a participant of too.
+ * operator), terminal ones included (with `expired_at` once their history expired), in creation order: one page of
+ * at most `limit` channels and `pageBudget` bytes, and the cursor of the next. `agent_id` narrows the list to channels that agent is a participant of too.
  */
 export function listChannels(
   ctx: HubContext,
@@ -81,10 +81,10 @@ export function listChannels(
 ): Page<ChannelMetadata> {
   const all = ctx.channels
     .all()
-    .map((rt) => rt.metadata)
-    .filter((m) => isOperator(caller) || isParticipant(m, caller))
-    .filter((m) => req.agent_id === null || isParticipant(m, req.agent_id))
-    .filter((m) => req.state === null || m.state === req.state);
+    .filter(({ metadata: m }) => isOperator(caller) || isParticipant(m, caller))
+    .filter(({ metadata: m }) => req.agent_id === null || isParticipant(m, req.agent_id))
+    .filter(({ metadata: m }) => req.state === null || m.state === req.state)
+    .map((rt) => metadataOf(ctx, rt));
   return pageOf(all, { ...req, budgetBytes: pageBudget(ctx.nc) });
 }
 

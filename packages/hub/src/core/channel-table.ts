@@ -1,10 +1,4 @@
-import {
-  ChannelMetadataSchema,
-  NotFoundError,
-  TimestampSchema,
-  isTerminalChannelState,
-  type ChannelMetadata,
-} from '@ag2net/protocol';
+import { ChannelMetadataSchema, NotFoundError, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
 import type { KV } from '@nats-io/kv';
 import { setImmediate } from 'node:timers/promises';
 import { detachedRuntime, type ChannelRuntime } from './channel-runtime.js';
@@ -12,12 +6,6 @@ import type { KvValue } from './kv-scan.js';
 import { parseJson } from './parse-json.js';
 import type { Quarantine } from './quarantined-record.js';
 import { RetentionQueue } from './retention-queue.js';
-
-/**
- * A channel's record in KV: its metadata and, once its history expired (its WAL entries, snapshots and indexes were
- * removed after the retention), `expired_at`, the tombstone. The state stays what it was (`closed` or `expired`).
- */
-const StoredChannelSchema = ChannelMetadataSchema.extend({ expired_at: TimestampSchema.optional() });
 
 /** When a channel ended (ms), for retention: `closed_at`, or `created_at` for a record without it. */
 export function endedAtMs(metadata: Pick<ChannelMetadata, 'closed_at' | 'created_at'>): number {
@@ -37,7 +25,10 @@ export class ChannelTable {
   readonly #channels = new Map<string, ChannelRuntime>();
   /** Ids of channels not known to have ended; pruned lazily, since an ended channel never reopens. */
   readonly #open = new Set<string>();
-  /** Channel id → `expired_at` of the channels whose history expired (their tombstones). */
+  /**
+   * Channel id → `expired_at` of the channels whose history expired (their tombstones). A channel's record in KV is its
+   * metadata plus, once its history expired, `expired_at`; the metadata kept in memory leaves it out (it is this map's).
+   */
   readonly #expired = new Map<string, string>();
   /** Ended channels whose history is kept, for retention. */
   readonly retention = new RetentionQueue();
@@ -78,6 +69,11 @@ export class ChannelTable {
     if (isTerminalChannelState(metadata.state)) this.#noteEnded(metadata);
   }
 
+  /** How many channels' histories expired (tombstones noted). */
+  get expiredCount(): number {
+    return this.#expired.size;
+  }
+
   /** When the channel's history expired (its tombstone), or `null` while it is kept. */
   expiredAt(channelId: string): string | null {
     return this.#expired.get(channelId) ?? null;
@@ -111,7 +107,7 @@ export class ChannelTable {
     for await (const { key, revision, value } of records) {
       // Buffered records parse without returning to the event loop: give timers (lease renewal) a turn now and then.
       if (++count % 500 === 0) await setImmediate();
-      const parsed = parseJson(value, StoredChannelSchema);
+      const parsed = parseJson(value, ChannelMetadataSchema);
       const reason = !parsed.ok
         ? parsed.reason
         : parsed.value.channel_id !== key

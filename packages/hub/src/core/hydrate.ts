@@ -36,8 +36,9 @@ const MAX_LONG_BY_SUBJECT = 2;
  * (`rebuildChannel`: snapshots and entries that are not what the hub wrote are quarantined and skipped). Ended
  * channels are not folded: only their metadata is loaded, and their final snapshot serves them on demand
  * (`attached`). The WAL is the truth: handshake and lifecycle envelopes in it win over metadata that a crash left
- * stale. Then it finishes what a crash interrupted: closing channels resume their drain, an `auto_close` violation
- * whose close had not started starts it, and tasks of ended channels expire.
+ * stale. Channels whose history expired are tombstones: their metadata is loaded, nothing else (the `hydrated` line
+ * counts them as `expiredHistories`). Then it finishes what a crash interrupted: closing channels resume their drain,
+ * an `auto_close` violation whose close had not started starts it, and tasks of ended channels expire.
  */
 export async function hydrate(ctx: HubContext): Promise<void> {
   const quarantine = new QuarantineLog(ctx);
@@ -107,6 +108,8 @@ export async function hydrate(ctx: HubContext): Promise<void> {
       restored: rebuilt.filter((r) => r.restored).length,
       envelopes: rebuilt.reduce((n, r) => n + r.folded, 0),
       quarantined: ctx.counters.quarantined,
+      // Ended channels whose history the retention removed: their metadata only, never a log to read.
+      expiredHistories: ctx.channels.expiredCount,
     },
     'hydrated',
   );

@@ -1,4 +1,4 @@
-import { NotFoundError, isTerminalChannelState } from '@ag2net/protocol';
+import { AuditKind, ErrorReason, NotFoundError, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import { channelFields } from '../observe/log-names.js';
 import type { ChannelRuntime } from './channel-runtime.js';
@@ -7,9 +7,6 @@ import type { HubContext } from './context.js';
 
 /** How many ended channels one sweep removes the history of, at most: a sweep's work stays bounded. */
 export const RETENTION_BATCH = 16;
-
-/** `details.reason` of the `not_found` a read of a channel whose history expired answers. */
-export const HISTORY_EXPIRED = 'expired';
 
 /**
  * When the channel's history expired: its tombstone's `expired_at`, or, for an ended channel whose retention ran out
@@ -33,8 +30,17 @@ export function historyExpiredAt(ctx: HubContext, rt: ChannelRuntime): string | 
  */
 export function historyExpired(channelId: string, expiredAt: string): NotFoundError {
   return new NotFoundError(`the history of channel ${channelId} expired at ${expiredAt}`, {
-    details: { reason: HISTORY_EXPIRED, channel_id: channelId, expired_at: expiredAt },
+    details: { reason: ErrorReason.HistoryExpired, channel_id: channelId, expired_at: expiredAt },
   });
+}
+
+/**
+ * The channel's metadata as `getChannel` and `listChannels` answer it: with `expired_at` once its history expired
+ * (`historyExpiredAt`), so that the metadata says what a read of its history would answer.
+ */
+export function metadataOf(ctx: HubContext, rt: ChannelRuntime): ChannelMetadata {
+  const expiredAt = historyExpiredAt(ctx, rt);
+  return expiredAt === null ? rt.metadata : { ...rt.metadata, expired_at: expiredAt };
 }
 
 /** Throws `historyExpired` when the channel's history expired. */
@@ -78,8 +84,8 @@ export async function expireHistories(ctx: HubContext, now: number): Promise<voi
 /**
  * Removes one ended channel's history, in its serial slot: once delivery has fanned out its last WAL entry (its close
  * notice and the audit records it implies), its snapshots, then every message on its WAL subject (a JetStream purge
- * by subject), then writes the tombstone. A step already done is a no-op, so a removal cut short by a failover is
- * completed by the next lease holder. Nothing happens without the lease.
+ * by subject), then its `channel_history_removed` audit record, then the tombstone. A step already done is a no-op,
+ * so a removal cut short by a failover is completed by the next lease holder. Nothing happens without the lease.
  */
 async function expireHistoryLocked(ctx: HubContext, channelId: string): Promise<void> {
   const rt = ctx.channels.get(channelId);
@@ -94,6 +100,13 @@ async function expireHistoryLocked(ctx: HubContext, channelId: string): Promise<
   if (!ctx.lease.holds()) return;
   const { purged } = await ctx.jsm.streams.purge(ctx.names.walStream, { filter: subject });
   if (!ctx.lease.holds()) return;
+  // Before the tombstone, so that a removal is audited at least once: one completed after a failover writes the same
+  // id again (a duplicate the stream drops within its window; after it, a second record with what that purge removed).
+  await ctx.audit.recordAfter(
+    AuditKind.ChannelHistoryRemoved,
+    { channel_id: channelId, closed_at: rt.metadata.closed_at, expired_at: expiredAt, purged },
+    { id: `channel_history_removed.${channelId}` },
+  );
   await ctx.channels.expire(rt, expiredAt);
   ctx.logger.info({ ...channelFields(rt.metadata), expiredAt, purged }, 'channel history expired');
 }
