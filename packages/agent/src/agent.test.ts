@@ -27,7 +27,15 @@ describe('Agent.ask', () => {
         { role: 'assistant', content: 'hey' },
       ],
     });
-    expect(result).toEqual({ text: 'hello carol', events: [], usage: { inputTokens: 0, outputTokens: 0 } });
+    expect(result).toEqual({
+      text: 'hello carol',
+      events: [],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      usageReported: true,
+      attempts: 1,
+      retries: 0,
+      toolCalls: 0,
+    });
     expect(model.calls[0]?.prompt).toEqual([
       { role: 'system', content: 'You are bob (agent_id: b1).' },
       { role: 'system', content: 'Be brief.' },
@@ -92,6 +100,10 @@ describe('Agent.ask', () => {
         { type: 'tool_result', callId: 'call_1', result: 'Error: boom' },
       ],
       usage: { inputTokens: 0, outputTokens: 0 },
+      usageReported: true,
+      attempts: 2,
+      retries: 0,
+      toolCalls: 1,
     });
   });
 

@@ -1,6 +1,7 @@
 import type { TurnEvent } from '@ag2net/adapters';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { generateText, stepCountIs, type ModelMessage, type SystemModelMessage, type ToolSet } from 'ai';
+import { countedModel, countingModelCalls, type ModelCallCount } from './model/meter.js';
 import { turnEventsOf } from './turn-events.js';
 
 /** Default number of model calls one `ask` may make (each tool round trip is one more). */
@@ -37,11 +38,25 @@ export interface TokenUsage {
   readonly outputTokens: number;
 }
 
-/** What one turn produced: the final text, the tool calls and results on the way, and the tokens used. */
+/**
+ * What one turn produced: the final text, the tool calls and results on the way, the tokens used, and how often the
+ * model was asked.
+ */
 export interface AskResult {
   readonly text: string;
   readonly events: readonly TurnEvent[];
   readonly usage: TokenUsage;
+  /** Whether the provider reported token counts at all; when it did not, `usage` is zeros. */
+  readonly usageReported: boolean;
+  /**
+   * Requests made to the model: one per step (each tool round trip adds one), retries included — those of a model
+   * built by `createModel` and the AI SDK's own.
+   */
+  readonly attempts: number;
+  /** Of `attempts`, those that repeated a request that had failed for a transient reason. */
+  readonly retries: number;
+  /** Tool calls the model made over the turn. */
+  readonly toolCalls: number;
 }
 
 /**
@@ -72,18 +87,26 @@ export class Agent {
       ...history.filter((m): m is SystemModelMessage => m.role === 'system'),
     ];
     const tools = { ...this.tools, ...options.tools };
-    const result = await generateText({
-      model: this.model,
-      ...(system.length === 0 ? {} : { system }),
-      messages: [...history.filter((m) => m.role !== 'system'), { role: 'user', content: input }],
-      ...(Object.keys(tools).length === 0 ? {} : { tools }),
-      stopWhen: stepCountIs(this.maxSteps),
-      ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
-    });
-    const usage = {
-      inputTokens: result.totalUsage.inputTokens ?? 0,
-      outputTokens: result.totalUsage.outputTokens ?? 0,
+    const count: ModelCallCount = { attempts: 0, retries: 0 };
+    const result = await countingModelCalls(count, () =>
+      generateText({
+        model: countedModel(this.model, count),
+        ...(system.length === 0 ? {} : { system }),
+        messages: [...history.filter((m) => m.role !== 'system'), { role: 'user', content: input }],
+        ...(Object.keys(tools).length === 0 ? {} : { tools }),
+        stopWhen: stepCountIs(this.maxSteps),
+        ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
+      }),
+    );
+    const { inputTokens, outputTokens } = result.totalUsage;
+    return {
+      text: result.text,
+      events: turnEventsOf(result.steps),
+      usage: { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 },
+      usageReported: inputTokens !== undefined || outputTokens !== undefined,
+      attempts: count.attempts,
+      retries: count.retries,
+      toolCalls: result.steps.reduce((n, step) => n + step.toolCalls.length, 0),
     };
-    return { text: result.text, events: turnEventsOf(result.steps), usage };
   }
 }

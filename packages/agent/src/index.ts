@@ -56,6 +56,8 @@ export type { ToolContext, ToolClient, TaskDirectory } from './tools/context.js'
 export { DEFAULT_DELEGATE_TIMEOUT_S } from './tools/delegate.js';
 export { createDefaultHandler } from './runtime/handler.js';
 export type { DefaultHandlerOptions } from './runtime/handler.js';
+export { turnReport } from './runtime/turn-report.js';
+export type { TurnMeasures } from './runtime/turn-report.js';
 export { channelLabel } from './runtime/turn-observer.js';
 export type { TurnObserver, TurnOutcome, TurnResult } from './runtime/turn-observer.js';
 export { registerAgent, attachAgent } from './runtime/register.js';

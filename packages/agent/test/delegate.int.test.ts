@@ -27,7 +27,9 @@ describe('delegate end to end', () => {
       predicate: (e) => e.event_type === EV_TEXT && e.sender_id === alice.agentId,
       timeout: 15_000,
     });
-    expect(answer?.event_data).toEqual({ text: 'The answer is 4.' });
+    expect(answer?.event_data['text']).toBe('The answer is 4.');
+    // The delegation is one tool call of alice's turn, which took two model calls.
+    expect(answer?.event_data['turn']).toMatchObject({ attempts: 2, retries: 0, tool_calls: 1 });
 
     // The model saw the tool's result: bob's reply.
     expect(aliceModel.calls[1]?.prompt.at(-1)).toEqual({

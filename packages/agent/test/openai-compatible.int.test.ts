@@ -96,6 +96,10 @@ describe('OpenAI-compatible provider over HTTP', () => {
       ],
       // Two completions of 10 prompt and 5 completion tokens each, summed over the turn.
       usage: { inputTokens: 20, outputTokens: 10 },
+      usageReported: true,
+      attempts: 2,
+      retries: 0,
+      toolCalls: 1,
     });
     expect(endpoint.paths).toEqual([
       'POST /v1/chat/completions Bearer sk-test',

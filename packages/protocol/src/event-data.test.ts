@@ -12,7 +12,9 @@ import {
   PacketRoutingSchema,
   TaskCancelDataSchema,
   TurnFailedDataSchema,
+  TurnReportSchema,
   TextDataSchema,
+  failureCauseLine,
 } from '@ag2net/protocol';
 
 describe('EVENT_DATA_SCHEMAS', () => {
@@ -182,5 +184,65 @@ describe('TurnFailedData', () => {
     expect(refused({ model: '' })).toEqual(['model']);
     expect(refused({ provider: 'p'.repeat(129) })).toEqual(['provider']);
     expect(refused({ cause: { kind: 'http', message: 'm'.repeat(300) } })).toEqual([]);
+  });
+});
+
+describe('TurnReport', () => {
+  const report = {
+    started_at: '2026-03-02T09:15:04.120Z',
+    duration_ms: 1240,
+    provider: 'openai',
+    model: 'gpt-4.1-mini',
+    usage: { input_tokens: 312, output_tokens: 54 },
+    attempts: 2,
+    retries: 1,
+    tool_calls: 0,
+  };
+
+  it('rides in the turn of a text and of a packet, beside what AG2 reads', () => {
+    expect(TextDataSchema.parse({ text: 'hi', turn: report })).toStrictEqual({ text: 'hi', turn: report });
+    expect(PacketDataSchema.parse({ body: 'b', turn: report })).toStrictEqual({ body: 'b', turn: report });
+  });
+
+  it('needs only the start, the duration, the model and the attempts, and keeps unknown fields', () => {
+    const { usage: _usage, retries: _retries, tool_calls: _calls, ...minimal } = report;
+    expect(TurnReportSchema.parse(minimal)).toStrictEqual(minimal);
+    const extended = { ...report, usage: { ...report.usage, cached_tokens: 3 }, region: 'eu' };
+    expect(TurnReportSchema.parse(extended)).toStrictEqual(extended);
+  });
+
+  it('refuses missing fields and every field out of its bounds', () => {
+    const refused = (extra: Record<string, unknown>): string[] => {
+      const result = TextDataSchema.safeParse({ text: 'hi', turn: { ...report, ...extra } });
+      return result.success ? [] : result.error.issues.map((issue) => issue.path.join('.'));
+    };
+    expect(refused({ started_at: undefined })).toEqual(['turn.started_at']);
+    expect(refused({ started_at: '2026-03-02 09:15' })).toEqual(['turn.started_at']);
+    expect(refused({ duration_ms: -1 })).toEqual(['turn.duration_ms']);
+    expect(refused({ duration_ms: 86_400_001 })).toEqual(['turn.duration_ms']);
+    expect(refused({ duration_ms: 86_400_000 })).toEqual([]);
+    expect(refused({ provider: '' })).toEqual(['turn.provider']);
+    expect(refused({ model: 'm'.repeat(257) })).toEqual(['turn.model']);
+    expect(refused({ usage: { input_tokens: 1.5, output_tokens: 0 } })).toEqual(['turn.usage.input_tokens']);
+    expect(refused({ usage: { input_tokens: 0, output_tokens: 1_000_000_001 } })).toEqual(['turn.usage.output_tokens']);
+    expect(refused({ usage: { input_tokens: 1 } })).toEqual(['turn.usage.output_tokens']);
+    expect(refused({ attempts: 0 })).toEqual(['turn.attempts']);
+    expect(refused({ retries: -1 })).toEqual(['turn.retries']);
+    expect(refused({ tool_calls: 1001 })).toEqual(['turn.tool_calls']);
+    expect(TextDataSchema.safeParse({ text: 'hi', turn: 'fast' }).success).toBe(false);
+  });
+});
+
+describe('failureCauseLine', () => {
+  it('puts status and code before the message, once', () => {
+    expect(failureCauseLine({ kind: 'http', status: 401, code: 'invalid_api_key', message: 'Incorrect API key' })).toBe(
+      '401 invalid_api_key: Incorrect API key',
+    );
+    expect(failureCauseLine({ kind: 'connection', code: 'ECONNREFUSED', message: 'ECONNREFUSED 127.0.0.1:9' })).toBe(
+      'ECONNREFUSED 127.0.0.1:9',
+    );
+    expect(failureCauseLine({ kind: 'http', status: 500 })).toBe('500');
+    expect(failureCauseLine({ kind: 'timeout', message: 'no answer within 30 s' })).toBe('no answer within 30 s');
+    expect(failureCauseLine({ kind: 'error' })).toBe('error');
   });
 });

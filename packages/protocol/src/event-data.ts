@@ -14,10 +14,85 @@ import {
   EV_TEXT,
   EV_TURN_FAILED,
 } from './events.js';
+import { TimestampSchema } from './envelope.js';
 import { IdSchema } from './ids.js';
 
-/** `event_data` of `EV_TEXT`. */
-export const TextDataSchema = z.looseObject({ text: z.string() });
+/** The longest turn a `TurnReport` states, in ms (one day); a longer one is reported as this. */
+export const MAX_TURN_REPORT_DURATION_MS = 86_400_000;
+/** The most tokens a `TurnReport` states for either side; more are reported as this. */
+export const MAX_TURN_REPORT_TOKENS = 1_000_000_000;
+/** The most model attempts, retries or tool calls a `TurnReport` states; more are reported as this. */
+export const MAX_TURN_REPORT_COUNT = 1000;
+
+/** Tokens a turn's model calls used, summed over the turn, as the provider reported them. */
+const TurnUsageSchema = z
+  .looseObject({
+    input_tokens: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_TURN_REPORT_TOKENS)
+      .describe('Tokens the model read (prompts, history, tool results), over every call of the turn.'),
+    output_tokens: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_TURN_REPORT_TOKENS)
+      .describe('Tokens the model wrote (text and tool calls), over every call of the turn.'),
+  })
+  .describe('Tokens the turn used, as the provider reported them; absent when it reported none.');
+
+/**
+ * How an agent's turn went, as its runtime measured it: `event_data.turn` of the answer the turn posted
+ * (`ag2.msg.text`, or `ag2.packet` in a workflow). For people and dashboards: when the turn started and how long it
+ * took, which model answered, the tokens it used, how many times it was asked (retries included) and how many tools
+ * it called. It never carries a prompt, a key or anything the model wrote. Every field is bounded (larger values are
+ * reported as the bound); unknown fields pass through. AG2 peers, which read `text` (or `body`), ignore it.
+ */
+export const TurnReportSchema = z
+  .looseObject({
+    started_at: TimestampSchema.describe('When the agent began the turn: its trigger reached its handler (ISO 8601).'),
+    duration_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_TURN_REPORT_DURATION_MS)
+      .describe("From the turn's start until its answer was handed to the hub, in ms, by the agent's clock."),
+    provider: z
+      .string()
+      .min(1)
+      .max(128)
+      .describe('The provider as the passport names it: `openai`, `anthropic`, `openai-compatible`, `scripted`, …'),
+    model: z.string().min(1).max(256).describe('The model id, e.g. `gpt-4.1-mini`.'),
+    usage: TurnUsageSchema.optional(),
+    attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TURN_REPORT_COUNT)
+      .describe(
+        'Requests made to the model over the turn, one per step (a tool round trip is one more), retries included.',
+      ),
+    retries: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_TURN_REPORT_COUNT)
+      .optional()
+      .describe('Of the attempts, those that repeated a request that had failed for a transient reason.'),
+    tool_calls: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_TURN_REPORT_COUNT)
+      .optional()
+      .describe('Tools the model called during the turn.'),
+  })
+  .describe("How the agent's turn went, as its runtime measured it: timing, model, tokens, attempts, tool calls.");
+export type TurnReport = z.infer<typeof TurnReportSchema>;
+
+/** `event_data` of `EV_TEXT`: the `text`, and the sender's `turn` report when an agent's runtime measured one. */
+export const TextDataSchema = z.looseObject({ text: z.string(), turn: TurnReportSchema.optional() });
 export type TextData = z.infer<typeof TextDataSchema>;
 
 /** Set and delete instructions for workflow context variables; `delete` runs before `set`. */
@@ -45,11 +120,15 @@ export const PacketRoutingSchema = z.discriminatedUnion('kind', [
 ]);
 export type PacketRouting = z.infer<typeof PacketRoutingSchema>;
 
-/** `event_data` of `EV_PACKET`. Every field is optional, as AG2's builders omit some of them. */
+/**
+ * `event_data` of `EV_PACKET`. Every field is optional, as AG2's builders omit some of them; `turn` is the sender's
+ * turn report (`TurnReportSchema`), which routing never reads.
+ */
 export const PacketDataSchema = z.looseObject({
   routing: PacketRoutingSchema.optional(),
   context_updates: ContextUpdatesSchema.optional(),
   body: z.string().optional(),
+  turn: TurnReportSchema.optional(),
 });
 export type PacketData = z.infer<typeof PacketDataSchema>;
 
@@ -137,6 +216,26 @@ export const TurnFailedDataSchema = z.looseObject({
   model: z.string().min(1).max(256).optional(),
 });
 export type TurnFailedData = z.infer<typeof TurnFailedDataSchema>;
+
+/**
+ * A failed turn's `cause` in one line, the way logs and people read it: `401 invalid_api_key: Incorrect API key
+ * provided`, `ECONNREFUSED 127.0.0.1:9` (a connection's message starts with its code already), the message alone
+ * without status or code, and the `kind` when there is nothing else.
+ */
+export function failureCauseLine(cause: {
+  readonly kind: string;
+  readonly status?: number | undefined;
+  readonly code?: string | undefined;
+  readonly message?: string | undefined;
+}): string {
+  const head = [cause.status === undefined ? null : String(cause.status), cause.code ?? null]
+    .filter((p): p is string => p !== null)
+    .join(' ');
+  const message = cause.message ?? '';
+  if (head === '') return message === '' ? cause.kind : message;
+  if (message === '' || message.startsWith(head)) return message === '' ? head : message;
+  return `${head}: ${message}`;
+}
 
 /** The `event_data` schema of every built-in event type. Custom event types have none and pass untouched. */
 export const EVENT_DATA_SCHEMAS: Readonly<Record<string, z.ZodType<Record<string, unknown>>>> = Object.freeze({

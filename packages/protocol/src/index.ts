@@ -223,3 +223,11 @@ export type { ReprOptions } from './repr.js';
 export { formatIssues, MAX_LISTED_ISSUES, MAX_ISSUES_MESSAGE_CHARS } from './issues.js';
 export type { FormatIssuesOptions } from './issues.js';
 export { MAX_DURATION_SECONDS } from './duration.js';
+export {
+  TurnReportSchema,
+  failureCauseLine,
+  MAX_TURN_REPORT_DURATION_MS,
+  MAX_TURN_REPORT_TOKENS,
+  MAX_TURN_REPORT_COUNT,
+  type TurnReport,
+} from './event-data.js';

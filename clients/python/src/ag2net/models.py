@@ -222,6 +222,28 @@ class PacketDataContextUpdates(BaseModel):
     delete: list[str] = Field(default=json_default("[]"))
 
 
+class PacketDataTurnUsage(BaseModel):
+    "Tokens the turn used, as the provider reported them; absent when it reported none."
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=True, strict=True)
+    input_tokens: int = Field(ge=0, le=1000000000)
+    output_tokens: int = Field(ge=0, le=1000000000)
+
+
+class PacketDataTurn(BaseModel):
+    "How the agent's turn went, as its runtime measured it: timing, model, tokens, attempts, tool calls."
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=True, strict=True)
+    started_at: str = Field(pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$")
+    duration_ms: int = Field(ge=0, le=86400000)
+    provider: str = Field(min_length=1, max_length=128)
+    model: str = Field(min_length=1, max_length=256)
+    usage: PacketDataTurnUsage | None = Field(default=None)
+    attempts: int = Field(ge=1, le=1000)
+    retries: int | None = Field(default=None, ge=0, le=1000)
+    tool_calls: int | None = Field(default=None, ge=0, le=1000)
+
+
 class PacketData(BaseModel):
     "`event_data` of `ag2.packet`: routing, context updates and body."
 
@@ -229,6 +251,7 @@ class PacketData(BaseModel):
     routing: PacketDataRouting0 | PacketDataRouting1 | PacketDataRouting2 | None = Field(default=None)
     context_updates: PacketDataContextUpdates | None = Field(default=None)
     body: str | None = Field(default=None)
+    turn: PacketDataTurn | None = Field(default=None)
 
 
 class Participant(BaseModel):
@@ -388,11 +411,34 @@ class TaskMetadata(BaseModel):
     error: Any = Field(default=None)
 
 
+class TextDataTurnUsage(BaseModel):
+    "Tokens the turn used, as the provider reported them; absent when it reported none."
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=True, strict=True)
+    input_tokens: int = Field(ge=0, le=1000000000)
+    output_tokens: int = Field(ge=0, le=1000000000)
+
+
+class TextDataTurn(BaseModel):
+    "How the agent's turn went, as its runtime measured it: timing, model, tokens, attempts, tool calls."
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=True, strict=True)
+    started_at: str = Field(pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$")
+    duration_ms: int = Field(ge=0, le=86400000)
+    provider: str = Field(min_length=1, max_length=128)
+    model: str = Field(min_length=1, max_length=256)
+    usage: TextDataTurnUsage | None = Field(default=None)
+    attempts: int = Field(ge=1, le=1000)
+    retries: int | None = Field(default=None, ge=0, le=1000)
+    tool_calls: int | None = Field(default=None, ge=0, le=1000)
+
+
 class TextData(BaseModel):
     "`event_data` of `ag2.msg.text`."
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=True, strict=True)
     text: str = Field()
+    turn: TextDataTurn | None = Field(default=None)
 
 
 class TurnFailedDataCause(BaseModel):

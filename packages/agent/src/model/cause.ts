@@ -8,6 +8,7 @@ import {
   TypeValidationError,
   type LanguageModelV3Prompt,
 } from '@ai-sdk/provider';
+import { failureCauseLine } from '@ag2net/protocol';
 import { scrubMessage } from './scrub.js';
 
 /** What kind of thing a failed turn met; `FailureCause.kind`. */
@@ -99,7 +100,7 @@ export function withMessage(cause: FailureCause, err: unknown, guard: CauseGuard
 
 /**
  * `401 invalid_api_key: Incorrect API key provided: ***` — a cause on one line, for people and log readers; takes a
- * `FailureCause` or the `cause` of a received `ag2.turn.failed`.
+ * `FailureCause` or the `cause` of a received `ag2.turn.failed` (the protocol's `failureCauseLine`).
  */
 export function causeLine(cause: {
   readonly kind: string;
@@ -107,14 +108,7 @@ export function causeLine(cause: {
   readonly code?: string;
   readonly message?: string;
 }): string {
-  const head = [cause.status === undefined ? null : String(cause.status), cause.code ?? null]
-    .filter((p): p is string => p !== null)
-    .join(' ');
-  const message = cause.message ?? '';
-  if (head === '') return message === '' ? cause.kind : message;
-  // A connection's message starts with its code already (`ECONNREFUSED 127.0.0.1:9`).
-  if (message === '' || message.startsWith(head)) return message === '' ? head : message;
-  return `${head}: ${message}`;
+  return failureCauseLine(cause);
 }
 
 /** Every text of a prompt, for `CauseGuard.request`. */

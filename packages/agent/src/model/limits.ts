@@ -12,6 +12,7 @@ import { wrapLanguageModel } from 'ai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FailureKind, excTypeOf, modelErrorCause, promptTexts, type FailureCause } from './cause.js';
 import { modelIdentity } from './identity.js';
+import { noteModelRetry } from './meter.js';
 
 /**
  * How long one model call may take before it is abandoned, in ms (`ModelLimits.timeoutMs`): 30 s. A turn asks for
@@ -126,6 +127,7 @@ export function limitModel(model: LanguageModelV3, limits: ModelLimits, secrets:
         const transient = APICallError.isInstance(err) && err.isRetryable;
         if (transient && n <= maxRetries) {
           await sleep(retryDelayMs * 2 ** (n - 1), undefined, outer === undefined ? {} : { signal: outer });
+          noteModelRetry();
           continue;
         }
         const failure = describeModelError(err, n) ?? {

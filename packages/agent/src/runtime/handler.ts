@@ -15,6 +15,7 @@ import {
   type Envelope,
 } from '@ag2net/protocol';
 import type { Agent } from '../agent.js';
+import { modelIdentity } from '../model/identity.js';
 import type { TaskDirectory, ToolContext } from '../tools/context.js';
 import { adapterTools, networkTools, type AdapterToolBinder } from '../tools/network.js';
 import { toModelMessages } from '../views/messages.js';
@@ -26,6 +27,7 @@ import { hubTaskDirectory } from './tasks.js';
 import { describeTurnFailure, reportTurnFailure } from './turn-failure.js';
 import { renderCurrentInput } from './turn-input.js';
 import { withTurn } from './turn-context.js';
+import { turnReport } from './turn-report.js';
 import {
   channelLabel,
   observedTurn,
@@ -52,6 +54,11 @@ export interface DefaultHandlerOptions {
   readonly logger?: Logger;
   /** Told how every turn ended, how long it took and the model's tokens (for metrics); default none. */
   readonly observer?: TurnObserver;
+  /**
+   * Attach the turn's report (`event_data.turn`: start, duration, model, tokens, attempts, retries, tool calls; see
+   * `TurnReportSchema`) to every answer the handler posts, so that people see how each turn went; default true.
+   */
+  readonly turnReport?: boolean;
 }
 
 /**
@@ -59,8 +66,8 @@ export interface DefaultHandlerOptions {
  * envelope with one LLM turn — once per trigger (a reply already posted with `causation_id` = the trigger ends
  * the turn), only when the hub says it may send, over the channel's history as its view projects it, with the
  * adapter's tools and the network tools. The reply the adapter builds is posted with `causation_id` = trigger
- * and the id `replyEnvelopeId(agent, trigger)`, so a redelivered turn is admitted once. A failed turn is logged
- * and reported, and never throws.
+ * and the id `replyEnvelopeId(agent, trigger)`, so a redelivered turn is admitted once, and with the turn's report in
+ * `event_data.turn` (see `turnReport`). A failed turn is logged and reported, and never throws.
  */
 export function createDefaultHandler(agent: Agent, options: DefaultHandlerOptions = {}): AgentHandler {
   const adapters = options.adapters ?? createDefaultAdapterRegistry();
@@ -189,8 +196,18 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
     nameToId: directory.nameToId,
   });
   if (out === null) return 'answered';
+  const report =
+    deps.options.turnReport === false
+      ? null
+      : turnReport({
+          startedAt: deps.record.started.at,
+          durationMs: performance.now() - deps.record.started.mark,
+          model: modelIdentity(deps.agent.model),
+          reply,
+        });
   await client.sendEnvelope({
     ...out,
+    ...(report === null ? {} : { event_data: { ...out.event_data, turn: report } }),
     envelope_id: replyEnvelopeId(self, envelope.envelope_id),
     causation_id: envelope.envelope_id,
   });

@@ -38,6 +38,8 @@ export interface TurnObserver {
 
 /** What a running turn fills in for its observer and its log lines. */
 export interface TurnRecord {
+  /** When the trigger reached the handler: epoch ms (`at`) and `performance.now()` (`mark`, for durations). */
+  readonly started: { readonly at: number; readonly mark: number };
   channelType: string | null;
   /** The channel's label for log lines (`channelLabel`), once read. */
   channel: string | null;
@@ -72,8 +74,13 @@ export async function observedTurn(
   client: Pick<AgentClient, 'agentId' | 'passport'>,
   turn: { readonly observer: TurnObserver | undefined; readonly run: (record: TurnRecord) => Promise<TurnResult> },
 ): Promise<void> {
-  const started = performance.now();
-  const record: TurnRecord = { channelType: null, channel: null, usage: null, code: null };
+  const record: TurnRecord = {
+    started: { at: Date.now(), mark: performance.now() },
+    channelType: null,
+    channel: null,
+    usage: null,
+    code: null,
+  };
   const span = trace.getTracer('@ag2net/agent').startSpan(
     'ag2net.turn',
     {
@@ -109,7 +116,7 @@ export async function observedTurn(
           channelType: record.channelType,
           result,
           code: record.code,
-          durationMs: performance.now() - started,
+          durationMs: performance.now() - record.started.mark,
           usage: record.usage,
         });
       } catch {
