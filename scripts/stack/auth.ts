@@ -1,6 +1,6 @@
 import { AuthFile, authInit, readManifest, type AuthManifest } from '@ag2net/auth';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 
@@ -113,20 +113,49 @@ function pick(keys: ApiKeys, names: readonly string[]): ApiKeys {
  * already there are kept, so identities registered in an earlier run are admitted again.
  */
 export async function ensureApiKeys(path: string, identities: readonly string[]): Promise<ApiKeys> {
-  const text = await readFile(path, 'utf8').catch((err: unknown) => {
-    if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return null;
-    throw err;
-  });
-  const keys: Record<string, string> = text === null ? {} : ApiKeysSchema.parse(JSON.parse(text));
-  for (const name of identities) keys[name] ??= randomBytes(24).toString('base64url');
+  const keys = { ...(await readKeys(path)) };
+  for (const name of identities) keys[name] ??= randomApiKey();
   await writeKeys(path, keys);
   return keys;
 }
 
-/** Writes an API keys file owner-only (0600). */
-async function writeKeys(path: string, keys: ApiKeys): Promise<void> {
-  await writeFile(path, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
-  await chmod(path, 0o600);
+/** A fresh API key: 24 random bytes, base64url. */
+export function randomApiKey(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** The keys of an API keys file (hub-service's or the bridge's people file), `{}` when there is none. */
+export async function readKeys(path: string): Promise<ApiKeys> {
+  const text = await readFile(path, 'utf8').catch((err: unknown) => {
+    if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return null;
+    throw err;
+  });
+  if (text === null) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const keys = ApiKeysSchema.safeParse(json);
+  if (!keys.success) throw new Error(`${path} does not map names to keys ({ "<name>": "<key>" }); fix or remove it`);
+  return keys.data;
+}
+
+/**
+ * Writes an API keys file owner-only (0600) in one step: the text goes to a file beside it, renamed over it, so that
+ * hub-service and the bridge, which re-read their keys files when they change, never read half of one.
+ */
+export async function writeKeys(path: string, keys: ApiKeys): Promise<void> {
+  const next = `${path}.${process.pid}.next`;
+  try {
+    await writeFile(next, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+    await chmod(next, 0o600);
+    await rename(next, path);
+  } catch (err) {
+    await rm(next, { force: true });
+    throw err;
+  }
 }
 
 /** The `server` of `prepareStackAuth` for a server someone else runs: its URL(s) as a directory name. */

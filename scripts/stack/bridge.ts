@@ -3,11 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ensureApiKeys } from './auth.js';
+import { randomApiKey, readKeys, writeKeys } from './auth.js';
 import { DEMO_PERSON } from './demo.js';
 import { startStackService, type StackService } from './services.js';
 
-/** The bridge's people file (`--api-keys`): the demo's person only, with the key the hub admits it with. */
+/**
+ * The bridge's people file (`--api-keys`): who may sign in to the console. The demo's person, with the key the hub admits
+ * it with, and whoever `ag2net people add` admitted.
+ */
 export const BRIDGE_PEOPLE_FILE = 'bridge-people.json';
 /** The secret the bridge derives tokens and people's keys from (`--secret`), kept between runs. */
 export const BRIDGE_SECRET_FILE = 'bridge-secret';
@@ -29,9 +32,11 @@ export interface BridgeFiles {
 
 /**
  * Lays out the bridge's files in `dir` (the auth directory; `.data/bridge/` on an insecure stack), owner-only (0600):
- * the people file with the demo person's key (`personKey`, the key the hub admits it with; a random one kept in the
- * file on an insecure stack), and a secret and an operator key, random the first time and kept after, so the person
- * keeps one nkey and the operator one key across runs.
+ * the people file with the demo person's key (`personKey`, the key the hub admits it with; on an insecure stack a
+ * random one, kept in the file after), and a secret and an operator key, random the first time and kept after, so the
+ * person keeps one nkey and the operator one key across runs. The people file keeps everyone else in it (those
+ * `ag2net people add` admitted): only the demo person's entry is set, and the file is rewritten in one step, only
+ * when that changes it.
  */
 export async function prepareBridgeFiles(options: {
   readonly dir: string;
@@ -41,12 +46,10 @@ export async function prepareBridgeFiles(options: {
   const { dir } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const peopleFile = join(dir, BRIDGE_PEOPLE_FILE);
-  let personKey = options.personKey;
-  if (personKey === null) {
-    personKey = (await ensureApiKeys(peopleFile, [DEMO_PERSON]))[DEMO_PERSON] ?? '';
-  } else {
-    await writeOwnerOnly(peopleFile, `${JSON.stringify({ [DEMO_PERSON]: personKey }, null, 2)}\n`);
-  }
+  const people = await readKeys(peopleFile);
+  const personKey = options.personKey ?? people[DEMO_PERSON] ?? randomApiKey();
+  if (people[DEMO_PERSON] === personKey) await chmod(peopleFile, 0o600);
+  else await writeKeys(peopleFile, { ...people, [DEMO_PERSON]: personKey });
   const secretFile = join(dir, BRIDGE_SECRET_FILE);
   // The bridge reads the secret as text (trimmed, at least 32 bytes): 32 random bytes, base64url.
   const secret = await keptRandom(secretFile, () => randomBytes(32).toString('base64url'));
