@@ -1,5 +1,7 @@
 import { DEFAULT_PREFIX } from '@ag2net/protocol';
+import { join } from 'node:path';
 import type { StackAuth } from './auth.js';
+import { DEMO_PERSON } from './demo.js';
 
 /** The identities README.md's SDK example registers: `npm start` gives them API keys too, so the example runs as is. */
 export const README_IDENTITIES = ['scholar', 'me'] as const;
@@ -10,13 +12,23 @@ export const PYTHON_QUICK_START_IDENTITIES = ['echo-py', 'py-user'] as const;
 /** The command that runs README.md's SDK example against the running stack. */
 export const README_EXAMPLE_COMMAND = 'node --conditions=@ag2net/source --import tsx test/fixtures/readme/sdk.ts';
 
+/** The demo agent `npm start` suggests chatting with: the conversation's cheerful companion, who answers anything. */
+export const CHAT_AGENT = 'pal';
+
+/** The server the `ag2net` command connects to without `--server` or `NATS_URL`. */
+const CLI_DEFAULT_SERVER = 'nats://127.0.0.1:4222';
+
 /** Options of `printNextSteps`. */
 export interface NextStepsOptions {
   readonly say: (line: string) => void;
   readonly natsUrl: string;
   readonly prefix: string;
   /** The stack's credentials, `null` on an insecure stack; `shown` shortens a path for display. */
-  readonly auth: (StackAuth & { readonly shown: (path: string) => string }) | null;
+  readonly auth:
+    | (Pick<StackAuth, 'dir' | 'adminCreds' | 'registrantCreds' | 'apiKeysFile' | 'clientApiKeysFile' | 'credsDir'> & {
+        readonly shown: (path: string) => string;
+      })
+    | null;
   /** The web console: its URL, the demo person's sign-in link, and the operator key's file as shown. */
   readonly console: { readonly url: string; readonly signInUrl: string; readonly operatorKeyFile: string };
 }
@@ -30,9 +42,36 @@ function printConsole(say: (line: string) => void, web: NextStepsOptions['consol
 }
 
 /**
+ * The lines that show the `ag2net` command on the stack: it finds the credentials in `.data/` itself (from the
+ * directory `npm start` runs in), so only a server, prefix or auth directory other than its defaults are named.
+ */
+function printCommand(say: (line: string) => void, options: NextStepsOptions): void {
+  const { natsUrl, prefix, auth } = options;
+  const flags = [
+    ...(natsUrl === CLI_DEFAULT_SERVER ? [] : [`--server ${natsUrl}`]),
+    ...(prefix === DEFAULT_PREFIX ? [] : [`--prefix ${prefix}`]),
+    ...(auth === null || auth.shown(auth.dir) === join('.data', 'auth') ? [] : [`--auth-dir ${auth.dir}`]),
+  ];
+  const ag2net = ['npx ag2net', ...flags].join(' ');
+  const rows: [string, string][] = [
+    [`${ag2net} --operator channels`, 'every channel, as the operator (agents, wal <channel>, audit, …: --help)'],
+    [
+      `${ag2net} chat ${CHAT_AGENT} --as ${DEMO_PERSON}`,
+      `talk to ${CHAT_AGENT} as ${DEMO_PERSON}: a line is a message`,
+    ],
+  ];
+  if (auth !== null) {
+    rows.push([`${ag2net} people add <name>`, 'admit a person: an API key, how to chat and the console sign-in link']);
+  }
+  const width = Math.max(...rows.map(([command]) => command.length));
+  say('the ag2net command, from this directory (docs/operations.md):');
+  for (const [command, what] of rows) say(`  ${command.padEnd(width)}  ${what}`);
+}
+
+/**
  * What `npm start` prints once the demo ran and the stack keeps running: where the stack is, the web console and how
- * to sign in to it, where its credentials and API keys are, and the two lines that run README.md's SDK example against it. The `export` line names absolute
- * paths, so it works from any directory.
+ * to sign in to it, the `ag2net` command on it, where its credentials and API keys are, and the two lines that run
+ * README.md's SDK example against it. The `export` line names absolute paths, so it works from any directory.
  */
 export function printNextSteps(options: NextStepsOptions): void {
   const { say, natsUrl, prefix, auth } = options;
@@ -40,6 +79,7 @@ export function printNextSteps(options: NextStepsOptions): void {
   if (auth === null) {
     say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}), without authentication; press Ctrl-C to stop.`);
     printConsole(say, options.console);
+    printCommand(say, options);
     say('next, in another terminal, run the SDK example of README.md against it:');
     say(`  export NATS_URL=${natsUrl}${prefixVar}`);
     say(`  ${README_EXAMPLE_COMMAND}`);
@@ -48,6 +88,7 @@ export function printNextSteps(options: NextStepsOptions): void {
   const { shown } = auth;
   say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}); press Ctrl-C to stop.`);
   printConsole(say, options.console);
+  printCommand(say, options);
   say('every connection needs credentials (docs/security.md):');
   say(`  NATS URL        ${natsUrl}`);
   say(`  operator        ${shown(auth.adminCreds)}  (reads everything; e.g. nats --creds <it> stream ls)`);
