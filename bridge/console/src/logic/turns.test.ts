@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { EnvelopeSchema, type Envelope } from '../api-types.js';
-import { causeLine, turnDuration, turnsOf } from './turns.js';
+import {
+  causeLine,
+  isScripted,
+  modelLabel,
+  reportOf,
+  tokensLabel,
+  turnAttempts,
+  turnDuration,
+  turnModel,
+  turnTime,
+  turnsOf,
+} from './turns.js';
 
 const T0 = Date.parse('2026-01-01T12:00:00.000Z');
 
@@ -56,8 +67,10 @@ describe('turnsOf', () => {
       reason: 'the model timed out',
       cause: 'timeout: no answer in 30 s',
       attempts: 3,
+      provider: null,
       model: 'gpt-4o-mini',
     });
+    expect(rows.map((r) => r.report)).toEqual([null, null, null]);
   });
 
   it('adds the speaker whose turn it is, waiting since the last message', () => {
@@ -83,8 +96,95 @@ describe('turnsOf', () => {
       reason: 'x',
       cause: null,
       attempts: null,
+      provider: null,
       model: null,
     });
+  });
+});
+
+const REPORT = {
+  started_at: '2026-01-01T12:00:05.300Z',
+  duration_ms: 1_840,
+  provider: 'openai',
+  model: 'gpt-4.1-mini',
+  usage: { input_tokens: 1_312, output_tokens: 54 },
+  attempts: 3,
+  retries: 1,
+  tool_calls: 1,
+};
+
+describe('turn reports', () => {
+  const answered = envelope(4, 7_450, {
+    event_type: 'ag2.msg.text',
+    sender_id: 'ex',
+    causation_id: 'e3',
+    event_data: { text: 'here', turn: REPORT },
+  });
+
+  it("read an answer's report: the agent's start and duration, model, tokens, attempts, retries and tool calls", () => {
+    expect(reportOf(answered)).toEqual({
+      startedAt: T0 + 5_300,
+      durationMs: 1_840,
+      provider: 'openai',
+      model: 'gpt-4.1-mini',
+      usage: { input: 1_312, output: 54 },
+      attempts: 3,
+      retries: 1,
+      toolCalls: 1,
+    });
+  });
+
+  it("take the turn's duration, model and attempts from the report, and the hub's times otherwise", () => {
+    const [asked, answer] = turnsOf([...log.slice(0, 3), answered], null);
+    if (asked === undefined || answer === undefined) throw new Error('two turns expected');
+    expect(turnTime(answer, 0)).toEqual({ ms: 1_840, source: 'agent' });
+    expect(turnDuration(answer, 0)).toBe(2_250);
+    expect(turnModel(answer)).toEqual({ provider: 'openai', model: 'gpt-4.1-mini' });
+    expect(turnAttempts(answer)).toEqual({ attempts: 3, retries: 1 });
+    expect(turnTime(asked, 0)).toEqual({ ms: 5_000, source: 'hub' });
+    expect([turnModel(asked), turnAttempts(asked)]).toEqual([null, null]);
+  });
+
+  it("take a failure's model and its failed call's retries", () => {
+    const failed = turnsOf(log, null)[2];
+    if (failed === undefined) throw new Error('a failed turn expected');
+    expect(turnModel(failed)).toEqual({ provider: null, model: 'gpt-4o-mini' });
+    expect(turnAttempts(failed)).toEqual({ attempts: 3, retries: 2 });
+  });
+
+  it('leave out a report that does not read, and keep one without the optional counts', () => {
+    const bad = (turn: unknown) => reportOf({ event_data: { text: 'x', turn } });
+    expect(bad('fast')).toBeNull();
+    expect(bad({ ...REPORT, duration_ms: -5 })).toBeNull();
+    expect(bad({ ...REPORT, model: '' })).toBeNull();
+    expect(bad({ ...REPORT, attempts: 0 })).toBeNull();
+    const { usage: _u, retries: _r, tool_calls: _t, ...minimal } = REPORT;
+    expect(bad({ ...minimal, started_at: 'yesterday' })).toEqual({
+      startedAt: null,
+      durationMs: 1_840,
+      provider: 'openai',
+      model: 'gpt-4.1-mini',
+      usage: null,
+      attempts: 3,
+      retries: null,
+      toolCalls: null,
+    });
+  });
+});
+
+describe('labels', () => {
+  it('name a model by provider and id, once when they are the same', () => {
+    expect(modelLabel('openai', 'gpt-4.1-mini')).toBe('openai / gpt-4.1-mini');
+    expect(modelLabel(null, 'gpt-4o-mini')).toBe('gpt-4o-mini');
+    expect(modelLabel('scripted', 'scripted')).toBe('scripted');
+    expect(modelLabel('anthropic', null)).toBe('anthropic');
+    expect(modelLabel(null, null)).toBeNull();
+    expect([isScripted('scripted'), isScripted('openai'), isScripted(null)]).toEqual([true, false, false]);
+  });
+
+  it('say tokens in and out with thousands separated', () => {
+    expect(tokensLabel({ input: 1_312, output: 54 })).toBe('1,312 → 54');
+    expect(tokensLabel({ input: 0, output: 0 })).toBe('0 → 0');
   });
 });
 

@@ -6,9 +6,10 @@ import { EV_OPENED } from './live.js';
 
 // A channel's turns as its log shows them. An agent answers the envelope that gave it the turn (its trigger) with
 // `causation_id` = the trigger's id, and a failed turn says so with `ag2.turn.failed` caused by the trigger: a turn
-// runs from the trigger's admission to its answer's, both stamped by the hub's clock. Nothing in the log says what
-// the model used (tokens) or how often a call was retried, but a failure's own fields (`attempts`, `model`,
-// `cause`) when the runtime sends them.
+// runs from the trigger's admission to its answer's, both stamped by the hub's clock. An answer posted by the agent
+// runtime also carries its turn report (`event_data.turn`): how long the turn took by the agent's own clock, the model,
+// the tokens it used, its attempts and retries and its tool calls. A failure says its `cause`, `attempts`, `provider`
+// and `model` when the runtime sends them.
 
 /** How a turn ended. */
 export type TurnOutcome = 'answered' | 'handoff' | 'finish' | 'failed' | 'waiting';
@@ -21,8 +22,28 @@ export interface TurnFailure {
   readonly cause: string | null;
   /** Model calls made, the failed one included, when the failure says. */
   readonly attempts: number | null;
+  /** The provider of the model that failed (`openai`, `scripted`, …), when the failure says. */
+  readonly provider: string | null;
   /** The model that failed, when the failure says. */
   readonly model: string | null;
+}
+
+/** What an answer's turn report (`event_data.turn`) says: the agent runtime's own measure of its turn. */
+export interface TurnReport {
+  /** When the agent began the turn, epoch ms by its clock; `null` when the report's time does not parse. */
+  readonly startedAt: number | null;
+  /** How long the turn took by the agent's clock, in ms. */
+  readonly durationMs: number;
+  readonly provider: string;
+  readonly model: string;
+  /** Tokens in and out, when the provider reported them. */
+  readonly usage: { readonly input: number; readonly output: number } | null;
+  /** Requests made to the model, one per step, retries included. */
+  readonly attempts: number;
+  /** Of the attempts, those that repeated a failed request; `null` when the report does not say. */
+  readonly retries: number | null;
+  /** Tools the model called; `null` when the report does not say. */
+  readonly toolCalls: number | null;
 }
 
 /** One turn of the timeline. */
@@ -41,6 +62,8 @@ export interface TurnRow {
   /** A packet's handoff or finish tool. */
   readonly tool: string | null;
   readonly failure: TurnFailure | null;
+  /** The answer's turn report, when the agent's runtime sent one (and it reads). */
+  readonly report: TurnReport | null;
 }
 
 function str(value: unknown): string | null {
@@ -83,7 +106,38 @@ export function failureOf(envelope: Pick<Envelope, 'event_data'>): TurnFailure {
     reason: str(data['reason']) ?? '',
     cause: causeLine(data['cause']),
     attempts: typeof attempts === 'number' && Number.isInteger(attempts) && attempts > 0 ? attempts : null,
+    provider: str(data['provider']),
     model: str(data['model']),
+  };
+}
+
+const Count = z.number().int().min(0);
+/** The turn report as the console reads it: the protocol's `TurnReportSchema`, without its upper bounds. */
+const TurnReportSchema = z.looseObject({
+  started_at: z.string(),
+  duration_ms: Count,
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  usage: z.looseObject({ input_tokens: Count, output_tokens: Count }).optional(),
+  attempts: z.number().int().min(1),
+  retries: Count.optional(),
+  tool_calls: Count.optional(),
+});
+
+/** The turn report of an answer (`event_data.turn`), or `null` when it has none or one that does not read. */
+export function reportOf(envelope: Pick<Envelope, 'event_data'>): TurnReport | null {
+  const parsed = TurnReportSchema.safeParse(envelope.event_data['turn']);
+  if (!parsed.success) return null;
+  const turn = parsed.data;
+  return {
+    startedAt: parseTime(turn.started_at),
+    durationMs: turn.duration_ms,
+    provider: turn.provider,
+    model: turn.model,
+    usage: turn.usage === undefined ? null : { input: turn.usage.input_tokens, output: turn.usage.output_tokens },
+    attempts: turn.attempts,
+    retries: turn.retries ?? null,
+    toolCalls: turn.tool_calls ?? null,
   };
 }
 
@@ -133,6 +187,7 @@ export function turnsOf(envelopes: readonly Envelope[], waitingFor: string | nul
               : 'answered',
         tool: routing === null || routing.tool === '' ? null : routing.tool,
         failure: failed ? failureOf(e) : null,
+        report: failed ? null : reportOf(e),
       });
     }
     if (isMessage(e) || e.event_type === EV_OPENED) cue = e;
@@ -149,13 +204,59 @@ export function turnsOf(envelopes: readonly Envelope[], waitingFor: string | nul
       outcome: 'waiting',
       tool: null,
       failure: null,
+      report: null,
     });
   }
   return rows;
 }
 
-/** How long a turn took (or has taken, while waiting), in ms; `null` when its start is not known. */
+/** How long a turn took from its trigger's admission to its answer's (or until `now`, while waiting), in ms. */
 export function turnDuration(row: TurnRow, now: number): number | null {
   if (row.startedAt === null) return null;
   return Math.max(0, (row.endedAt ?? now) - row.startedAt);
+}
+
+/**
+ * How long a turn took, and by whose clock: the agent's own measure when its answer carries a report (`agent`), else
+ * from the trigger's admission to the answer's on the hub's clock (`hub`); `null` when neither is known.
+ */
+export function turnTime(row: TurnRow, now: number): { readonly ms: number; readonly source: 'agent' | 'hub' } | null {
+  if (row.report !== null) return { ms: row.report.durationMs, source: 'agent' };
+  const ms = turnDuration(row, now);
+  return ms === null ? null : { ms, source: 'hub' };
+}
+
+/** The provider of the scripted model: canned lines, offline, no language model called. */
+export const SCRIPTED_PROVIDER = 'scripted';
+
+/** Whether a passport's or a report's provider is the scripted model's. */
+export function isScripted(provider: string | null): boolean {
+  return provider === SCRIPTED_PROVIDER;
+}
+
+/** A model for display: `provider / model`, or the model alone when the provider is not known or is its own name. */
+export function modelLabel(provider: string | null, model: string | null): string | null {
+  if (model === null) return provider;
+  return provider === null || provider === model ? model : `${provider} / ${model}`;
+}
+
+/** The model that answered (or failed) in a turn: the report's, else the failure's; `null` when neither says. */
+export function turnModel(row: TurnRow): { readonly provider: string | null; readonly model: string | null } | null {
+  if (row.report !== null) return { provider: row.report.provider, model: row.report.model };
+  if (row.failure !== null && (row.failure.model !== null || row.failure.provider !== null)) {
+    return { provider: row.failure.provider, model: row.failure.model };
+  }
+  return null;
+}
+
+/** A turn's model calls: attempts and retries from its report, or from its failure (the failed call's retries). */
+export function turnAttempts(row: TurnRow): { readonly attempts: number; readonly retries: number | null } | null {
+  if (row.report !== null) return { attempts: row.report.attempts, retries: row.report.retries };
+  if (row.failure?.attempts === null || row.failure === null) return null;
+  return { attempts: row.failure.attempts, retries: row.failure.attempts - 1 };
+}
+
+/** `312 → 54`: a turn's tokens in and out. */
+export function tokensLabel(usage: { readonly input: number; readonly output: number }): string {
+  return `${usage.input.toLocaleString('en-US')} → ${usage.output.toLocaleString('en-US')}`;
 }

@@ -4,11 +4,15 @@ import { describeError } from '../api.js';
 import type { Passport, Resume } from '../api-types.js';
 import { Badge, ErrorAlert, Loading, Presence, Time, useNow, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
+import { ModelLabel } from './model.js';
 
 /** Raw HTML in a SKILL.md stays text: the markdown is the agent's, and nothing it says may run in the console. */
 const markdown = new MarkdownIt({ html: false, linkify: true });
 
-/** One agent: its passport, what it claims and what the hub observed it do, and its SKILL.md. */
+/**
+ * One agent: its passport (with the model it answers with, the scripted model marked), what it claims and what the hub
+ * observed it do, and its SKILL.md.
+ */
 export function AgentView(props: { agentId: string }) {
   const { api, activity } = useConsole();
   const now = useNow(5000);
@@ -62,10 +66,10 @@ export function AgentView(props: { agentId: string }) {
             <dd class="mono">{passport.agent_id ?? '—'}</dd>
             <dt>Owner</dt>
             <dd>{passport.owner || '—'}</dd>
-            <dt>Provider</dt>
-            <dd>{passport.provider ?? '—'}</dd>
             <dt>Model</dt>
-            <dd>{passport.model ?? '—'}</dd>
+            <dd data-testid="agent-model">
+              <ModelLabel provider={passport.provider} model={passport.model} />
+            </dd>
             <dt>Region</dt>
             <dd>{passport.region ?? '—'}</dd>
             <dt>Hub</dt>

@@ -2,8 +2,12 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Resume } from '../api-types.js';
 import { Badge, Empty, Presence, useNow, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
+import { ModelLabel } from './model.js';
 
-/** The agent directory: every registered identity with its kind, capabilities and summary. */
+/**
+ * The agent directory: every registered identity with its kind, its model (the scripted one marked), capabilities and
+ * summary.
+ */
 export function AgentsView() {
   const { api, agents, activity } = useConsole();
   const now = useNow(5000);
@@ -70,6 +74,7 @@ export function AgentsView() {
               <th>Name</th>
               <th title="Online: an envelope of it in the last 5 minutes, in channels you can read">Seen</th>
               <th>Kind</th>
+              <th title="The model the agent answers with, as its passport names it">Model</th>
               <th>Capabilities</th>
               <th>Description</th>
             </tr>
@@ -90,6 +95,9 @@ export function AgentsView() {
                   </td>
                   <td data-label="Kind">
                     <Badge value={a.kind ?? 'agent'} tone={a.kind === 'human' ? 'wait' : 'info'} />
+                  </td>
+                  <td data-label="Model">
+                    <ModelLabel provider={a.provider} model={a.model} />
                   </td>
                   <td data-label="Capabilities">
                     {(resume?.claimed_capabilities ?? []).map((c) => (

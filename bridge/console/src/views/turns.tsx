@@ -1,7 +1,17 @@
 import { Badge, useNow } from '../components.js';
 import { useConsole } from '../context.js';
 import { durationLabel } from '../logic/time.js';
-import { turnDuration, type TurnRow } from '../logic/turns.js';
+import {
+  modelLabel,
+  tokensLabel,
+  turnAttempts,
+  turnDuration,
+  turnModel,
+  turnTime,
+  type TurnFailure,
+  type TurnRow,
+} from '../logic/turns.js';
+import { ModelLabel } from './model.js';
 
 const TONES = { answered: 'ok', handoff: 'info', finish: 'info', failed: 'bad', waiting: 'wait' } as const;
 
@@ -17,10 +27,87 @@ function ClockTime(props: { at: number | null }) {
   );
 }
 
+/** Where a turn's duration comes from, for its tooltip. */
+function durationTitle(row: TurnRow, now: number): string {
+  const hub = turnDuration(row, now);
+  const onHub = hub === null ? '' : `; ${durationLabel(hub)} from the trigger's admission to the answer's on the hub`;
+  if (row.report !== null) return `measured by the agent's runtime${onHub}`;
+  return "from the trigger's admission to the answer's, by the hub's clock (the answer carries no turn report)";
+}
+
+/** The tokens of a turn: in → out when its report says, else a dash saying why. */
+function Tokens(props: { row: TurnRow }) {
+  const { report } = props.row;
+  if (report?.usage === null || report === null) {
+    const why = report === null ? 'not known: the answer carries no turn report' : 'the provider reported no tokens';
+    return (
+      <span class="muted" title={why}>
+        —
+      </span>
+    );
+  }
+  const { input, output } = report.usage;
+  return (
+    <span data-testid="turn-tokens" title={`${input} tokens in, ${output} out, as the provider reported them`}>
+      {tokensLabel(report.usage)}
+    </span>
+  );
+}
+
+/** A turn's model calls, `3 (2 retries)`, and its tool calls. */
+function Attempts(props: { row: TurnRow }) {
+  const counts = turnAttempts(props.row);
+  if (counts === null) return <span class="muted">—</span>;
+  const { attempts, retries } = counts;
+  const tools = props.row.report?.toolCalls ?? null;
+  return (
+    <>
+      {attempts}
+      {retries === null || retries === 0 ? null : (
+        <>
+          {' ('}
+          <span data-testid="turn-retries">{retries}</span>
+          {retries === 1 ? ' retry)' : ' retries)'}
+        </>
+      )}
+      {tools === null || tools === 0 ? null : (
+        <span class="muted">
+          {' · '}
+          <span data-testid="turn-tool-calls">{tools === 1 ? '1 tool call' : `${tools} tool calls`}</span>
+        </span>
+      )}
+    </>
+  );
+}
+
+/** A failed turn: its reason and code, its cause in one line, and how many attempts of which model it took. */
+function Failure(props: { failure: TurnFailure }) {
+  const { failure } = props;
+  const model = modelLabel(failure.provider, failure.model);
+  const after =
+    failure.attempts === null ? null : `after ${failure.attempts} ${failure.attempts === 1 ? 'attempt' : 'attempts'}`;
+  const detail = [after, model].filter((p) => p !== null).join(' · ');
+  return (
+    <>
+      <div class="turn-failure" data-testid="turn-failure">
+        {failure.reason || 'no reason given'}
+        {failure.code === '' ? '' : ` (${failure.code})`}
+        {failure.cause === null ? null : <div class="muted">cause: {failure.cause}</div>}
+      </div>
+      {detail === '' ? null : (
+        <div class="muted small" data-testid="turn-failure-detail">
+          {detail}
+        </div>
+      )}
+    </>
+  );
+}
+
 /**
- * The channel's turns as a timeline: who spoke, what gave them the turn, when it started and ended and how long it
- * took (a bar scaled to the longest turn), the model, tokens and retries where known, and how it ended (a failure
- * with its code, reason and cause). The turn being waited for grows live.
+ * The channel's turns as a timeline: who spoke, what gave them the turn, when it started and ended on the hub's
+ * clock, how long it took (the agent's own measure when its answer carries a turn report, else the hub's; a bar
+ * scaled to the longest turn), the model, tokens, attempts and retries where known, and how it ended (a failure with
+ * its code, reason, cause, attempts and model). The turn being waited for grows live.
  */
 export function TurnTimeline(props: {
   turns: readonly TurnRow[];
@@ -37,8 +124,8 @@ export function TurnTimeline(props: {
       </div>
     );
   }
-  const durations = turns.map((t) => turnDuration(t, now));
-  const longest = Math.max(1, ...durations.map((d) => d ?? 0));
+  const times = turns.map((t) => turnTime(t, now));
+  const longest = Math.max(1, ...times.map((d) => d?.ms ?? 0));
   const passportOf = (id: string) => agents.find((a) => a.agent_id === id);
   return (
     <div class="timeline" data-testid="turns">
@@ -51,21 +138,17 @@ export function TurnTimeline(props: {
             <th>Ended</th>
             <th>Duration</th>
             <th>Model</th>
-            <th title="Tokens the model used: not in the log (the runner does not publish them)">Tokens</th>
-            <th>Retries</th>
+            <th title="Tokens the model read → wrote over the turn, from the answer's turn report">Tokens</th>
+            <th title="Requests made to the model: one per step, retries included">Attempts</th>
             <th>Outcome</th>
           </tr>
         </thead>
         <tbody>
           {turns.map((t, i) => {
-            const duration = durations[i] ?? null;
+            const time = times[i] ?? null;
             const passport = passportOf(t.speakerId);
             const person = t.speakerId === myId || passport?.kind === 'human';
-            const model =
-              t.failure?.model ??
-              (passport?.model === null || passport?.model === undefined
-                ? null
-                : [passport.provider, passport.model].filter((p) => p !== null).join(' / '));
+            const model = turnModel(t) ?? (passport === undefined ? null : passport);
             const speaker = t.speakerId === myId ? 'you' : nameOf(t.speakerId);
             return (
               <tr
@@ -73,7 +156,9 @@ export function TurnTimeline(props: {
                 data-testid="turn-row"
                 data-speaker={speaker}
                 data-outcome={t.outcome}
-                {...(duration === null ? {} : { 'data-duration-ms': String(Math.round(duration)) })}
+                {...(time === null
+                  ? {}
+                  : { 'data-duration-ms': String(Math.round(time.ms)), 'data-duration-source': time.source })}
               >
                 <td data-label="Speaker">
                   <strong>{speaker}</strong>
@@ -94,38 +179,32 @@ export function TurnTimeline(props: {
                 <td data-label="Ended">
                   {t.outcome === 'waiting' ? <span class="muted">running</span> : <ClockTime at={t.endedAt} />}
                 </td>
-                <td data-label="Duration" class="duration-cell">
+                <td data-label="Duration" class="duration-cell" title={durationTitle(t, now)}>
                   <span class="duration-bar" aria-hidden="true">
                     <span
                       class={`duration-fill tone-${TONES[t.outcome]}`}
-                      style={{ width: `${Math.round(((duration ?? 0) / longest) * 100)}%` }}
+                      style={{ width: `${Math.round(((time?.ms ?? 0) / longest) * 100)}%` }}
                     />
                   </span>
-                  <span data-testid="turn-duration">{duration === null ? '—' : durationLabel(duration)}</span>
+                  <span data-testid="turn-duration">{time === null ? '—' : durationLabel(time.ms)}</span>
                 </td>
-                <td data-label="Model">{model ?? <span class="muted">{person ? 'person' : '—'}</span>}</td>
+                <td data-label="Model">
+                  <ModelLabel
+                    provider={model?.provider ?? null}
+                    model={model?.model ?? null}
+                    fallback={<span class="muted">{person ? 'person' : '—'}</span>}
+                  />
+                </td>
                 <td data-label="Tokens">
-                  <span class="muted" title="not in the log: the runner does not publish token counts">
-                    —
-                  </span>
+                  <Tokens row={t} />
                 </td>
-                <td data-label="Retries" data-testid="turn-retries">
-                  {t.failure?.attempts === null || t.failure === null ? (
-                    <span class="muted">—</span>
-                  ) : (
-                    String(t.failure.attempts - 1)
-                  )}
+                <td data-label="Attempts" data-testid="turn-attempts">
+                  <Attempts row={t} />
                 </td>
                 <td data-label="Outcome">
                   <Badge value={t.outcome} tone={TONES[t.outcome]} />
                   {t.tool === null ? null : <span class="muted"> {t.tool}</span>}
-                  {t.failure === null ? null : (
-                    <div class="turn-failure" data-testid="turn-failure">
-                      {t.failure.reason || 'no reason given'}
-                      {t.failure.code === '' ? '' : ` (${t.failure.code})`}
-                      {t.failure.cause === null ? null : <div class="muted">cause: {t.failure.cause}</div>}
-                    </div>
-                  )}
+                  {t.failure === null ? null : <Failure failure={t.failure} />}
                 </td>
               </tr>
             );
