@@ -1,4 +1,4 @@
-import { AuthFile } from '@ag2net/auth';
+import { AuthFile, credsServerKey } from '@ag2net/auth';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -83,9 +83,7 @@ export class StackFiles {
 }
 
 /** The `<server>` directory name of a server someone else runs, as `npm start` writes it: its URL(s) as a name. */
-export function credsServerKey(natsUrl: string): string {
-  return `url_${natsUrl.replace(/^nats:\/\//, '').replace(/[^A-Za-z0-9_-]+/g, '_')}`;
-}
+export { credsServerKey };
 
 /** The port of a single server URL on this machine (`127.0.0.1`, `localhost`, `::1`), else `null`. */
 function localPort(servers: string): number | null {

@@ -1,4 +1,4 @@
-import { AuthFile, authInit, readManifest, type AuthManifest } from '@ag2net/auth';
+import { AuthFile, authInit, credsServerKey, readManifest, type AuthManifest } from '@ag2net/auth';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -159,6 +159,4 @@ export async function writeKeys(path: string, keys: ApiKeys): Promise<void> {
 }
 
 /** The `server` of `prepareStackAuth` for a server someone else runs: its URL(s) as a directory name. */
-export function credsServerKey(natsUrl: string): string {
-  return `url_${natsUrl.replace(/^nats:\/\//, '').replace(/[^A-Za-z0-9_-]+/g, '_')}`;
-}
+export { credsServerKey };

@@ -26,6 +26,7 @@ export { DEFAULT_PUSH_TIMEOUT_MS, pushAccountJwt, revokeUser } from './revoke.js
 export type { RevokeUserOptions, RevokedAccount, SystemRequester } from './revoke.js';
 export type { AccountJwts, AuthInitOptions, AuthLayout } from './init.js';
 export { AuthFile } from './files.js';
+export { credsServerKey } from './creds-dir.js';
 export { AuthManifestSchema } from './manifest.js';
 export type { AuthManifest } from './manifest.js';
 export {
