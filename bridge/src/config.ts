@@ -1,9 +1,8 @@
 import { AuthFile } from '@ag2net/auth';
 import { DEFAULT_PREFIX, PrefixSchema, formatIssues } from '@ag2net/protocol';
-import { ConfigError, readServiceConfig } from '@ag2net/telemetry';
-import { watch, type FSWatcher } from 'node:fs';
+import { ConfigError, readServiceConfig, reloadableFile, type ReloadLogger } from '@ag2net/telemetry';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_BRIDGE_PORT, type BridgeOptions } from './options.js';
 
@@ -109,11 +108,14 @@ async function readText(path: string, what: string): Promise<string> {
 
 /** The people of an `--api-keys` file: name → key; a missing or malformed file is a `ConfigError` naming it. */
 export async function readPeopleFile(path: string): Promise<Record<string, string>> {
+  return parsePeople(path, await readText(path, 'the API keys'));
+}
+
+function parsePeople(path: string, text: string): Record<string, string> {
   let json: unknown;
   try {
-    json = JSON.parse(await readText(path, 'the API keys'));
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
+    json = JSON.parse(text);
+  } catch {
     throw new ConfigError(`${path} is not JSON`);
   }
   const keys = ApiKeysFileSchema.safeParse(json);
@@ -122,70 +124,36 @@ export async function readPeopleFile(path: string): Promise<Record<string, strin
   return Object.assign(Object.create(null) as Record<string, string>, keys.data);
 }
 
-/** The narrow pino-compatible logger the people file's watcher writes to. */
-export interface ReloadLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-}
-
 /**
  * Re-reads the people file `path` whenever it changes, until the returned handle is disposed, and replaces the
  * entries of `people` (the object `startBridge` was given as `apiKeys`, which the bridge reads at each sign-in) with
  * the file's: a person added to the file (`ag2net people add`) may sign in without a restart. One `info` line with
  * the number of people per reload; a version of the file that cannot be read or parsed keeps the previous people and
- * logs one `warn` line naming the file. The directory is watched, so that a file replaced by a rename is followed too.
+ * logs one `warn` line naming the file (`ReloadableFile.watch`).
  */
 export function watchPeopleFile(options: {
   readonly path: string;
   readonly people: Record<string, string>;
   readonly log: ReloadLogger;
-  /** How long changes must settle before the file is read, in ms (default 50). */
+  /** How long changes must settle before the file is read, in ms (default `DEFAULT_RELOAD_DEBOUNCE_MS`). */
   readonly debounceMs?: number;
 }): Disposable {
-  const { path, people, log } = options;
-  let last = JSON.stringify(people);
-  let timer: NodeJS.Timeout | null = null;
-  let reading: Promise<void> = Promise.resolve();
-  const reload = async (): Promise<void> => {
-    let next: Record<string, string>;
-    try {
-      next = await readPeopleFile(path);
-    } catch (err) {
-      const text = `unusable:${err instanceof Error ? err.message : String(err)}`;
-      if (text === last) return;
-      last = text;
-      const reason = err instanceof Error ? err.message : String(err);
-      log.warn({ file: path, reason }, `${path} is not a valid people file; keeping the previous people`);
-      return;
-    }
-    const text = JSON.stringify(next);
-    if (text === last) return;
-    last = text;
-    for (const name of Object.keys(people)) delete people[name];
-    Object.assign(people, next);
-    log.info({ file: path, people: Object.keys(next).length }, 'people reloaded');
-  };
-  let watcher: FSWatcher | null = null;
-  try {
-    watcher = watch(dirname(path), { persistent: false }, (_event, changed) => {
-      if (changed !== null && changed !== basename(path)) return;
-      if (timer !== null) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = null;
-        // One read at a time: a slow read never lands after a newer one.
-        reading = reading.then(reload);
-      }, options.debounceMs ?? 50);
-    });
-    watcher.on('error', (err) => log.warn({ file: path, err }, 'cannot watch the people file any longer'));
-  } catch (err) {
-    log.warn({ file: path, err }, 'cannot watch the people file: changes need a restart');
-  }
-  return {
-    [Symbol.dispose]: () => {
-      if (timer !== null) clearTimeout(timer);
-      watcher?.close();
+  const { path, people } = options;
+  const file = reloadableFile({
+    path,
+    initial: { ...people },
+    parse: (text) => parsePeople(path, text),
+    onReload: (next) => {
+      for (const name of Object.keys(people)) delete people[name];
+      Object.assign(people, next);
     },
-  };
+    describe: {
+      kind: 'people file',
+      held: 'people',
+      reloaded: (next) => [{ people: Object.keys(next).length }, 'people reloaded'],
+    },
+  });
+  return file.watch(options.log, options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs });
 }
 
 /** The `startBridge` options of a configuration: reads the key, secret and credentials files it names. */

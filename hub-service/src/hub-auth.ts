@@ -1,10 +1,10 @@
 import { AuthFile, hubServiceInboxPrefix, readManifest } from '@ag2net/auth';
 import { apiKeyAuthenticator, openRegistration, type HubOptions } from '@ag2net/hub';
 import { formatIssues, hubNames } from '@ag2net/protocol';
+import { reloadableFile, type ReloadLogger } from '@ag2net/telemetry';
 import { credsAuthenticator, type ConnectionOptions } from '@nats-io/transport-node';
-import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, type HubServiceConfig } from './config.js';
 
@@ -76,12 +76,6 @@ export async function readApiKeys(path: string): Promise<Record<string, string>>
   return parseApiKeys(path, await readText(path));
 }
 
-/** The narrow pino-compatible logger the key file's watcher writes to. */
-export interface ReloadLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-}
-
 /** What one `ApiKeysFile.reload()` did. */
 export type ApiKeysReload =
   | { readonly outcome: 'reloaded'; readonly keys: number }
@@ -102,95 +96,49 @@ export interface ApiKeysFile {
   readonly size: number;
   /**
    * Reads the file again: `reloaded` when it changed and parses (its keys replace the previous ones whole),
-   * `unchanged` when its text is the one read last, `kept` when it is unreadable or malformed (the previous keys stay).
+   * `unchanged` when it holds the keys held (or fails as it did last time), `kept` when it is unreadable or malformed
+   * (the previous keys stay).
    */
   reload(): Promise<ApiKeysReload>;
   /**
    * Reloads on every change of the file until the returned handle is disposed, logging one `info` line with the
-   * number of keys per reload and one `warn` line naming the file per version of it that cannot be used. The
-   * directory is watched, so that a file replaced by a rename (an atomic write) is followed too. Changes are read
-   * once they settle for `debounceMs` (default 50).
+   * number of keys per reload and one `warn` line naming the file per version of it that cannot be used
+   * (`ReloadableFile.watch`).
    */
   watch(log: ReloadLogger, options?: { readonly debounceMs?: number }): Disposable;
 }
 
 /** Reads an `--api-keys` file for `ApiKeysFile`; a missing or malformed file is a `ConfigError`, as at start. */
 export async function openApiKeysFile(path: string): Promise<ApiKeysFile> {
-  let text = await readText(path);
-  let keys = new Map(Object.entries(parseApiKeys(path, text)));
-  // Reloads run one after another: a slow read never lands after a newer one.
-  let queue: Promise<unknown> = Promise.resolve();
-  const readAgain = async (): Promise<ApiKeysReload> => {
-    let next: string;
-    try {
-      next = await readText(path);
-    } catch (err) {
-      // A file being replaced, or gone: once it is back, its text differs from the one kept and is read then.
-      text = '';
-      return { outcome: 'kept', reason: message(err) };
-    }
-    if (next === text) return { outcome: 'unchanged' };
-    text = next;
-    try {
-      keys = new Map(Object.entries(parseApiKeys(path, next)));
-    } catch (err) {
-      return { outcome: 'kept', reason: message(err) };
-    }
-    return { outcome: 'reloaded', keys: keys.size };
-  };
-  const file: ApiKeysFile = {
+  const keysOf = (text: string): Readonly<Record<string, string>> => parseApiKeys(path, text);
+  const file = reloadableFile({
     path,
-    get: (name) => keys.get(name),
+    initial: keysOf(await readText(path)),
+    parse: keysOf,
+    describe: {
+      kind: 'API keys file',
+      held: 'keys',
+      reloaded: (keys) => [{ keys: Object.keys(keys).length }, 'API keys reloaded'],
+    },
+  });
+  const size = (): number => Object.keys(file.value).length;
+  return {
+    path,
+    get: (name) => (Object.hasOwn(file.value, name) ? file.value[name] : undefined),
     get size() {
-      return keys.size;
+      return size();
     },
-    reload: () => {
-      const done = queue.then(readAgain);
-      queue = done.catch(() => undefined);
-      return done;
+    reload: async () => {
+      const r = await file.reload();
+      return r.outcome === 'reloaded' ? { outcome: 'reloaded', keys: size() } : r;
     },
-    watch: (log, options = {}) => watchApiKeysFile(file, log, options.debounceMs ?? 50),
+    watch: (log, options) => file.watch(log, options),
   };
-  return file;
 }
 
 /** An authenticator of AG2's `api_key` scheme over a key file's current keys. */
 export function apiKeysFileAuthenticator(file: ApiKeysFile): ReturnType<typeof apiKeyAuthenticator> {
   return apiKeyAuthenticator({ resolver: (name) => Promise.resolve(file.get(name) ?? null) });
-}
-
-function watchApiKeysFile(file: ApiKeysFile, log: ReloadLogger, debounceMs: number): Disposable {
-  const name = basename(file.path);
-  let timer: NodeJS.Timeout | null = null;
-  let watcher: FSWatcher | null = null;
-  const reload = (): void => {
-    timer = null;
-    void file.reload().then((r) => {
-      if (r.outcome === 'reloaded') log.info({ file: file.path, keys: r.keys }, 'API keys reloaded');
-      else if (r.outcome === 'kept') {
-        log.warn(
-          { file: file.path, reason: r.reason },
-          `${file.path} is not a valid API keys file; keeping the previous keys`,
-        );
-      }
-    });
-  };
-  try {
-    watcher = watch(dirname(file.path), { persistent: false }, (_event, changed) => {
-      if (changed !== null && changed !== name) return;
-      if (timer !== null) clearTimeout(timer);
-      timer = setTimeout(reload, debounceMs);
-    });
-    watcher.on('error', (err) => log.warn({ file: file.path, err }, 'cannot watch the API keys file any longer'));
-  } catch (err) {
-    log.warn({ file: file.path, err }, 'cannot watch the API keys file: changes need a restart');
-  }
-  return {
-    [Symbol.dispose]: () => {
-      if (timer !== null) clearTimeout(timer);
-      watcher?.close();
-    },
-  };
 }
 
 async function readText(path: string): Promise<string> {

@@ -1,6 +1,7 @@
 /**
  * What the ag2net services share to be operated: the `/healthz`, `/readyz` and `/metrics` HTTP port, a
- * Prometheus registry, OpenTelemetry tracing configured by the standard `OTEL_*` variables, and the crash policy.
+ * Prometheus registry, OpenTelemetry tracing configured by the standard `OTEL_*` variables, the crash policy, their
+ * configuration from flags and environment, and files they re-read when they change (`reloadableFile`).
  *
  * @example
  * ```ts
@@ -22,3 +23,5 @@ export { DEFAULT_CRASH_CLOSE_TIMEOUT_MS, installCrashPolicy } from './crash-poli
 export type { CrashLogger, CrashPolicyOptions } from './crash-policy.js';
 export { ConfigError, describeConfigSource, readServiceConfig } from './service-config.js';
 export type { ConfigSources, ServiceConfigSpec } from './service-config.js';
+export { DEFAULT_RELOAD_DEBOUNCE_MS, reloadableFile } from './reloadable-file.js';
+export type { FileReload, ReloadLogger, ReloadableFile, ReloadableFileOptions } from './reloadable-file.js';
