@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EnvelopeSchema, type Envelope } from '../api-types.js';
 import {
   causeLine,
+  failureDetail,
   isScripted,
   modelLabel,
   reportOf,
@@ -180,6 +181,19 @@ describe('labels', () => {
     expect(modelLabel('anthropic', null)).toBe('anthropic');
     expect(modelLabel(null, null)).toBeNull();
     expect([isScripted('scripted'), isScripted('openai'), isScripted(null)]).toEqual([true, false, false]);
+  });
+
+  it("say a failure's attempts and model, the attempts once", () => {
+    const failure = { code: 'model_timeout', reason: 'the model timed out', cause: null, provider: null };
+    expect(failureDetail({ ...failure, attempts: 3, model: 'gpt-4o-mini' })).toBe('after 3 attempts · gpt-4o-mini');
+    expect(failureDetail({ ...failure, attempts: 1, provider: 'openai', model: 'gpt-4.1-mini' })).toBe(
+      'after 1 attempt · openai / gpt-4.1-mini',
+    );
+    const unreachable = { ...failure, reason: 'the model could not be reached after 3 attempts', attempts: 3 };
+    expect(failureDetail({ ...unreachable, provider: 'openai-compatible', model: 'local-1' })).toBe(
+      'openai-compatible / local-1',
+    );
+    expect(failureDetail({ ...failure, attempts: null, model: null })).toBe('');
   });
 
   it('say tokens in and out with thousands separated', () => {

@@ -256,6 +256,17 @@ export function turnAttempts(row: TurnRow): { readonly attempts: number; readonl
   return { attempts: row.failure.attempts, retries: row.failure.attempts - 1 };
 }
 
+/**
+ * What a failure says besides its reason and cause: `after 3 attempts · openai / gpt-4.1-mini`, the attempts left out
+ * when the reason says them already (`the model could not be reached after 3 attempts`); `''` when it says neither.
+ */
+export function failureDetail(failure: TurnFailure): string {
+  const tries =
+    failure.attempts === null ? null : `after ${failure.attempts} ${failure.attempts === 1 ? 'attempt' : 'attempts'}`;
+  const after = tries === null || failure.reason.includes(tries) ? null : tries;
+  return [after, modelLabel(failure.provider, failure.model)].filter((p) => p !== null).join(' · ');
+}
+
 /** `312 → 54`: a turn's tokens in and out. */
 export function tokensLabel(usage: { readonly input: number; readonly output: number }): string {
   return `${usage.input.toLocaleString('en-US')} → ${usage.output.toLocaleString('en-US')}`;

@@ -2,7 +2,7 @@ import { Badge, useNow } from '../components.js';
 import { useConsole } from '../context.js';
 import { durationLabel } from '../logic/time.js';
 import {
-  modelLabel,
+  failureDetail,
   tokensLabel,
   turnAttempts,
   turnDuration,
@@ -83,10 +83,7 @@ function Attempts(props: { row: TurnRow }) {
 /** A failed turn: its reason and code, its cause in one line, and how many attempts of which model it took. */
 function Failure(props: { failure: TurnFailure }) {
   const { failure } = props;
-  const model = modelLabel(failure.provider, failure.model);
-  const after =
-    failure.attempts === null ? null : `after ${failure.attempts} ${failure.attempts === 1 ? 'attempt' : 'attempts'}`;
-  const detail = [after, model].filter((p) => p !== null).join(' · ');
+  const detail = failureDetail(failure);
   return (
     <>
       <div class="turn-failure" data-testid="turn-failure">
