@@ -153,7 +153,10 @@ describe('agent-runner operations endpoints', () => {
         agentId: await hub.findAgentId('keyless'),
         channel: 'consulting',
         channelId: failing.channelId,
-        reason: expect.stringMatching(/^\w+: the model rejected the API key$/) as unknown,
+        // The reason with its one-line cause: the status and the provider's message, its key masked.
+        reason: expect.stringMatching(
+          /^\w+: the model rejected the API key \(401: Incorrect API key provided: \*\*\*\)$/,
+        ) as unknown,
       });
       for (const line of [...lines, ...hubService.output().split('\n')]) {
         expect(line).not.toContain('PROMPT-MARKER');

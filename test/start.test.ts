@@ -184,7 +184,7 @@ describe('npm start', () => {
     for (const run of [1, 2]) {
       const sdk = startService(`sdk-${run}`, 'test/fixtures/readme/sdk.ts', [], { ...env, ...exported });
       expect(await sdk.exited, sdk.output()).toBe(0);
-      expect(sdk.output()).toBe('ag2.msg.text: {"text":"A log is append-only."}\n');
+      expect(sdk.output()).toBe('scholar: A log is append-only.\n');
     }
     expect((await readdir(credsDir)).sort()).toEqual(
       [...DEMO_AGENTS, DEMO_PERSON, ...README_IDENTITIES].map((n) => `${n}.creds`).sort(),

@@ -17,7 +17,7 @@ PACKAGES=(packages/protocol packages/adapters packages/hub packages/client packa
 EXPECTED_ANSWER='answer: A log is an append-only sequence of records.'
 EXPECTED_HEALTH='ag2net health: active'
 # What README's SDK example prints with the scripted model, as test/start.test.ts expects it too.
-EXPECTED_SDK='ag2.msg.text: {"text":"A log is append-only."}'
+EXPECTED_SDK='scholar: A log is append-only.'
 # The packages README's SDK example imports, and the ones they depend on.
 SDK_PACKAGES=(protocol adapters client agent)
 
