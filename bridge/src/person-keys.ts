@@ -1,65 +1,12 @@
-import { fromSeed } from '@nats-io/nkeys';
-import { hkdfSync } from 'node:crypto';
-
-/** HKDF salt of person keys: a key derived for another purpose from the same secret never equals one of these. */
-const PERSON_KEY_SALT = 'ag2net-bridge person nkey v1';
-
-/** nkey prefix bytes: a seed (`S`) of a user (`U`) key. */
-const PREFIX_SEED = 18 << 3;
-const PREFIX_USER = 20 << 3;
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+import { keysFromSeed } from '@ag2net/auth';
 
 /**
- * The nkey user seed (`SU…`) of the person `name`, derived from the bridge secret with HKDF-SHA256. Every replica
- * that holds the same secret derives the same key, so any of them can attach the person without shared state; the
- * seed never leaves the bridge. Another secret, or another name, gives an unrelated key.
+ * A person's key is `@ag2net/auth`'s `personSeed`: the `ag2net` command derives the same one beside the bridge's
+ * secret, so that a person is one identity in the terminal and in the console.
  */
-export function personSeed(secret: Uint8Array, name: string): string {
-  const raw = new Uint8Array(hkdfSync('sha256', secret, PERSON_KEY_SALT, `person:${name}`, 32));
-  return encodeUserSeed(raw);
-}
+export { personSeed } from '@ag2net/auth';
 
 /** The public key (`U…`) of a user seed. */
 export function publicKeyOfSeed(seed: string): string {
-  return fromSeed(new TextEncoder().encode(seed)).getPublicKey();
-}
-
-/** A 32-byte ed25519 seed in the nkeys text form: prefix bytes, the seed, CRC-16/XMODEM, base32 without padding. */
-function encodeUserSeed(raw: Uint8Array): string {
-  const body = new Uint8Array(2 + raw.length);
-  body[0] = PREFIX_SEED | (PREFIX_USER >> 5);
-  body[1] = (PREFIX_USER & 31) << 3;
-  body.set(raw, 2);
-  const crc = crc16(body);
-  const full = new Uint8Array(body.length + 2);
-  full.set(body);
-  // Little-endian, as the nkeys codec writes it.
-  full[body.length] = crc & 0xff;
-  full[body.length + 1] = crc >> 8;
-  return base32(full);
-}
-
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
-function base32(bytes: Uint8Array): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32.charAt((value >>> (bits - 5)) & 31);
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32.charAt((value << (5 - bits)) & 31);
-  return out;
+  return keysFromSeed(seed).publicKey;
 }

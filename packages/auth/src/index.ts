@@ -1,11 +1,13 @@
 /**
  * Decentralized NATS auth of an ag2net hub (nats-server 2.9 operator mode): `authInit` lays out the operator, the
  * accounts, the service users and the server config; `issueIdentityCredentials` issues an identity's short-lived
- * user JWT with least-privilege permissions; the permission sets say exactly what each kind of user may do.
+ * user JWT with least-privilege permissions; the permission sets say exactly what each kind of user may do;
+ * `personSeed` derives a person's key from a deployment's bridge secret.
  *
  * @example
  * ```ts
  * import { authInit, createIdentityKeys, credsFile, issueIdentityCredentials } from '@ag2net/auth';
+ * import { keysFromSeed, personSeed } from '@ag2net/auth';
  *
  * const auth = await authInit({ dir: '.data/auth', prefix: 'ag2' }); // then: nats-server -c .data/auth/server.conf
  * const keys = createIdentityKeys(); // the identity keeps keys.seed
@@ -17,6 +19,9 @@
  *   names: hubNames('ag2'),
  * });
  * const creds = credsFile(jwt, keys.seed); // connect with credsAuthenticator and inboxPrefix identityInboxPrefix(agentId)
+ *
+ * // A person's key, derived from the bridge's secret: the bridge and the ag2net command derive the same one.
+ * const alice = keysFromSeed(personSeed(bridgeSecret, 'alice'));
  * ```
  */
 export { authInit, encodeAccounts, readManifest } from './init.js';
@@ -41,6 +46,7 @@ export {
 export type { IssueIdentityOptions, IssueUserOptions, IssuedCredentials } from './issue.js';
 export { createIdentityKeys, isPublicKey, keysFromSeed } from './keys.js';
 export type { NkeyPair } from './keys.js';
+export { personSeed } from './person-keys.js';
 export {
   PUBLIC_OPS,
   hubServiceInboxPrefix,
