@@ -9,7 +9,7 @@
  * starts an agent-runner hosting the demo agents, builds the web console (when its build is older than its sources)
  * and starts the bridge serving it on 127.0.0.1:8787 (a free port when 8787 is taken), then runs one channel of each
  * protocol as a human participant and prints the transcripts. The bridge's files are in `.data/auth/`: the people file
- * (`bridge-people.json`, the demo's person only, with the key the hub admits it with), the secret and the operator key
+ * (`bridge-people.json`: the demo's person and whoever `ag2net people add` admitted), the secret and the operator key
  * (random once, kept); the demo's person is registered with the key the bridge derives for it, so whoever signs in
  * to the console as `you` is the demo's person. The stack keeps running until Ctrl-C, and says where the console, its
  * sign-in link, the URL, credentials and API keys are (`--exit` stops it after the demo). Logs of the services go to

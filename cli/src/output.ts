@@ -61,6 +61,15 @@ export class Output {
     if (this.io.isTty) this.io.err(`${this.paint('dim', text)}\n`);
   }
 
+  /**
+   * Something a person should act on that did not stop the command, on standard error (on a terminal or not, and
+   * with `--json`): `note: <text>`, then `hint: <hint>` when there is one.
+   */
+  note(text: string, hint?: string): void {
+    this.io.err(`${this.paint('warn', `note: ${text}`)}\n`);
+    if (hint !== undefined) this.io.err(`hint: ${hint}\n`);
+  }
+
   /** An aligned table; `empty` is printed instead when there are no rows. */
   table<Row>(rows: readonly Row[], columns: readonly Column<Row>[], empty: string): void {
     if (rows.length === 0) {

@@ -9,6 +9,10 @@ export const DEFAULT_AUTH_DIR = join('.data', 'auth');
 export const API_KEYS_FILE = 'api-keys.json';
 /** The bridge's people file in the auth directory (`--api-keys` of the bridge): who may sign in to the console. */
 export const BRIDGE_PEOPLE_FILE = 'bridge-people.json';
+/** The bridge's secret in the auth directory (`--secret` of the bridge): people's keys derive from it. */
+export const BRIDGE_SECRET_FILE = 'bridge-secret';
+/** The URL of the web console in the auth directory, written by `npm start` while its bridge runs. */
+export const CONSOLE_URL_FILE = 'console-url';
 /** Where identities' credentials are kept when no `.data/` is found, below the home directory. */
 const HOME_CREDS_DIR = join('.ag2net', 'creds');
 /** The port `npm start`'s nats-server takes when it is free; its data (and credentials) are then under `nats`. */

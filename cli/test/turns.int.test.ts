@@ -1,7 +1,7 @@
 /**
- * How `ag2net wal` prints what agents' turns leave in a log: an answer carrying its turn report reads as the answer
- * alone (its report is no JSON in the line), and a failure notice as the agent that could not answer, the reason, the
- * cause, the attempts and the model.
+ * How `ag2net wal` prints what agents' turns leave in a log: an answer carrying its turn report ends with the report in
+ * one suffix (no JSON in the line; `chat` shows the answer alone), and a failure notice reads as the agent that could
+ * not answer, the reason, the cause, the attempts and the model.
  */
 import { ackInvite, HubClient, isInviteFor, type AgentClient, type HumanClient } from '@ag2net/client';
 import { startHub, type Hub } from '@ag2net/hub';
@@ -92,12 +92,23 @@ function lineOf(envelope: Envelope | undefined, rest: string): string {
 }
 
 describe('ag2net wal: turns', () => {
-  it('prints an answer without its turn report', async () => {
+  it("ends an answer's line with its turn report, never its JSON", async () => {
     const { channelId, log } = await consult('expert', 'What does a WAL guarantee?');
     const r = await run([...at(), '--as', 'alice', 'wal', channelId]);
     const answer = log.find((e) => e.event_type === EV_TEXT && e.event_data['text'] === 'Durable first.');
     expect(r.code).toBe(0);
-    expect(r.out.split('\n')).toContain(lineOf(answer, 'expert Durable first.'));
+    expect(r.out.split('\n')).toContain(
+      lineOf(answer, 'expert Durable first. · 1.2 s · 312→54 tokens · 1 retry · openai/gpt-4.1-mini'),
+    );
+    expect(r.out).not.toContain('duration_ms');
+  });
+
+  it('leaves the turn report out of a chat, which shows the answer alone', async () => {
+    const r = await run([...at(), '--as', 'alice', 'chat', 'expert', '--type', 'consulting'], {
+      stdin: ['And a log?'],
+    });
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/ expert Durable first\.$/m);
     expect(r.out).not.toContain('gpt-4.1-mini');
   });
 

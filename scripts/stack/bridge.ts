@@ -1,6 +1,6 @@
 import { DEFAULT_BRIDGE_PORT, personSeed } from '@ag2net/bridge';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomApiKey, readKeys, writeKeys } from './auth.js';
@@ -16,6 +16,11 @@ export const BRIDGE_PEOPLE_FILE = 'bridge-people.json';
 export const BRIDGE_SECRET_FILE = 'bridge-secret';
 /** The operator's sign-in key (`--operator-key`): sign in as `$operator` with it. */
 export const OPERATOR_KEY_FILE = 'operator-key';
+/**
+ * The web console's URL (`http://127.0.0.1:<port>/`), written while the bridge runs and removed when it stops:
+ * `ag2net people add` reads it for the sign-in link of this stack's console, whichever port it took.
+ */
+export const CONSOLE_URL_FILE = 'console-url';
 /** Where an `--insecure` stack keeps the bridge's files (`.data/bridge/`): it lays out no auth directory. */
 export const INSECURE_BRIDGE_DIR = 'bridge';
 
@@ -24,6 +29,8 @@ export interface BridgeFiles {
   readonly peopleFile: string;
   readonly secretFile: string;
   readonly operatorKeyFile: string;
+  /** Where the running bridge's console URL goes (`startStackBridge` writes it). */
+  readonly consoleUrlFile: string;
   /** The demo person's sign-in key. */
   readonly personKey: string;
   /** The nkey seed the bridge derives for the demo's person: the demo registers the person with it. */
@@ -59,6 +66,7 @@ export async function prepareBridgeFiles(options: {
     peopleFile,
     secretFile,
     operatorKeyFile,
+    consoleUrlFile: join(dir, CONSOLE_URL_FILE),
     personKey,
     personSeed: personSeed(new TextEncoder().encode(secret), DEMO_PERSON),
   };
@@ -119,7 +127,8 @@ export interface StackBridge {
 
 /**
  * Starts the bridge on 127.0.0.1:8787, or on a free port when 8787 is taken (or is taken between the probe and the
- * bridge's listen), and resolves once it answers `GET /healthz`. `authDir` `null`: an unsecured hub.
+ * bridge's listen), and resolves once it answers `GET /healthz`, its URL written to `files.consoleUrlFile` (removed
+ * when the service stops). `authDir` `null`: an unsecured hub.
  */
 export async function startStackBridge(options: {
   readonly root: string;
@@ -157,7 +166,7 @@ export async function startStackBridge(options: {
     if (ready) {
       const signIn = `${url}#/signin?name=${encodeURIComponent(DEMO_PERSON)}&key=${encodeURIComponent(files.personKey)}`;
       return {
-        service,
+        service: await recordConsoleUrl(service, { file: files.consoleUrlFile, url }),
         url,
         signInUrl: signIn,
         movedFrom: port === DEFAULT_BRIDGE_PORT ? null : DEFAULT_BRIDGE_PORT,
@@ -171,6 +180,24 @@ export async function startStackBridge(options: {
     }
     throw new Error(`the bridge did not start on port ${port}; see ${service.logFile}`);
   }
+}
+
+/**
+ * Writes the console's `url` to `file` (`CONSOLE_URL_FILE`) and answers the bridge's service with a `stop` that removes
+ * the file once the bridge exited, so that the file names a console only while one runs there.
+ */
+export async function recordConsoleUrl(
+  service: StackService,
+  record: { readonly file: string; readonly url: string },
+): Promise<StackService> {
+  await writeFile(record.file, `${record.url}\n`);
+  return {
+    ...service,
+    async stop(graceMs?: number) {
+      await service.stop(graceMs);
+      await rm(record.file, { force: true });
+    },
+  };
 }
 
 /**

@@ -1,30 +1,24 @@
-import { IdentityCredentialsError, type HumanClient } from '@ag2net/client';
-import {
-  EV_CHANNEL_CLOSED,
-  EV_CHANNEL_EXPIRED,
-  EV_TEXT,
-  ErrorCode,
-  NetworkError,
-  type Envelope,
-  type PassportInput,
-} from '@ag2net/protocol';
+import type { HumanClient } from '@ag2net/client';
+import { EV_CHANNEL_CLOSED, EV_CHANNEL_EXPIRED, EV_TEXT, type Envelope } from '@ag2net/protocol';
 import type { Command } from 'commander';
-import { mkdir } from 'node:fs/promises';
 import { z } from 'zod';
+import { attachPerson, personCredsPath, stackApiKey } from '../attach-person.js';
 import { IntFlag, actionOn, type CommandEnv } from '../env.js';
-import { CliError, ExitCode, usageError } from '../exit.js';
+import { usageError } from '../exit.js';
+import { followLog } from '../follow.js';
 import type { CliIo } from '../io.js';
-import { readApiKeysFile } from '../keys-file.js';
 import { NameBook, printEnvelope } from '../render.js';
 import { resolveAgent } from '../resolve.js';
-import { identityCredsDir, type Target } from '../session.js';
-import { API_KEYS_FILE, identityCredsFile, isFile } from '../stack.js';
 
 const ChatOptions = z.object({
   type: z.enum(['consulting', 'conversation']).default('conversation'),
   apiKey: z.string().min(1).optional(),
   wait: IntFlag.default(60_000),
+  rekey: z.boolean().default(false),
 });
+
+/** How often a chat reads its channel's log for what the others posted, in ms. */
+const CHAT_POLL_MS = 250;
 
 /**
  * `ag2net chat <agent>`: talk to an agent as a person. The person (`--as`, default the login name) is attached or
@@ -34,7 +28,9 @@ const ChatOptions = z.object({
  *
  * On a secured stack it needs nothing more than `npm start` left in `.data/`: the registrant's credentials to connect,
  * the person's admission key from `api-keys.json` (`ag2net people add` writes one for a new name), and the person's
- * own credentials in `creds/<server>/<prefix>/<name>.creds`, written at the first chat and reused after.
+ * own credentials in `creds/<server>/<prefix>/<name>.creds`, written at the first chat and reused after. Beside the
+ * bridge's secret (`bridge-secret`), the person's key is the one the console derives for the name, so the person who
+ * chats here is the person who signs in there, whichever comes first.
  */
 export function chatCommand(program: Command, io: CliIo): void {
   program
@@ -47,24 +43,19 @@ export function chatCommand(program: Command, io: CliIo): void {
       "the person's admission key (env AG2NET_API_KEY; default: the person's in the stack's api-keys.json)",
     )
     .option('--wait <ms>', 'at end of input, how long to wait for the last answer (default 60000)')
+    .option(
+      '--rekey',
+      "register the person again with the console's key, retiring the identity of the key in its .creds " +
+        '(its open channels closed)',
+    )
     .action(
       actionOn(io, ChatOptions, async (env, agent, opts) => {
         const session = await env.session('register');
         const { target } = session;
         const me = target.as ?? io.env['USER'] ?? 'cli-user';
         const apiKey = opts.apiKey ?? emptyToUndefined(io.env['AG2NET_API_KEY']) ?? (await stackApiKey(target, me));
-        const passport: PassportInput = {
-          name: me,
-          kind: 'human',
-          ...(apiKey === undefined ? {} : { auth: { scheme: 'api_key', claim: { token: apiKey } } }),
-        };
         const credsPath = session.secured ? await personCredsPath(target, me) : undefined;
-        const human = await session.hub
-          .attachHuman(me, { passport, ...(credsPath === undefined ? {} : { credsPath }) })
-          .catch(async (err: unknown) => {
-            const held = credsPath !== undefined && (await isFile(credsPath));
-            throw admissionRefusal(err, { target, me, credsPath, held, keyFound: apiKey !== undefined });
-          });
+        const human = await attachPerson(env, session, { me, apiKey, credsPath, rekey: opts.rekey });
         try {
           // Looked up as the person: on a secured hub the registrant's connection may not read the directory.
           const peer = await resolveAgent(human.hub, agent);
@@ -82,65 +73,6 @@ export function chatCommand(program: Command, io: CliIo): void {
         }
       }),
     );
-}
-
-/**
- * Where a person's credentials are kept on a secured deployment: `--creds-dir` (`AG2NET_CREDS_DIR`), else where
- * `npm start` keeps identities' credentials. The hub issues them at the first chat, the client writes them (0600) and
- * renews them, and the next chat attaches with them.
- */
-async function personCredsPath(target: Target, me: string): Promise<string> {
-  const dir = await identityCredsDir(target);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  return identityCredsFile(dir, me);
-}
-
-/** The person's key in the stack's `api-keys.json`, when that file is there and readable and has one. */
-async function stackApiKey(target: Target, me: string): Promise<string | undefined> {
-  const keys = await readApiKeysFile(target.stack.auth(API_KEYS_FILE)).catch(() => null);
-  return keys?.[me];
-}
-
-/** A refusal to attach or register the person, with the flags that fix it (never the SDK's option names). */
-function admissionRefusal(
-  err: unknown,
-  ctx: {
-    readonly target: Target;
-    readonly me: string;
-    readonly credsPath: string | undefined;
-    /** Whether a file is at `credsPath`. */
-    readonly held: boolean;
-    readonly keyFound: boolean;
-  },
-): unknown {
-  const { target, me } = ctx;
-  if (err instanceof IdentityCredentialsError && ctx.held && ctx.credsPath !== undefined) {
-    // A file is there, and it is not the person's: another identity's, or no identity's at all.
-    return new CliError(err.message, ExitCode.AccessDenied, {
-      hint: `move ${target.stack.shown(ctx.credsPath)} away, or pass --creds-dir <the directory of ${me}'s own .creds>`,
-      cause: err,
-    });
-  }
-  if (err instanceof IdentityCredentialsError) {
-    const where = ctx.credsPath === undefined ? 'here' : `at ${target.stack.shown(ctx.credsPath)}`;
-    return new CliError(
-      `${me} is registered, and chatting as ${me} needs its credentials, which are not ${where}`,
-      ExitCode.AccessDenied,
-      {
-        hint: `pass --creds-dir <the directory of ${me}.creds>, or --as <another name>`,
-        cause: err,
-      },
-    );
-  }
-  if (err instanceof NetworkError && err.code === ErrorCode.AuthFailed) {
-    return new CliError(`${err.code}: ${err.message}`, ExitCode.AccessDenied, {
-      hint: ctx.keyFound
-        ? `the hub refused the admission key of ${me}: pass the right one with --api-key`
-        : `${me} has no admission key: \`ag2net people add ${me}\` gives it one (then chat again), or pass --api-key`,
-      cause: err,
-    });
-  }
-  return err;
 }
 
 function emptyToUndefined(value: string | undefined): string | undefined {
@@ -169,9 +101,16 @@ async function converse(env: CommandEnv, human: HumanClient, args: Conversation)
   env.io.signal.addEventListener('abort', onAbort, { once: true });
   let awaiting = false;
   let answered: () => void = () => undefined;
-  const subscription = human.subscribe({ channelId: channel.channelId });
+  // What the others post from now on, read from the channel's log (see `followLog`).
+  const { last_sequence: last } = await human.hub.call(
+    'readWal',
+    { channel_id: channel.channelId, since: 1, limit: 1 },
+    { caller: human.agentId },
+  );
+  const following = new AbortController();
+  const log = followLog(human, channel.channelId, { since: last + 1, pollMs: CHAT_POLL_MS, signal: following.signal });
   const printing = (async () => {
-    for await (const e of subscription) {
+    for await (const e of log) {
       if (e.sender_id === human.agentId) continue;
       if (o.json) o.data(e, { stream: true });
       else await printEnvelope(o, names, e);
@@ -206,7 +145,7 @@ async function converse(env: CommandEnv, human: HumanClient, args: Conversation)
     }
   } finally {
     env.io.signal.removeEventListener('abort', onAbort);
-    subscription.close();
+    following.abort();
     await printing.catch(() => undefined);
     // Closing an ended channel answers its metadata as it is: nothing to check first.
     await channel.close().catch(() => undefined);

@@ -1,23 +1,25 @@
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { actionOn, needsSubcommand, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import { readApiKeysFile, writeApiKeysFile } from '../keys-file.js';
-import { API_KEYS_FILE, BRIDGE_PEOPLE_FILE } from '../stack.js';
+import { API_KEYS_FILE, BRIDGE_PEOPLE_FILE, BRIDGE_SECRET_FILE, CONSOLE_URL_FILE, isFile } from '../stack.js';
 
-/** Where `npm start`'s web console listens when the port is free. */
-const DEFAULT_CONSOLE_URL = 'http://127.0.0.1:8787/';
+/** The agent of `npm start`'s demo that answers anything: the example of a chat. */
+const DEMO_AGENT = 'pal';
 
 /** How long to wait for a console to answer its `/healthz`, in ms. */
 const CONSOLE_PROBE_MS = 1000;
 
+const ConsoleUrl = z.url({ protocol: /^https?$/ });
+
 const AddOptions = z.object({
   dir: z.string().min(1).optional(),
-  console: z.url({ protocol: /^https?$/ }).optional(),
+  console: ConsoleUrl.optional(),
 });
 
 /** What a person's name may be: a passport's, and never the operator's `$operator`. */
@@ -31,7 +33,9 @@ const PersonName = z
  * `ag2net people add <name>`: admits a person on a stack `npm start` runs. A random API key for the name goes into the
  * auth directory's `api-keys.json` (the hub's, which hub-service re-reads when it changes) and `bridge-people.json`
  * (the console's, which the bridge re-reads too), so that the person can chat from the terminal and sign in to the
- * console at once; a name that has a key keeps it. Prints how to do both.
+ * console at once, in either order, as one identity (`chat` derives the key the console does); a name that has a key
+ * keeps it. Prints how to do both: the chat command and the sign-in link of the console `npm start` runs (`--console`
+ * names another).
  */
 export function peopleCommand(program: Command, io: CliIo): void {
   const people = needsSubcommand(
@@ -43,7 +47,10 @@ export function peopleCommand(program: Command, io: CliIo): void {
     .description('admit a person: an API key for the name in api-keys.json and bridge-people.json, then how to chat')
     .argument('<name>', "the person's name")
     .option('--dir <dir>', 'the auth directory (default --auth-dir, AG2NET_AUTH_DIR or .data/auth)')
-    .option('--console <url>', `the web console, for the sign-in link (default ${DEFAULT_CONSOLE_URL} when it answers)`)
+    .option(
+      '--console <url>',
+      `the web console, for the sign-in link (default: the one npm start runs, named in the auth directory's ${CONSOLE_URL_FILE}, when it answers)`,
+    )
     .action(actionOn(io, AddOptions, addPerson));
 }
 
@@ -71,7 +78,7 @@ async function addPerson(env: CommandEnv, rawName: string, opts: z.output<typeof
   // The console signs the person in with the key the hub admits it with: the same key in both files.
   const people = (await readApiKeysFile(peopleFile)) ?? {};
   if (people[name] !== key) await writeApiKeysFile(peopleFile, { ...people, [name]: key });
-  const consoleUrl = opts.console ?? (await answeringConsole(DEFAULT_CONSOLE_URL));
+  const consoleUrl = opts.console ?? (await runningConsole(join(dir, CONSOLE_URL_FILE)));
   const signIn =
     consoleUrl === null
       ? null
@@ -95,7 +102,7 @@ async function addPerson(env: CommandEnv, rawName: string, opts: z.output<typeof
       : `${o.paint('accent', name)} was admitted already; its key is in ${stack.shown(keysFile)} and ${stack.shown(peopleFile)}`,
   );
   o.fields([
-    ['chat', `${chat}   (e.g. ag2net chat assistant --as ${name})`],
+    ['chat', `${chat}   (e.g. ag2net chat ${DEMO_AGENT} --as ${name})`],
     [
       'console',
       signIn ??
@@ -103,6 +110,19 @@ async function addPerson(env: CommandEnv, rawName: string, opts: z.output<typeof
           '(or pass --console <its url> for a link)',
     ],
   ]);
+  if (await isFile(join(dir, BRIDGE_SECRET_FILE))) {
+    o.line(o.paint('dim', `either way, in either order, ${name} is one person: the same identity and channels`));
+  }
+}
+
+/**
+ * The web console `npm start` runs for this auth directory: the URL its bridge wrote to `file` (removed when it stops),
+ * when a console answers its `/healthz` there now; else `null`.
+ */
+async function runningConsole(file: string): Promise<string | null> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  const url = ConsoleUrl.safeParse(text?.trim());
+  return url.success ? answeringConsole(url.data) : null;
 }
 
 /** `url` when a web console answers its `/healthz` there now, else `null`. */

@@ -7,7 +7,7 @@ import { usageError } from '../exit.js';
 import { historyRefusal, requireHistory } from '../expired-history.js';
 import { FOLLOW_POLL_MS, pause } from '../follow.js';
 import type { CliIo } from '../io.js';
-import { NameBook, printEnvelope } from '../render.js';
+import { NameBook, envelopePrinter } from '../render.js';
 import { resolveChannelId } from '../resolve.js';
 import type { Session } from '../session.js';
 
@@ -31,7 +31,8 @@ const PAGE = 1000;
 /**
  * `ag2net wal <channel>` (a channel's log through `readWal`: a participant sees what its audience lets it see, the
  * operator everything) and `ag2net tail` (every admitted envelope of every channel, live; operators). A channel whose
- * history expired has no log left to show: both say so in one line (`expiredHistoryLine`) and exit 3.
+ * history expired has no log left to show: both say so in one line (`expiredHistoryLine`) and exit 3. Both end each
+ * answer's line with its turn report (`turnSuffix`), which a conversation (`chat`) leaves out.
  */
 export function walCommands(program: Command, io: CliIo): void {
   program
@@ -97,6 +98,7 @@ async function printLog(env: CommandEnv, session: Session, args: ReadLog): Promi
   let printed = 0;
   let last = 0;
   let more: number | null = null;
+  const print = envelopePrinter(env.out, names, { turns: true });
   // The pages of the requested range; then, with --follow, whatever the log gains, asked for every FOLLOW_POLL_MS.
   for (;;) {
     const page = await session.hub.call(
@@ -105,7 +107,7 @@ async function printLog(env: CommandEnv, session: Session, args: ReadLog): Promi
       { caller: args.caller },
     );
     for (const e of page.envelopes) {
-      if (!env.out.json) await printEnvelope(env.out, names, e);
+      if (!env.out.json) await print(e);
       else if (args.follow) env.out.data(e, { stream: true });
       else collected.push(e);
     }
@@ -129,6 +131,7 @@ async function printLog(env: CommandEnv, session: Session, args: ReadLog): Promi
 
 async function tail(env: CommandEnv, session: Session, opts: z.output<typeof TailOptions>): Promise<void> {
   const names = new NameBook(session.hub);
+  const print = envelopePrinter(env.out, names, { turns: true });
   const agentId = opts.agent === undefined ? null : await session.agentId(opts.agent);
   const channel =
     opts.channel === undefined
@@ -163,7 +166,7 @@ async function tail(env: CommandEnv, session: Session, opts: z.output<typeof Tai
       const e = parsed.data;
       if (!matchesTail(e, agentId, opts.type)) continue;
       if (env.out.json) env.out.data(e, { stream: true });
-      else await printEnvelope(env.out, names, e);
+      else await print(e);
       seen += 1;
       if (opts.max !== undefined && seen >= opts.max) break;
     }
