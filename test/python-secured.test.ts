@@ -239,7 +239,8 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('the Python client on a sec
       AG2NET_CREDS_DIR: credsDir,
     };
     for (const run of [1, 2]) {
-      const child = spawn(python, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // From a directory outside the repository, as a project of one's own would run it.
+      const child = spawn(python, [script], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
