@@ -1,57 +1,14 @@
 import { sequence } from '@ag2net/adapters';
 import { EV_PACKET, EV_TEXT, TurnReportSchema, type Envelope, type TurnReport } from '@ag2net/protocol';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startModelEndpoint, turnReportFixture } from '@ag2net/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, createModel, createScriptedModel, registerAgent, toolCall } from '../src/index.js';
 import { netKit, until } from './support.js';
 
 const kit = netKit();
 beforeAll(() => kit.start());
-afterEach(async () => {
-  await kit.closeAll();
-  const server = endpoint;
-  endpoint = null;
-  if (server === null) return;
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterEach(() => kit.closeAll());
 afterAll(() => kit.stop());
-
-let endpoint: Server | null = null;
-
-/**
- * A fake OpenAI-compatible endpoint: the first call fails with 503 (a transient failure the model retries), the next
- * answers with a completion of 312 prompt and 54 completion tokens.
- */
-async function flakyEndpoint(): Promise<string> {
-  let calls = 0;
-  endpoint = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
-    req.on('end', () => {
-      calls += 1;
-      const json = { 'content-type': 'application/json' };
-      if (calls === 1) {
-        res.writeHead(503, json).end(JSON.stringify({ error: { message: 'overloaded' } }));
-        return;
-      }
-      res.writeHead(200, json).end(
-        JSON.stringify({
-          id: 'chatcmpl-1',
-          object: 'chat.completion',
-          created: 1767225600,
-          model: 'fake-1',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Durable first.' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 312, completion_tokens: 54, total_tokens: 366 },
-        }),
-      );
-    });
-  });
-  const server = endpoint;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return `http://127.0.0.1:${port}/v1`;
-}
 
 /** The report an answer carries, checked against the schema the hub admitted it by. */
 function reportOf(answer: Envelope | undefined): TurnReport {
@@ -62,6 +19,15 @@ function reportOf(answer: Envelope | undefined): TurnReport {
 function withoutTiming(report: TurnReport): Omit<TurnReport, 'started_at' | 'duration_ms'> {
   const { started_at: _at, duration_ms: _ms, ...rest } = report;
   return rest;
+}
+
+/** What a report of a scripted model's turn says besides its timing: no tokens, no retry. */
+function scriptedTurn(counts: {
+  attempts: number;
+  tool_calls: number;
+}): Omit<TurnReport, 'started_at' | 'duration_ms'> {
+  const usage = { input_tokens: 0, output_tokens: 0 };
+  return withoutTiming(turnReportFixture({ provider: 'scripted', model: 'scripted', usage, retries: 0, ...counts }));
 }
 
 describe('turn report', () => {
@@ -79,14 +45,7 @@ describe('turn report', () => {
     const answer = log.find((e) => e.sender_id === bob.agentId && e.event_type === EV_TEXT);
     expect(answer?.event_data['text']).toBe('Bob here.');
     const report = reportOf(answer);
-    expect(withoutTiming(report)).toStrictEqual({
-      provider: 'scripted',
-      model: 'scripted',
-      usage: { input_tokens: 0, output_tokens: 0 },
-      attempts: 2,
-      retries: 0,
-      tool_calls: 1,
-    });
+    expect(withoutTiming(report)).toStrictEqual(scriptedTurn({ attempts: 2, tool_calls: 1 }));
     // The turn began once the question was admitted, and before the answer was.
     const started = Date.parse(report.started_at);
     expect(started).toBeGreaterThanOrEqual(Date.parse(question?.created_at ?? ''));
@@ -97,8 +56,9 @@ describe('turn report', () => {
   it("counts the model's retry of a transient failure and the tokens the endpoint reported", async () => {
     const { client } = await kit.open();
     const alice = await client.registerHuman({ name: 'alice' });
+    await using endpoint = await startModelEndpoint({ content: 'Durable first.' });
     const model = createModel(
-      { provider: 'openai-compatible', model: 'fake-1', baseURL: await flakyEndpoint() },
+      { provider: 'openai-compatible', model: 'fake-1', baseURL: endpoint.baseURL },
       { retryDelayMs: 1 },
     );
     const expert = await registerAgent(client, new Agent({ name: 'expert', model }));
@@ -110,14 +70,9 @@ describe('turn report', () => {
       (e) => e.sender_id === expert.agentId && e.event_type === EV_TEXT,
     );
     expect([answer?.event_type, answer?.event_data['text']]).toEqual([EV_TEXT, 'Durable first.']);
-    expect(withoutTiming(reportOf(answer))).toStrictEqual({
-      provider: 'openai-compatible',
-      model: 'fake-1',
-      usage: { input_tokens: 312, output_tokens: 54 },
-      attempts: 2,
-      retries: 1,
-      tool_calls: 0,
-    });
+    expect(withoutTiming(reportOf(answer))).toStrictEqual(
+      withoutTiming(turnReportFixture({ provider: 'openai-compatible', model: 'fake-1' })),
+    );
   });
 
   it("rides in a workflow's packet beside its routing", async () => {
@@ -136,14 +91,7 @@ describe('turn report', () => {
       "the writer's packet",
     );
     expect([packet.event_data['body'], packet.event_data['routing']]).toEqual(['Draft.', { kind: 'text' }]);
-    expect(withoutTiming(reportOf(packet))).toStrictEqual({
-      provider: 'scripted',
-      model: 'scripted',
-      usage: { input_tokens: 0, output_tokens: 0 },
-      attempts: 1,
-      retries: 0,
-      tool_calls: 0,
-    });
+    expect(withoutTiming(reportOf(packet))).toStrictEqual(scriptedTurn({ attempts: 1, tool_calls: 0 }));
   });
 
   it('is left out when the handler is told not to report turns', async () => {

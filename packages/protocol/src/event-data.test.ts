@@ -16,6 +16,7 @@ import {
   TextDataSchema,
   failureCauseLine,
 } from '@ag2net/protocol';
+import { turnReportFixture } from '@ag2net/test-support';
 
 describe('EVENT_DATA_SCHEMAS', () => {
   it('has a schema for exactly the 12 EV_* types, each the right one', () => {
@@ -188,16 +189,7 @@ describe('TurnFailedData', () => {
 });
 
 describe('TurnReport', () => {
-  const report = {
-    started_at: '2026-03-02T09:15:04.120Z',
-    duration_ms: 1240,
-    provider: 'openai',
-    model: 'gpt-4.1-mini',
-    usage: { input_tokens: 312, output_tokens: 54 },
-    attempts: 2,
-    retries: 1,
-    tool_calls: 0,
-  };
+  const report = turnReportFixture();
 
   it('rides in the turn of a text and of a packet, beside what AG2 reads', () => {
     expect(TextDataSchema.parse({ text: 'hi', turn: report })).toStrictEqual({ text: 'hi', turn: report });

@@ -1,5 +1,6 @@
 /**
- * Test kit: a real nats-server per test file, a 3-node cluster for reliability tests, unique names and waiters.
+ * Test kit: a real nats-server per test file, a 3-node cluster for reliability tests, unique names and waiters; a
+ * fake model endpoint and a turn report to build on, for the tests of agents' turns.
  *
  * @example
  * ```ts
@@ -30,3 +31,6 @@ export {
 } from './secured.js';
 export { ViolationRecorder } from './violations.js';
 export type { Violation } from './violations.js';
+export { startModelEndpoint } from './model-endpoint.js';
+export type { ModelEndpoint, ModelEndpointOptions } from './model-endpoint.js';
+export { turnReportFixture } from './turn-report.js';
