@@ -4,112 +4,87 @@
  * answer live, watches a workflow hand off from triage to billing live; another person sees none of it.
  */
 import { AgentTarget, FromSpeaker, TerminateTarget, ToolCalled, Transition, TransitionGraph } from '@ag2net/adapters';
-import type { Bridge } from '@ag2net/bridge';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DEMO_AGENTS, runDemo } from '../scripts/stack/demo.js';
 import { holdFile } from './fixtures/console/tools.js';
 import { call } from './support/bridge-http.js';
-import { assertConsoleServed, launchBrowser, UI_TIMEOUT_MS, type TestBrowser } from './support/browser.js';
+import { openChannel } from './support/bridge-calls.js';
+import { UI_TIMEOUT_MS } from './support/browser.js';
+import { consoleStackPerFile } from './support/console-stack.js';
 import {
   attributesOf,
   envelopes,
   goToHash,
   navigate,
+  openChannelWithForm,
+  say,
   signInWithForm,
   waitForChannelState,
   waitForHash,
   waitForText,
 } from './support/console-ui.js';
 import { startRunner, type ServiceProcess } from './support/processes.js';
-import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
-import { startStackBridge } from './support/stack-bridge.js';
 
 const AGENT_KEYS = Object.fromEntries(DEMO_AGENTS.map((name) => [name, `k-${name}`]));
 const PEOPLE = { ann: 'k-ann-console', bob: 'k-bob-console' } as const;
-const KEYS = { ...AGENT_KEYS, you: 'k-you', ...PEOPLE };
+/** The demo's own person (`you`) registers with the hub directly, as the demo's agents do. */
+const DIRECT_KEYS = { ...AGENT_KEYS, you: 'k-you' };
 const OPERATOR_KEY = 'k-operator-console-demo';
 /** The expert's second scripted answer (test/fixtures/console/agents.yaml): the demo used the first. */
 const EXPERT_ANSWER =
   'Consensus lets a group of replicas agree on one order of writes, so any of them can take over after a crash.';
 
-const SessionReply = z.object({ token: z.string() });
 const MeReply = z.object({ agent_id: z.string() });
 const PassportReply = z.object({ passport: z.object({ agent_id: z.string() }) });
-const ChannelReply = z.object({ channel: z.object({ channel_id: z.string() }) });
 
-let stack: SecuredStack;
-let dir: string;
+const stack = consoleStackPerFile({ people: PEOPLE, apiKeys: DIRECT_KEYS, operatorKey: OPERATOR_KEY });
+let dir = '';
 let runner: ServiceProcess | undefined;
-let bridge: Bridge | undefined;
-let browser: TestBrowser | undefined;
 let ann: Page;
 /** The consulting channel ann opens with the expert. */
 let annChannel = '';
 
 beforeAll(async () => {
-  stack = await startSecuredStack({ apiKeys: KEYS });
   dir = await mkdtemp(join(tmpdir(), 'ag2net-console-demo-'));
   const keysFile = join(dir, 'agent-keys.json');
   await writeFile(keysFile, JSON.stringify(AGENT_KEYS), { mode: 0o600 });
   await mkdir(join(dir, 'people'));
+  const secured = stack.secured;
   runner = startRunner({
-    natsUrl: stack.url,
-    prefix: stack.prefix,
+    natsUrl: secured.url,
+    prefix: secured.prefix,
     configPath: 'test/fixtures/console/agents.yaml',
     name: 'console-runner',
-    extraArgs: ['--creds', stack.paths.registrantCreds, '--creds-dir', join(dir, 'agents'), '--api-keys', keysFile],
+    extraArgs: ['--creds', secured.paths.registrantCreds, '--creds-dir', join(dir, 'agents'), '--api-keys', keysFile],
   });
-  bridge = await startStackBridge(stack, { apiKeys: PEOPLE, operatorKey: OPERATOR_KEY });
-  await assertConsoleServed(bridge.url);
-  const [launched] = await Promise.all([
-    launchBrowser(),
-    // The demo waits for the runner's agents to register, then drives one channel of each type to its end.
-    runDemo({
-      natsUrl: stack.url,
-      prefix: stack.prefix,
-      say: () => undefined,
-      turnTimeoutMs: 20_000,
-      auth: { creds: stack.paths.registrantCreds, apiKeys: KEYS, credsDir: join(dir, 'people') },
-    }),
-  ]);
-  browser = launched;
+  // The demo waits for the runner's agents to register, then drives one channel of each type to its end.
+  await runDemo({
+    natsUrl: secured.url,
+    prefix: secured.prefix,
+    say: () => undefined,
+    turnTimeoutMs: 20_000,
+    auth: {
+      creds: secured.paths.registrantCreds,
+      apiKeys: { ...DIRECT_KEYS, ...PEOPLE },
+      credsDir: join(dir, 'people'),
+    },
+  });
 }, 90_000);
 
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') await browser?.screenshotAll(`failed-${context.task.name.slice(0, 40)}`);
-});
-
 afterAll(async () => {
-  await browser?.close();
-  await bridge?.close();
   await runner?.stop('SIGKILL');
-  await stack?.stop();
   await rm(holdFile(runner?.child.pid ?? 0), { force: true });
-  await rm(dir, { recursive: true, force: true });
+  if (dir !== '') await rm(dir, { recursive: true, force: true });
 });
-
-function url(): string {
-  if (bridge === undefined) throw new Error('the bridge did not start');
-  return bridge.url;
-}
-
-function chromium(): TestBrowser {
-  if (browser === undefined) throw new Error('Chromium did not start');
-  return browser;
-}
-
-async function sessionToken(name: string, key: string): Promise<string> {
-  return SessionReply.parse((await call(url(), '/v1/session', { body: { name, api_key: key } })).body).token;
-}
 
 describe('the web console over the demo', { timeout: 120_000 }, () => {
   it('shows the operator the demo agents, its four ended channels and the workflow path you → triage → billing', async () => {
-    const page = await chromium().person('operator', `${url()}/#/signin`);
+    const page = await stack.browser.person('operator', `${stack.url}/#/signin`);
     await page.getByTestId('signin').locator('input[name="name"]').fill('$operator');
     await page.getByTestId('signin').locator('input[name="api_key"]').fill('not-the-key');
     await page.getByTestId('signin').getByRole('button', { name: 'Sign in' }).click();
@@ -121,14 +96,14 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     const agentRows = page.getByTestId('agent-row');
     await agentRows.nth(DEMO_AGENTS.length - 1).waitFor();
     expect((await attributesOf(agentRows, 'data-agent-name')).sort()).toEqual([...DEMO_AGENTS].sort());
-    await chromium().screenshot(page, 'agents');
+    await stack.browser.screenshot(page, 'agents');
 
     await page.locator('[data-testid="agent-row"][data-agent-name="expert"]').getByRole('link').first().click();
     expect(await page.getByTestId('agent-name').textContent()).toContain('expert');
     // The resume (the claimed capabilities and the track record) arrives after the passport.
     await waitForText(page.getByTestId('capabilities'), 'distributed-systems');
     await page.getByTestId('resume').waitFor();
-    await chromium().screenshot(page, 'agent-expert');
+    await stack.browser.screenshot(page, 'agent-expert');
 
     await navigate(page, 'Channels');
     const channelRows = page.getByTestId('channel-row');
@@ -142,7 +117,7 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     expect(await attributesOf(channelRows, 'data-state')).toEqual(['closed', 'closed', 'closed', 'closed']);
     const workflowRow = page.locator('[data-testid="channel-row"][data-type="workflow"]');
     expect(await workflowRow.textContent()).toContain('you, triage, billing');
-    await chromium().screenshot(page, 'channels');
+    await stack.browser.screenshot(page, 'channels');
 
     await workflowRow.getByRole('link').first().click();
     await page.getByTestId('workflow-graph').waitFor();
@@ -151,28 +126,23 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     expect(await attributesOf(visited, 'data-agent-name')).toEqual(['you', 'triage', 'billing']);
     expect((await page.getByTestId('workflow-path').textContent())?.trim()).toBe('you → triage → billing');
     await waitForChannelState(page, 'closed');
-    await chromium().screenshot(page, 'workflow-demo');
-    expect(chromium().pageErrors).toEqual([]);
+    await stack.browser.screenshot(page, 'workflow-demo');
+    expect(stack.browser.pageErrors).toEqual([]);
   });
 
   it('signs ann in from a link that leaves no key in the URL, and shows the expert answering her live', async () => {
-    ann = await chromium().person('ann', `${url()}/#/signin?name=ann&key=${PEOPLE.ann}`);
+    ann = await stack.browser.person('ann', stack.signInLink('ann'));
     expect(await waitForHash(ann, '#/channels')).toBe('#/channels');
     expect(await ann.getByTestId('whoami').textContent()).toContain('ann');
     expect(ann.url()).not.toContain(PEOPLE.ann);
 
-    await ann.getByRole('button', { name: 'New channel' }).click();
-    const form = ann.getByTestId('new-channel');
-    await form.locator('select[name="type"]').selectOption('consulting');
-    await form.locator('input[type="checkbox"][name="target"][value="expert"]').check();
-    await form.locator('input[name="intent"]').fill('a question about consensus');
-    await form.getByRole('button', { name: 'Open' }).click();
-    const hash = await waitForHash(ann, /^#\/channels\/[^/]+$/);
-    annChannel = hash.slice('#/channels/'.length);
+    annChannel = await openChannelWithForm(ann, {
+      type: 'consulting',
+      targets: ['expert'],
+      intent: 'a question about consensus',
+    });
 
-    const composer = ann.getByTestId('composer');
-    await composer.locator('textarea[name="text"]').fill('What does consensus give a replicated log?');
-    await composer.locator('textarea[name="text"]').press('Enter');
+    await say(ann, 'What does consensus give a replicated log?');
     const answer = await waitForText(envelopes(ann, { sender: 'expert', kind: 'message' }), EXPERT_ANSWER);
     expect(answer).toContain(EXPERT_ANSWER);
     expect(await envelopes(ann, { sender: 'ann', kind: 'message' }).filter({ hasText: 'consensus' }).count()).toBe(1);
@@ -180,18 +150,18 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     // No raw JSON unless asked for.
     const transcript = ann.getByTestId('transcript');
     expect(await transcript.textContent()).not.toContain('"envelope_id"');
-    await chromium().screenshot(ann, 'consulting-ann');
+    await stack.browser.screenshot(ann, 'consulting-ann');
     await ann.getByRole('button', { name: 'Raw JSON' }).click();
     await waitForText(transcript, `"text": "${EXPERT_ANSWER}"`);
     await ann.getByRole('button', { name: 'Raw JSON' }).click();
-    expect(chromium().pageErrors).toEqual([]);
+    expect(stack.browser.pageErrors).toEqual([]);
   });
 
   it('shows ann a workflow opened through the API hand off from triage to billing, live, and end', async () => {
-    const token = await sessionToken('ann', PEOPLE.ann);
+    const token = await stack.session('ann');
     const idOf = async (name: string): Promise<string> =>
-      PassportReply.parse((await call(url(), `/v1/agents/${name}`, { token })).body).passport.agent_id;
-    const annId = MeReply.parse((await call(url(), '/v1/me', { token })).body).agent_id;
+      PassportReply.parse((await call(stack.url, `/v1/agents/${name}`, { token })).body).passport.agent_id;
+    const annId = MeReply.parse((await call(stack.url, '/v1/me', { token })).body).agent_id;
     const [triage, billing] = [await idOf('triage'), await idOf('billing')];
     // The demo's graph (scripts/stack/demo.ts) with ann as the customer.
     const graph = new TransitionGraph({
@@ -203,12 +173,11 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
       defaultTarget: new TerminateTarget('no_route'),
       maxTurns: 6,
     });
-    const opened = await call(url(), '/v1/channels', {
-      token,
-      body: { type: 'workflow', target: ['triage', 'billing'], knobs: { graph: graph.toDict() } },
+    const { channelId } = await openChannel(stack.url, token, {
+      type: 'workflow',
+      target: ['triage', 'billing'],
+      knobs: { graph: graph.toDict() },
     });
-    expect(opened.status).toBe(201);
-    const channelId = ChannelReply.parse(opened.body).channel.channel_id;
 
     await goToHash(ann, `#/channels/${channelId}`);
     await ann.getByTestId('workflow-graph').waitFor();
@@ -221,9 +190,7 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     const hold = holdFile(runner?.child.pid ?? 0);
     await writeFile(hold, '');
     try {
-      const text = ann.getByTestId('composer').locator('textarea[name="text"]');
-      await text.fill('I paid twice for one order.');
-      await text.press('Enter');
+      await say(ann, 'I paid twice for one order.');
       await ann
         .locator('[data-testid="graph-node"][data-current="true"][data-agent-name="billing"]')
         .waitFor({ timeout: UI_TIMEOUT_MS });
@@ -231,7 +198,7 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
       // Triage's packet: marked as a handoff by its tool, with triage's words to the customer.
       const handoff = envelopes(ann, { sender: 'triage', 'event-type': 'ag2.packet' });
       expect(await waitForText(handoff, 'transfer_to_billing')).toContain('double payment');
-      await chromium().screenshot(ann, 'workflow-handoff');
+      await stack.browser.screenshot(ann, 'workflow-handoff');
     } finally {
       await rm(hold, { force: true });
     }
@@ -242,19 +209,16 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     expect((await ann.getByTestId('workflow-path').textContent())?.trim()).toBe('you → triage → billing');
     await waitForText(envelopes(ann, { sender: 'billing', kind: 'message' }), 'I refunded the double payment');
     expect(await ann.getByTestId('composer').count()).toBe(0);
-    await chromium().screenshot(ann, 'workflow-ended');
-    expect(chromium().pageErrors).toEqual([]);
+    await stack.browser.screenshot(ann, 'workflow-ended');
+    expect(stack.browser.pageErrors).toEqual([]);
   });
 
   it("keeps ann's channel from another person: not in bob's list, and its page shows an error", async () => {
     // Bob has a channel of his own, so that his list has something to show once it has loaded.
-    const token = await sessionToken('bob', PEOPLE.bob);
-    const opened = await call(url(), '/v1/channels', { token, body: { type: 'conversation', target: 'pal' } });
-    expect(opened.status).toBe(201);
-    const bobChannel = ChannelReply.parse(opened.body).channel.channel_id;
+    const token = await stack.session('bob');
+    const bobChannel = (await openChannel(stack.url, token, { type: 'conversation', target: 'pal' })).channelId;
 
-    const bob = await chromium().person('bob', `${url()}/#/signin?name=bob&key=${PEOPLE.bob}`);
-    await waitForHash(bob, '#/channels');
+    const bob = await stack.signIn('bob');
     await bob.getByTestId('whoami').filter({ hasText: 'bob' }).waitFor();
     await bob.locator(`[data-testid="channel-row"][data-channel-id="${bobChannel}"]`).waitFor();
     expect(await attributesOf(bob.getByTestId('channel-row'), 'data-channel-id')).toEqual([bobChannel]);
@@ -264,7 +228,7 @@ describe('the web console over the demo', { timeout: 120_000 }, () => {
     // may show first; the page's next read shows it).
     expect(await waitForText(bob.getByTestId('error'), 'not_found')).toContain(`channel not found: ${annChannel}`);
     expect(await envelopes(bob).count()).toBe(0);
-    await chromium().screenshot(bob, 'privacy-bob');
-    expect(chromium().pageErrors).toEqual([]);
+    await stack.browser.screenshot(bob, 'privacy-bob');
+    expect(stack.browser.pageErrors).toEqual([]);
   });
 });

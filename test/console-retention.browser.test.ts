@@ -5,25 +5,20 @@
  * list marks it, and its page says when its history expired and how long it was kept, instead of a transcript, with
  * no composer — also for a page that was following the channel when its retention ran out.
  */
-import type { Bridge } from '@ag2net/bridge';
-import { ackInvite, HubClient, type AgentClient } from '@ag2net/client';
-import { createManualClock } from '@ag2net/hub';
-import { EV_CHANNEL_INVITE, EV_TEXT, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { EnvelopeSchema } from '@ag2net/protocol';
 import { waitFor } from '@ag2net/test-support';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, openSse } from './support/bridge-http.js';
-import { assertConsoleServed, launchBrowser, type TestBrowser } from './support/browser.js';
-import { goToHash, textOf, waitForChannelState, waitForHash } from './support/console-ui.js';
-import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
-import { startStackBridge } from './support/stack-bridge.js';
+import { openChannel, untilChannelText } from './support/bridge-calls.js';
+import { answeringTexts } from './support/console-agents.js';
+import { consoleStackPerFile } from './support/console-stack.js';
+import { goToHash, textOf, waitForChannelState } from './support/console-ui.js';
 
 const KEYS = { ann: 'k-ann-retention', pal: 'k-pal-retention' } as const;
-const OPERATOR_KEY = 'k-operator-console-retention';
 const HOUR = 3_600_000;
 
-const SessionReply = z.object({ token: z.string() });
 const ChannelReply = z.object({
   channel: z.object({ channel_id: z.string(), closed_at: z.string().nullable(), expired_at: z.string().optional() }),
 });
@@ -32,63 +27,32 @@ const ChannelsPage = z.object({
   previews: z.record(z.string(), z.unknown()),
 });
 
-/** The hub's clock starts two and a half hours before the browser's, so that the two hours it is stepped on stay past. */
-const clock = createManualClock(Date.now() - 2.5 * HOUR);
-let stack: SecuredStack;
-let sdk: HubClient | undefined;
-let bridge: Bridge | undefined;
-let browser: TestBrowser | undefined;
+const stack = consoleStackPerFile({
+  people: { ann: KEYS.ann },
+  apiKeys: { pal: KEYS.pal },
+  operatorKey: 'k-operator-console-retention',
+  // The hub's clock starts two and a half hours before the browser's, so that the two hours it is stepped on stay past.
+  manualClockAt: Date.now() - 2.5 * HOUR,
+  hub: { retainClosedMs: HOUR },
+});
 let token = '';
 let operatorToken = '';
 let ann: Page;
 /** The channel whose history expires first (its page opened afterwards), and the one ann follows as it expires. */
 const made = { old: '', oldExpiredAt: '', followed: '' };
 
-function url(): string {
-  if (bridge === undefined) throw new Error('the bridge did not start');
-  return bridge.url;
-}
-
-function chromium(): TestBrowser {
-  if (browser === undefined) throw new Error('Chromium did not start');
-  return browser;
-}
-
-/** Pal accepts invites and answers each text with `pal heard: <text>`. */
-async function pal(envelope: Envelope, client: AgentClient): Promise<void> {
-  if (envelope.event_type === EV_CHANNEL_INVITE) {
-    await ackInvite(client, envelope);
-    return;
-  }
-  if (envelope.event_type !== EV_TEXT || envelope.sender_id === client.agentId) return;
-  await client.send(envelope.channel_id, `pal heard: ${String(envelope.event_data['text'])}`, {
-    causationId: envelope.envelope_id,
-  });
-}
-
 /** A conversation of ann's with pal: one text and pal's answer, then closed by ann; resolves with its id. */
 async function closedChat(intent: string): Promise<string> {
-  const opened = await call(url(), '/v1/channels', { token, body: { type: 'conversation', target: 'pal', intent } });
-  expect(opened.status).toBe(201);
-  const id = ChannelReply.parse(opened.body).channel.channel_id;
-  await call(url(), `/v1/channels/${id}/envelopes`, { token, body: { text: `about ${intent}` } });
-  const stream = await openSse(`${url()}/v1/channels/${id}/stream`, { authorization: `Bearer ${token}` });
-  try {
-    for (;;) {
-      const event = await stream.next();
-      const envelope = event.event === 'envelope' ? EnvelopeSchema.parse(event.data) : null;
-      if (envelope?.event_data['text'] === `pal heard: about ${intent}`) break;
-    }
-  } finally {
-    stream.close();
-  }
-  expect((await call(url(), `/v1/channels/${id}/close`, { token, body: {} })).status).toBe(200);
+  const { channelId: id } = await openChannel(stack.url, token, { type: 'conversation', target: 'pal', intent });
+  await call(stack.url, `/v1/channels/${id}/envelopes`, { token, body: { text: `about ${intent}` } });
+  await untilChannelText(stack.url, token, { channelId: id, text: `pal heard: about ${intent}` });
+  expect((await call(stack.url, `/v1/channels/${id}/close`, { token, body: {} })).status).toBe(200);
   return id;
 }
 
 /** The channel's metadata as ann reads it through the bridge. */
 async function metadata(channelId: string) {
-  return ChannelReply.parse((await call(url(), `/v1/channels/${channelId}`, { token })).body).channel;
+  return ChannelReply.parse((await call(stack.url, `/v1/channels/${channelId}`, { token })).body).channel;
 }
 
 /** What the bridge answers a read of the history of a channel that expired at `expiredAt`. */
@@ -102,37 +66,14 @@ function expiredBody(channelId: string, expiredAt: string) {
   };
 }
 
-/** Moves the hub's clock on by `ms` and runs its sweepers once (history retention runs there). */
-async function stepClock(ms: number): Promise<void> {
-  clock.advance(ms);
-  await stack.hub.tick();
-}
-
 beforeAll(async () => {
-  stack = await startSecuredStack({ apiKeys: KEYS, hub: { clock, sweepIntervalMs: 0, retainClosedMs: HOUR } });
-  bridge = await startStackBridge(stack, { apiKeys: { ann: KEYS.ann }, operatorKey: OPERATOR_KEY });
-  await assertConsoleServed(bridge.url);
-  sdk = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.registrantCreds });
-  await sdk.register({ name: 'pal', auth: { scheme: 'api_key', claim: { token: KEYS.pal } } }, { handler: pal });
-  token = SessionReply.parse(
-    (await call(url(), '/v1/session', { body: { name: 'ann', api_key: KEYS.ann } })).body,
-  ).token;
-  operatorToken = SessionReply.parse(
-    (await call(url(), '/v1/session', { body: { name: '$operator', api_key: OPERATOR_KEY } })).body,
-  ).token;
-  browser = await launchBrowser();
+  await stack.sdk.register(
+    { name: 'pal', auth: stack.auth('pal') },
+    { handler: answeringTexts((t) => `pal heard: ${t}`) },
+  );
+  token = await stack.session('ann');
+  operatorToken = await stack.session('$operator');
 }, 60_000);
-
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') await browser?.screenshotAll(`failed-${context.task.name.slice(0, 40)}`);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await bridge?.close();
-  await sdk?.close();
-  await stack?.stop();
-});
 
 describe('a channel whose history expired', { timeout: 120_000 }, () => {
   it('the bridge answers its metadata with expired_at, and a read of its history with 404 and the hub’s details', async () => {
@@ -141,20 +82,18 @@ describe('a channel whose history expired', { timeout: 120_000 }, () => {
     if (closedAt === null) throw new Error('the channel did not end');
     made.oldExpiredAt = new Date(Date.parse(closedAt) + HOUR).toISOString();
     // A channel that stays open, listed beside it.
-    const opened = await call(url(), '/v1/channels', {
-      token,
-      body: { type: 'conversation', target: 'pal', intent: 'a live chat', ttl: '1d' },
-    });
-    made.followed = ChannelReply.parse(opened.body).channel.channel_id;
-    await call(url(), `/v1/channels/${made.followed}/envelopes`, { token, body: { text: 'still here' } });
+    made.followed = (
+      await openChannel(stack.url, token, { type: 'conversation', target: 'pal', intent: 'a live chat', ttl: '1d' })
+    ).channelId;
+    await call(stack.url, `/v1/channels/${made.followed}/envelopes`, { token, body: { text: 'still here' } });
 
     expect(await metadata(made.old)).not.toHaveProperty('expired_at');
-    clock.set(Date.parse(closedAt) + HOUR);
+    stack.clock.set(Date.parse(closedAt) + HOUR);
     // The hub removes the history once delivery has fanned out the close (a later sweep when it had not yet).
     await waitFor(
       async () => {
         await stack.hub.tick();
-        const audit = await call(url(), `/v1/audit?kinds=channel_history_removed&channel_id=${made.old}`, {
+        const audit = await call(stack.url, `/v1/audit?kinds=channel_history_removed&channel_id=${made.old}`, {
           token: operatorToken,
         });
         return z.object({ records: z.array(z.unknown()) }).parse(audit.body).records.length === 1;
@@ -165,13 +104,13 @@ describe('a channel whose history expired', { timeout: 120_000 }, () => {
     expect((await metadata(made.old)).expired_at).toBe(made.oldExpiredAt);
     expect(await metadata(made.followed)).not.toHaveProperty('expired_at');
     for (const path of [`/v1/channels/${made.old}/log`, `/v1/channels/${made.old}/state`]) {
-      const reply = await call(url(), path, { token });
+      const reply = await call(stack.url, path, { token });
       expect([path, reply.status, reply.body]).toEqual([path, 404, expiredBody(made.old, made.oldExpiredAt)]);
     }
-    const stream = await openSse(`${url()}/v1/channels/${made.old}/stream`, { authorization: `Bearer ${token}` });
+    const stream = await openSse(`${stack.url}/v1/channels/${made.old}/stream`, { authorization: `Bearer ${token}` });
     expect([stream.status, stream.error]).toEqual([404, expiredBody(made.old, made.oldExpiredAt)]);
 
-    const page = ChannelsPage.parse((await call(url(), '/v1/channels?preview=true', { token })).body);
+    const page = ChannelsPage.parse((await call(stack.url, '/v1/channels?preview=true', { token })).body);
     expect(page.channels.map((c) => [c.channel_id, c.expired_at])).toEqual([
       [made.old, made.oldExpiredAt],
       [made.followed, undefined],
@@ -179,7 +118,7 @@ describe('a channel whose history expired', { timeout: 120_000 }, () => {
     expect(Object.keys(page.previews)).toEqual([made.followed]);
 
     // The person's deliveries from the start go past the expired channel to the live one.
-    const deliveries = await openSse(`${url()}/v1/me/stream?from=start`, { authorization: `Bearer ${token}` });
+    const deliveries = await openSse(`${stack.url}/v1/me/stream?from=start`, { authorization: `Bearer ${token}` });
     try {
       expect(deliveries.status).toBe(200);
       const first = await deliveries.next();
@@ -191,8 +130,7 @@ describe('a channel whose history expired', { timeout: 120_000 }, () => {
   });
 
   it('the list marks it, and its page says when it expired and how long it was kept, with no transcript', async () => {
-    ann = await chromium().person('ann', `${url()}/#/signin?name=ann&key=${KEYS.ann}`);
-    await waitForHash(ann, '#/channels');
+    ann = await stack.signIn('ann');
     const row = ann.locator(`[data-testid="channel-row"][data-channel-id="${made.old}"]`);
     await row.waitFor();
     expect(await row.getAttribute('data-history')).toBe('expired');
@@ -200,7 +138,7 @@ describe('a channel whose history expired', { timeout: 120_000 }, () => {
     expect(await textOf(row.getByTestId('channel-preview'))).toMatch(/^History expired /);
     const live = ann.locator(`[data-testid="channel-row"][data-channel-id="${made.followed}"]`);
     expect(await live.getAttribute('data-history')).toBe('kept');
-    await chromium().screenshot(ann, 'retention-list');
+    await stack.browser.screenshot(ann, 'retention-list');
 
     await row.getByRole('link').first().click();
     await waitForChannelState(ann, 'closed');
@@ -212,20 +150,20 @@ describe('a channel whose history expired', { timeout: 120_000 }, () => {
     expect(await ann.getByTestId('composer').count()).toBe(0);
     expect(await ann.getByTestId('error').count()).toBe(0);
     expect(await textOf(ann.getByTestId('close-reason'))).toBe('(human_closed)');
-    await chromium().screenshot(ann, 'retention-channel');
-    expect(chromium().pageErrors).toEqual([]);
+    await stack.browser.screenshot(ann, 'retention-channel');
+    expect(stack.browser.pageErrors).toEqual([]);
   });
 
   it('a page that follows a channel when its history expires shows the notice in place of the transcript', async () => {
     await goToHash(ann, `#/channels/${made.followed}`);
     await waitForChannelState(ann, 'active');
     await ann.getByTestId('transcript').getByText('pal heard: still here').waitFor();
-    expect((await call(url(), `/v1/channels/${made.followed}/close`, { token, body: {} })).status).toBe(200);
+    expect((await call(stack.url, `/v1/channels/${made.followed}/close`, { token, body: {} })).status).toBe(200);
     await waitForChannelState(ann, 'closed');
     const closedAt = (await metadata(made.followed)).closed_at;
     if (closedAt === null) throw new Error('the channel did not end');
 
-    await stepClock(HOUR);
+    await stack.stepClock(HOUR);
     const notice = ann.getByTestId('history-expired');
     await notice.waitFor();
     expect(await notice.locator('time').getAttribute('datetime')).toBe(
@@ -234,7 +172,7 @@ describe('a channel whose history expired', { timeout: 120_000 }, () => {
     expect(await textOf(notice.locator('p').first())).toMatch(/; it was kept 1 h after it ended\.$/);
     expect(await ann.getByTestId('transcript').count()).toBe(0);
     expect(await ann.getByTestId('error').count()).toBe(0);
-    await chromium().screenshot(ann, 'retention-followed');
-    expect(chromium().pageErrors).toEqual([]);
+    await stack.browser.screenshot(ann, 'retention-followed');
+    expect(stack.browser.pageErrors).toEqual([]);
   });
 });

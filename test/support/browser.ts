@@ -6,8 +6,7 @@
  *
  * @example
  * ```ts
- * const browser = await launchBrowser();
- * afterAll(() => browser.close());
+ * await using browser = await launchBrowser();
  * const page = await browser.person('ann', bridge.url);
  * await browser.screenshot(page, 'channels');
  * ```
@@ -50,8 +49,14 @@ export interface TestBrowser {
    * what the page showed).
    */
   screenshotAll(prefix: string): Promise<void>;
+  /**
+   * Closes every person's context opened so far, with their pages, and forgets their `pageErrors`: the browser stays
+   * for the people of the next tests, who start with no page error. Never throws.
+   */
+  closeContexts(): Promise<void>;
   /** Closes every context and the browser. Idempotent; never throws. */
   close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -79,6 +84,16 @@ export async function launchBrowser(): Promise<TestBrowser> {
     await page.screenshot({ path });
     return path;
   };
+  const closeContexts = async (): Promise<void> => {
+    for (const { context } of contexts.splice(0)) await context.close().catch(() => undefined);
+    pageErrors.splice(0);
+  };
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await closeContexts();
+    await browser.close().catch(() => undefined);
+  };
   return {
     browser,
     pageErrors,
@@ -100,12 +115,9 @@ export async function launchBrowser(): Promise<TestBrowser> {
         }
       }
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const { context } of contexts.splice(0)) await context.close().catch(() => undefined);
-      await browser.close().catch(() => undefined);
-    },
+    closeContexts,
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

@@ -39,6 +39,37 @@ export async function waitForHash(page: Page, hash: string | RegExp): Promise<st
   return hashOf(page);
 }
 
+/** Waits until the page shows a channel (`#/channels/<id>`); resolves with the channel's id. */
+export async function waitForChannelPage(page: Page): Promise<string> {
+  return (await waitForHash(page, /^#\/channels\/[^/]+$/)).slice('#/channels/'.length);
+}
+
+/**
+ * Opens a channel with the channel list's New channel form: its `type`, the agents ticked as its `targets` and its
+ * `intent`; resolves with the channel's id once its page shows.
+ */
+export async function openChannelWithForm(
+  page: Page,
+  channel: { readonly type: string; readonly targets: readonly string[]; readonly intent: string },
+): Promise<string> {
+  await page.getByRole('button', { name: 'New channel' }).click();
+  const form = page.getByTestId('new-channel');
+  await form.locator('select[name="type"]').selectOption(channel.type);
+  for (const target of channel.targets) {
+    await form.locator(`input[type="checkbox"][name="target"][value="${target}"]`).check();
+  }
+  await form.locator('input[name="intent"]').fill(channel.intent);
+  await form.getByRole('button', { name: 'Open' }).click();
+  return waitForChannelPage(page);
+}
+
+/** Writes `text` in the channel page's composer and sends it (Enter). */
+export async function say(page: Page, text: string): Promise<void> {
+  const box = page.getByTestId('composer').locator('textarea[name="text"]');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
 /** Goes to a view by changing the hash only, as a link in the console does (the page and its session stay). */
 export async function goToHash(page: Page, hash: string): Promise<void> {
   await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
