@@ -1,4 +1,4 @@
-import { HubClient, type AgentClient } from '@ag2net/client';
+import { HubClient, type AgentClient, type Channel, type HumanClient } from '@ag2net/client';
 import { EV_TEXT, hubNames, newId, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor, within } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -21,6 +21,21 @@ function party(prefix: string, args: readonly string[]): PythonParty {
   const started = startPythonParty({ python, natsUrl: stack.url, prefix, args });
   parties.push(started);
   return started;
+}
+
+/** Starts a Python party that registers an agent (`what` in the timeout error); resolves once it is ready, with its id. */
+async function readyParty(
+  prefix: string,
+  args: readonly string[],
+  what = 'the Python agent',
+): Promise<{ party: PythonParty; agentId: string }> {
+  const started = party(prefix, args);
+  const ready = await within(
+    started.line((l) => l.event === 'ready'),
+    30_000,
+    what,
+  );
+  return { party: started, agentId: String(ready['agent_id']) };
 }
 
 /**
@@ -70,6 +85,23 @@ async function servingHub(hub: HubClient): Promise<string> {
   return waitFor(async () => (await hub.health({ timeout: 1000 })).hub_id, { timeoutMs: 20_000, what: 'a hub' });
 }
 
+/** Sends each round's text as `person` in `channel`, each once `lastSpeaker` answered the round before. */
+async function discussRounds(
+  person: HumanClient,
+  channel: Channel,
+  discussion: { readonly rounds: readonly string[]; readonly lastSpeaker: string },
+): Promise<void> {
+  for (const round of discussion.rounds) {
+    const last = person.nextEnvelope({
+      predicate: (e) =>
+        e.channel_id === channel.channelId && e.event_type === EV_TEXT && e.sender_id === discussion.lastSpeaker,
+      timeout: 30_000,
+    });
+    await channel.send(round);
+    await last;
+  }
+}
+
 function texts(log: readonly Envelope[]): { sender: string; text: unknown; causation: string | null }[] {
   return log
     .filter((e) => e.event_type === EV_TEXT)
@@ -86,13 +118,7 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
 
   it('a Python agent answers a TypeScript person in a consulting channel, under its reply id', async () => {
     const hub = await HubClient.connect({ connection: stack.nc, prefix });
-    const agent = party(prefix, ['agent', '--name', 'py-consultant']);
-    const ready = await within(
-      agent.line((l) => l.event === 'ready'),
-      30_000,
-      'the Python agent',
-    );
-    const pyId = String(ready['agent_id']);
+    const { agentId: pyId } = await readyParty(prefix, ['agent', '--name', 'py-consultant']);
 
     const person = await hub.registerHuman({ name: uniqueName('ts-person') });
     const channel = await person.open({ type: 'consulting', target: 'py-consultant' });
@@ -115,16 +141,7 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
 
   it('a turn lock held by a TypeScript replica keeps the Python replica from running the turn until released', async () => {
     const hub = await HubClient.connect({ connection: stack.nc, prefix });
-    const agent = party(prefix, ['agent', '--name', 'py-replica']);
-    const pyId = String(
-      (
-        await within(
-          agent.line((l) => l.event === 'ready'),
-          30_000,
-          'the Python agent',
-        )
-      )['agent_id'],
-    );
+    const { party: agent, agentId: pyId } = await readyParty(prefix, ['agent', '--name', 'py-replica']);
     const person = await hub.registerHuman({ name: uniqueName('ts-person') });
     const channel = await person.open({ type: 'conversation', target: 'py-replica' });
     // What a TypeScript replica of the same agent does around its turn (TurnLocks): acquireTurnLock as the agent,
@@ -161,16 +178,7 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
 
   it('a Python agent never handles an envelope the hub did not deliver: it is terminated with a warning', async () => {
     const hub = await HubClient.connect({ connection: stack.nc, prefix });
-    const agent = party(prefix, ['agent', '--name', 'py-guarded']);
-    const pyId = String(
-      (
-        await within(
-          agent.line((l) => l.event === 'ready'),
-          30_000,
-          'the Python agent',
-        )
-      )['agent_id'],
-    );
+    const { party: agent, agentId: pyId } = await readyParty(prefix, ['agent', '--name', 'py-guarded']);
     const person = await hub.registerHuman({ name: uniqueName('ts-person') });
     const channel = await person.open({ type: 'conversation', target: 'py-guarded' });
     const names = hubNames(prefix);
@@ -222,15 +230,10 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
 
   it('an AG2 Agent served on ag2net answers a TypeScript person', async () => {
     const hub = await HubClient.connect({ connection: stack.nc, prefix });
-    const agent = party(prefix, ['ag2-agent', '--name', 'ag2-helper', '--answer', 'forty-two']);
-    const ag2Id = String(
-      (
-        await within(
-          agent.line((l) => l.event === 'ready'),
-          30_000,
-          'the AG2 agent',
-        )
-      )['agent_id'],
+    const { agentId: ag2Id } = await readyParty(
+      prefix,
+      ['ag2-agent', '--name', 'ag2-helper', '--answer', 'forty-two'],
+      'the AG2 agent',
     );
     const person = await hub.registerHuman({ name: uniqueName('ts-person') });
     const channel = await person.open({ type: 'consulting', target: 'ag2-helper' });
@@ -267,28 +270,12 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
 
   it('a Python agent, a TypeScript agent and a person discuss in turn', async () => {
     const hub = await HubClient.connect({ connection: stack.nc, prefix });
-    const agent = party(prefix, ['agent', '--name', 'py-discussant']);
-    const pyId = String(
-      (
-        await within(
-          agent.line((l) => l.event === 'ready'),
-          30_000,
-          'the Python agent',
-        )
-      )['agent_id'],
-    );
+    const { agentId: pyId } = await readyParty(prefix, ['agent', '--name', 'py-discussant']);
     const ts = await tsAgent(hub, 'ts-discussant');
     const person = await hub.registerHuman({ name: uniqueName('moderator') });
     const channel = await person.open({ type: 'discussion', target: ['py-discussant', 'ts-discussant'] });
 
-    for (const round of ['round 1', 'round 2']) {
-      const last = person.nextEnvelope({
-        predicate: (e) => e.channel_id === channel.channelId && e.event_type === EV_TEXT && e.sender_id === ts.agentId,
-        timeout: 30_000,
-      });
-      await channel.send(round);
-      await last;
-    }
+    await discussRounds(person, channel, { rounds: ['round 1', 'round 2'], lastSpeaker: ts.agentId });
     const log = texts(await person.readWal(channel.channelId));
 
     expect(log.map(({ sender, text }) => ({ sender, text }))).toEqual([
@@ -304,16 +291,7 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
 
   it('the quick start agent of the Python README posts only on its turns in a discussion with a TypeScript person and agent', async () => {
     const hub = await HubClient.connect({ connection: stack.nc, prefix });
-    const agent = party(prefix, ['readme-agent', '--name', 'py-echo']);
-    const pyId = String(
-      (
-        await within(
-          agent.line((l) => l.event === 'ready'),
-          30_000,
-          'the Python agent',
-        )
-      )['agent_id'],
-    );
+    const { party: agent, agentId: pyId } = await readyParty(prefix, ['readme-agent', '--name', 'py-echo']);
     let channelId = '';
     let tsAnswers = 0;
     const held = { holder: 'the-test', ttl_ms: 120_000 };
@@ -375,16 +353,7 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
     stack.track(
       startRunner({ natsUrl: stack.url, prefix, configPath: 'test/fixtures/e2e/python-panel.yaml', name: 'runner' }),
     );
-    const agent = party(prefix, ['agent', '--name', 'py-panelist']);
-    const pyId = String(
-      (
-        await within(
-          agent.line((l) => l.event === 'ready'),
-          30_000,
-          'the Python agent',
-        )
-      )['agent_id'],
-    );
+    const { agentId: pyId } = await readyParty(prefix, ['agent', '--name', 'py-panelist']);
     const runnerId = await waitFor(async () => (await hub.findAgentId('runner-panelist')) ?? undefined, {
       timeoutMs: 30_000,
       what: 'the runner to register its agent',
@@ -392,14 +361,7 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clie
     const person = await hub.registerHuman({ name: uniqueName('chair') });
     const channel = await person.open({ type: 'discussion', target: ['py-panelist', 'runner-panelist'] });
 
-    for (const round of ['round 1', 'round 2']) {
-      const last = person.nextEnvelope({
-        predicate: (e) => e.channel_id === channel.channelId && e.event_type === EV_TEXT && e.sender_id === runnerId,
-        timeout: 30_000,
-      });
-      await channel.send(round);
-      await last;
-    }
+    await discussRounds(person, channel, { rounds: ['round 1', 'round 2'], lastSpeaker: runnerId });
     const wal = (await person.readWal(channel.channelId)).filter((e) => e.event_type === EV_TEXT);
     const id = (i: number): string | undefined => wal[i]?.envelope_id;
 
@@ -427,16 +389,7 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python agent across a hub 
     await servingHub(hub);
     startHub(prefix, 'hub-b');
     // The Python agent waits 1 s inside each turn, so the hub dies between the question and the answer.
-    const agent = party(prefix, ['agent', '--name', 'py-survivor', '--delay', '1']);
-    const pyId = String(
-      (
-        await within(
-          agent.line((l) => l.event === 'ready'),
-          30_000,
-          'the Python agent',
-        )
-      )['agent_id'],
-    );
+    const { agentId: pyId } = await readyParty(prefix, ['agent', '--name', 'py-survivor', '--delay', '1']);
     const person = await hub.registerHuman({ name: uniqueName('asker') });
     const channel = await person.open({ type: 'conversation', target: 'py-survivor' });
 
