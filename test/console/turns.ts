@@ -8,9 +8,7 @@
  */
 import { Agent, createModel, createScriptedModel, registerAgent, toolCall } from '@ag2net/agent';
 import { EV_TEXT, EV_TURN_FAILED, TurnReportSchema } from '@ag2net/protocol';
-import { startModelEndpoint, type ModelEndpoint } from '@ag2net/test-support';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closedPort, startModelEndpoint, type ModelEndpoint } from '@ag2net/test-support';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelLog, openChannel } from '../support/bridge-calls.js';
@@ -36,15 +34,6 @@ export const TURNS_AGENT_KEYS = {
 const ANSWER = 'A write-ahead log makes a change durable before it is applied.';
 const SCRIPTED_TITLE = 'Scripted model: it answers with canned lines, offline. No language model is called.';
 
-/** A port that was free a moment ago and has nothing listening on it. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** The texts of one turn row's cells, by column. */
 async function cells(row: Locator, ...labels: string[]): Promise<string[]> {
   return Promise.all(labels.map((label) => textOf(row.locator(`td[data-label="${label}"]`))));
@@ -56,7 +45,7 @@ export function turnsSuite(stack: ConsoleStack): void {
   let token = '';
   let tom: Page;
   /** A port nothing listens on: the broken agent's endpoint. */
-  let closedPort = 0;
+  let brokenPort = 0;
 
   beforeAll(async () => {
     const scribe = new Agent({
@@ -77,9 +66,9 @@ export function turnsSuite(stack: ConsoleStack): void {
     await registerAgent(stack.sdk, new Agent({ name: 'analyst', model: analystModel }), {
       passport: { auth: stack.auth('analyst') },
     });
-    closedPort = await freePort();
+    brokenPort = await closedPort();
     const brokenModel = createModel(
-      { provider: 'openai-compatible', model: 'local-1', baseURL: `http://127.0.0.1:${closedPort}/v1` },
+      { provider: 'openai-compatible', model: 'local-1', baseURL: `http://127.0.0.1:${brokenPort}/v1` },
       limits,
     );
     await registerAgent(stack.sdk, new Agent({ name: 'broken', model: brokenModel }), {
@@ -151,7 +140,7 @@ export function turnsSuite(stack: ConsoleStack): void {
       expect(await failed.getAttribute('data-speaker')).toBe('broken');
       expect(await textOf(failed.getByTestId('turn-failure'))).toBe(
         'the model could not be reached after 3 attempts (model_unavailable)' +
-          `cause: connection: ECONNREFUSED 127.0.0.1:${closedPort}`,
+          `cause: connection: ECONNREFUSED 127.0.0.1:${brokenPort}`,
       );
       // The reason says the attempts already: the detail names the model.
       expect(await textOf(failed.getByTestId('turn-failure-detail'))).toBe('openai-compatible / local-1');

@@ -31,6 +31,6 @@ export {
 } from './secured.js';
 export { ViolationRecorder } from './violations.js';
 export type { Violation } from './violations.js';
-export { startModelEndpoint } from './model-endpoint.js';
+export { closedPort, startModelEndpoint } from './model-endpoint.js';
 export type { ModelEndpoint, ModelEndpointOptions } from './model-endpoint.js';
 export { turnReportFixture } from './turn-report.js';

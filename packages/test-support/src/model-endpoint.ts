@@ -73,3 +73,13 @@ export async function startModelEndpoint(options: ModelEndpointOptions): Promise
     [Symbol.asyncDispose]: close,
   };
 }
+
+/** A port of 127.0.0.1 that was free a moment ago and has nothing listening on it: an endpoint that refuses calls. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // listen(0, host) always binds a TCP address, never a pipe name.
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
