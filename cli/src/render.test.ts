@@ -1,4 +1,5 @@
 import { EnvelopeSchema, PassportSchema, type Envelope } from '@ag2net/protocol';
+import { turnReportFixture } from '@ag2net/test-support';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Output } from './output.js';
@@ -12,16 +13,7 @@ function envelope(sequence: number, fields: Partial<Envelope> & Pick<Envelope, '
   return EnvelopeSchema.parse({ channel_id: 'c1', envelope_id: `e${sequence}`, created_at: AT, sequence, ...fields });
 }
 
-const REPORT = {
-  started_at: '2026-03-02T09:15:04.120Z',
-  duration_ms: 1240,
-  provider: 'openai',
-  model: 'gpt-4.1-mini',
-  usage: { input_tokens: 312, output_tokens: 54 },
-  attempts: 2,
-  retries: 1,
-  tool_calls: 0,
-};
+const REPORT = turnReportFixture();
 const answer = envelope(4, {
   event_type: 'ag2.msg.text',
   sender_id: 'E1',

@@ -6,7 +6,7 @@
 import { ackInvite, HubClient, isInviteFor, type AgentClient, type HumanClient } from '@ag2net/client';
 import { startHub, type Hub } from '@ag2net/hub';
 import { EV_CHANNEL_CLOSED, EV_TEXT, EV_TURN_FAILED, type Envelope } from '@ag2net/protocol';
-import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
+import { natsPerFile, turnReportFixture, uniqueName, waitFor } from '@ag2net/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shortTime } from '../src/render.js';
 import { run } from './support.js';
@@ -19,16 +19,7 @@ let alice: HumanClient;
 
 const at = (): string[] => ['--server', nats.url, '--prefix', prefix];
 
-const REPORT = {
-  started_at: '2026-03-02T09:15:04.120Z',
-  duration_ms: 1240,
-  provider: 'openai',
-  model: 'gpt-4.1-mini',
-  usage: { input_tokens: 312, output_tokens: 54 },
-  attempts: 2,
-  retries: 1,
-  tool_calls: 0,
-};
+const REPORT = turnReportFixture();
 
 /** Accepts invites and answers a person's text with `event_type` and `event_data`, caused by it. */
 function answering(event_type: string, event_data: Record<string, unknown>) {

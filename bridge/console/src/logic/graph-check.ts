@@ -4,7 +4,7 @@ import { z } from 'zod';
 // `TransitionGraph.to_dict()` form read as the adapters read it (packages/adapters: `TransitionGraphDictSchema`, then
 // each condition and target by the built-in registry's names and argument schemas), so a graph the hub would refuse
 // is refused here, with a sentence saying what to fix. The adapters import Node modules, so the console keeps this
-// copy; test/console-workflow.browser.test.ts checks that both accept and refuse the same graphs.
+// copy; test/console/workflow.ts checks that both accept and refuse the same graphs.
 
 /** A condition or target as the dict writes it: its registry name and constructor args. */
 const SpecSchema = z.looseObject({ name: z.string(), args: z.record(z.string(), z.unknown()).default({}) });

@@ -1,6 +1,6 @@
 // Workflow graphs a person can start from the New channel form without writing one: each fills its slots with
 // agents the person picks and puts the person first. They are AG2's `TransitionGraph.to_dict()` dicts, the same as
-// the adapters' factories build (test/console-workflow.browser.test.ts compares them).
+// the adapters' factories build (test/console/workflow.ts compares them).
 
 /** One agent a template needs, and the directory name it proposes when there is one by that name. */
 export interface TemplateSlot {
