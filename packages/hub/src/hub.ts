@@ -20,7 +20,8 @@ import { bindObserver } from './observe/channel-counts.js';
 import { traceHandlers } from './observe/traced-handlers.js';
 import { Lease } from './lease.js';
 import { quarantineLeaseValue } from './core/quarantine.js';
-import { backoffMs, keepLease, pause, type RenewableLease } from './lease-keeper.js';
+import { backoffMs, keepLease, pause, whileHeld, type RenewableLease } from './lease-keeper.js';
+import { fencedKv } from './nats/fenced-kv.js';
 import { provision } from './nats/provision.js';
 import { WalReader, WalWriter } from './nats/wal.js';
 import { withDefaults, type HubOptions, type ResolvedHubOptions } from './options.js';
@@ -85,18 +86,20 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const logger = opts.logger.child({ hubId: opts.hubId });
   const ids = createIdFactory();
   const serial = new KeyedSerial();
-  const channels = new ChannelTable(resources.channels);
   const lease = new Lease(resources.leases, jsm, names, opts.hubId, {
     // Called only once the election runs, when `ctx` exists.
     onForeign: ({ key, revision }) => void quarantineLeaseValue(ctx, key, revision),
   });
+  // Every record the hub keeps in KV is written under the lease, as every WAL append is.
+  const mayWrite = (): boolean => lease.holds();
+  const channels = new ChannelTable(fencedKv(resources.channels, mayWrite));
   const ctx: HubContext = {
     nc,
     js,
     jsm,
     names,
     resources,
-    registry: new AgentRegistry(resources.agents),
+    registry: new AgentRegistry(fencedKv(resources.agents, mayWrite)),
     channels,
     adapters: opts.adapters,
     clock: opts.clock,
@@ -116,13 +119,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     inboxes: new InboxCounters(),
     rateLimiter: new RateLimiter(),
     audit: new AuditLog(js, jsm, names, opts.clock, ids, logger),
-    tasks: new TaskTable(resources.tasks),
+    tasks: new TaskTable(fencedKv(resources.tasks, mayWrite)),
     lease,
     limits: opts.limits,
     counters: { quarantined: 0, deadLetters: 0, foreignWrites: 0 },
     quarantinedIds: new Set(),
     observer: opts.observer,
-    snapshots: new SnapshotStore(resources.snapshots, { serial, channels, mayWrite: () => lease.holds(), logger }),
+    snapshots: new SnapshotStore(resources.snapshots, { serial, channels, mayWrite, logger }),
     issuer,
     // A hub that issues credentials admits nobody unless its operator says who may register.
     authenticator: opts.authenticator ?? (issuer === null ? null : noAdmission()),
@@ -381,10 +384,16 @@ class HubInstance implements Hub {
       }
     };
     await step('rpc', () => this.#rpc.stop());
-    // While the lease still holds, every channel's snapshot catches up, so that the successor's hydrate is short.
-    if (this.ctx.lease.holds()) this.ctx.snapshots.flushIdle(0);
-    await step('serial', () => this.ctx.serial.idle());
+    // While the lease still holds, admitted work finishes and every channel's snapshot catches up (so that the
+    // successor's hydrate is short), and delivery fans out what that work appends. Once the lease is gone a successor
+    // may serve: delivery stops at once, whatever work is still waiting on NATS (its writes are refused now), so that
+    // two hubs never pull the delivery consumer together.
+    if (this.ctx.lease.holds()) {
+      this.ctx.snapshots.flushIdle(0);
+      await step('serial', () => whileHeld(this.ctx.lease, this.ctx.serial.idle()));
+    }
     await step('delivery', () => this.#deliverer.stop());
+    await step('serial', () => this.ctx.serial.idle());
     this.ctx.waiters.abort(new UnavailableError('the hub stepped down; retry'));
   }
 

@@ -73,3 +73,21 @@ export function backoffMs(failures: number, base: number, max: number): number {
   const ceiling = Math.min(max, base * 2 ** Math.min(failures, 16));
   return Math.round(ceiling * (0.5 + Math.random() / 2));
 }
+
+/** How often `whileHeld` looks at the lease, ms. */
+const HELD_CHECK_MS = 50;
+
+/** Waits for `work` while the lease holds: resolves when it settles or when the lease stops holding, never throws. */
+export async function whileHeld(lease: Pick<RenewableLease, 'holds'>, work: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const lapsed = new Promise<void>((resolve) => {
+    timer = setInterval(() => {
+      if (!lease.holds()) resolve();
+    }, HELD_CHECK_MS);
+  });
+  try {
+    await Promise.race([work.catch(() => undefined), lapsed]);
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -123,7 +123,7 @@ describe('the writer lease across terms', () => {
   });
 });
 
-/** An arbiter that holds sends of the text `hold` until the test lets them go. */
+/** An arbiter that holds sends of the text `hold`, and the channels `straddler` opens, until the test lets them go. */
 function gatedArbiter() {
   let entered: () => void = () => undefined;
   let release: () => void = () => undefined;
@@ -136,6 +136,13 @@ function gatedArbiter() {
       entered();
       await gate;
       return ALLOW;
+    },
+    async authorizeChannelOpen(check) {
+      const decision = await ruleBasedArbiter.authorizeChannelOpen(check);
+      if (check.creator.passport.name !== 'straddler') return decision;
+      entered();
+      await gate;
+      return decision;
     },
   };
   return { arbiter, inside, release };
@@ -188,6 +195,34 @@ describe('fencing', () => {
     expect(await readWal(net, alice, cid)).toEqual(before);
     const next = await say(net, alice, cid, 'after');
     expect(next.sequence).toBe(before.length + 1);
+  });
+
+  it('a channel creation that straddles the lease loss answers unavailable, writes nothing, and its retry opens it', async () => {
+    const { arbiter, inside, release } = gatedArbiter();
+    await using net = await openNet(nats.url, { arbiter });
+    const alice = await register(net, 'straddler');
+    const bob = await register(net, 'bob');
+    const cid = newId();
+    const create = { type: 'conversation', participants: [bob.id], channel_id: cid };
+    const refused = rawFailure(net, net.names.rpc('createChannel', alice.id), JSON.stringify(create));
+    await inside;
+    // The hub is past its lease deadline by its own clock (as after a pause) while the creation is in admission.
+    const realNow = performance.now.bind(performance);
+    const spy = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + 3_600_000);
+    release();
+    expect(await refused).toEqual({ code: 'unavailable', message: 'this hub no longer holds the writer lease; retry' });
+    spy.mockRestore();
+    const channels = await new Kvm(net.nc).open(net.names.channelsBucket);
+    expect(await channels.get(cid)).toBeNull();
+    const jsm = await jetstreamManager(net.nc);
+    expect(await jsm.streams.getMessage(net.names.walStream, { last_by_subj: net.names.wal(cid) })).toBeNull();
+
+    await waitFor(async () => (await net.rpc.call('health', {})).role === 'active', {
+      timeoutMs: 30_000,
+      what: 'the hub to hold the lease again',
+    });
+    const retried = await openChannel(net, alice, 'conversation', [bob], { channel_id: cid });
+    expect(retried).toMatchObject({ channel_id: cid, state: 'active', close_reason: '' });
   });
 
   it('folds an entry a deposed writer appended at the tail, and the next post takes the next sequence', async () => {

@@ -7,11 +7,15 @@ import {
   ChannelManifestSchema,
   EV_CHANNEL_OPENED,
   EV_TEXT,
+  WalHeader,
+  createEnvelope,
+  newId,
   type ChannelManifestInput,
   type Envelope,
 } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { ARBITER_FAILED, ruleBasedArbiter, type HubArbiter, type ViolationHandler } from '../src/index.js';
 import {
@@ -136,6 +140,42 @@ describe('poison-proof delivery', () => {
       recipients: [bob.id],
       reason: 'maximum messages per subject exceeded',
       envelope: { envelope_id: poison.envelope_id, event_data: { text: 'one too many' } },
+    });
+    await drained(net);
+    expect(net.hub.health().dead_letters).toBe(1);
+  });
+
+  it('a broadcast of a channel the hub does not know is dead-lettered, never acked to nobody', async () => {
+    await using net = await openNet(nats.url);
+    const alice = await register(net, 'alice');
+    const bob = await register(net, 'bob');
+    const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
+    // An envelope with the hub's headers on the subject of a channel no hub created: it has no participants to
+    // reach, and acking it as delivered would lose it without a trace.
+    const stray = newId();
+    const envelope = createEnvelope({
+      channel_id: stray,
+      sender_id: alice.id,
+      event_type: EV_TEXT,
+      event_data: { text: 'to whom?' },
+    });
+    const h = headers();
+    h.set(WalHeader.Epoch, String(net.hub.epoch));
+    h.set(WalHeader.Sequence, '1');
+    const planted = await net.js.publish(net.names.wal(stray), JSON.stringify({ ...envelope, sequence: 1 }), {
+      headers: h,
+    });
+    await say(net, alice, cid, 'after the stray');
+    await bob.mailbox.waitFor((e) => e.event_data['text'] === 'after the stray', 'the text after the stray');
+    const [letter] = await auditCount(net, { kinds: ['delivery_dead_lettered'] }, 1);
+    expect(letter).toMatchObject({
+      kind: 'delivery_dead_lettered',
+      id: `delivery_dead_lettered.${planted.seq}`,
+      channel_id: stray,
+      envelope_id: envelope.envelope_id,
+      stream_seq: planted.seq,
+      recipients: [],
+      reason: 'channel not known to the hub',
     });
     await drained(net);
     expect(net.hub.health().dead_letters).toBe(1);

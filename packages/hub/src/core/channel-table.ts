@@ -1,7 +1,7 @@
 import { ChannelMetadataSchema, NotFoundError, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
-import type { KV } from '@nats-io/kv';
 import { setImmediate } from 'node:timers/promises';
 import { detachedRuntime, type ChannelRuntime } from './channel-runtime.js';
+import type { FencedKv } from '../nats/fenced-kv.js';
 import type { KvValue } from './kv-scan.js';
 import { parseJson } from './parse-json.js';
 import type { Quarantine } from './quarantined-record.js';
@@ -33,7 +33,7 @@ export class ChannelTable {
   /** Ended channels whose history is kept, for retention. */
   readonly retention = new RetentionQueue();
 
-  constructor(private readonly kv: KV) {}
+  constructor(private readonly kv: FencedKv) {}
 
   get(channelId: string): ChannelRuntime | undefined {
     return this.#channels.get(channelId);

@@ -85,13 +85,15 @@ export async function createChannel(
       metadata,
       invitees.map((id) => invite(created, id)),
     );
+    // Stored before it is known in memory: a creation whose write is refused (the lease lapsed) or fails leaves
+    // nothing behind, so its retry creates the channel instead of waiting on one that was never stored.
+    await ctx.channels.persist(metadata);
     ctx.channels.set(created);
     return { raced: null, created };
   });
   if (made.created === null) return awaitExisting(ctx, made.raced, creatorId);
   const rt = made.created;
   const { metadata } = rt;
-  await ctx.channels.persist(metadata);
   ctx.logger.info(
     { ...channelFields(metadata), creator: agentFields(ctx.registry, creatorId).agent, creatorId },
     'channel created',
@@ -107,7 +109,9 @@ export async function createChannel(
       for (const invitee of invitees) await appendLocked(ctx, rt, invite(rt, invitee));
     } catch (err) {
       opened.catch(() => undefined);
-      await beginCloseLocked(ctx, rt, CloseReason.InviteFailed).catch(() => undefined);
+      // A hub that lost its lease leaves the channel to its successor, where the creator's retry (same `channel_id`)
+      // finds it pending, not closed by a hub that no longer serves.
+      if (ctx.lease.holds()) await beginCloseLocked(ctx, rt, CloseReason.InviteFailed).catch(() => undefined);
       throw err;
     }
   });

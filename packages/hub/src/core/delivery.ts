@@ -2,7 +2,7 @@ import { ChannelState, DELIVERY_ORIGIN_HUB, DeliveryHeader, type Envelope } from
 import type { ConsumeOptions, Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deadLetter } from '../audit/dead-letters.js';
+import { deadLetter, type DeadLetter } from '../audit/dead-letters.js';
 import { auditFromWal } from '../audit/wal-records.js';
 import { observedDelivery } from '../observe/delivery.js';
 import { channelFields } from '../observe/log-names.js';
@@ -178,8 +178,9 @@ export class Deliverer {
         }
         reading = true;
         watchdog.activity();
-        if (this.#stopping) {
-          // Not taken into the window: left unacked, it is redelivered to the next active hub.
+        if (this.#stopping || !this.ctx.lease.holds()) {
+          // Not taken into the window: handed back to the consumer at once, for the hub that holds the lease.
+          msg.nak();
           continue;
         }
         const item: InFlight = { msg, outcome: 'pending', envelope: null };
@@ -252,12 +253,18 @@ export class Deliverer {
    * stopped first (the message stays unacked and is redelivered to the next active hub).
    */
   async #deliver(envelope: Envelope, msg: JsMsg): Promise<boolean> {
+    if (envelope.audience === null && this.ctx.channels.get(envelope.channel_id) === undefined) {
+      // A broadcast's audience is its channel's participants: with no channel there is nobody to send it to, and
+      // acking it would lose it without a trace. The hub holding the lease knows every channel it admitted to.
+      if (!this.#serving()) return false;
+      return this.#park({ envelope, streamSeq: msg.seq, recipients: [], reason: 'channel not known to the hub' }, msg);
+    }
     let todo = await allowedRecipients(this.ctx, envelope);
     let audited = false;
     let reason = '';
     let unreachableSince: number | null = null;
     for (let attempt = 0, tries = 0; attempt < DELIVERY_ATTEMPTS; tries += 1) {
-      if (this.#stopping) return false;
+      if (!this.#serving()) return false;
       if (tries > 0) {
         // Keep the server from redelivering a message that is still being worked on.
         msg.working();
@@ -297,10 +304,23 @@ export class Deliverer {
       attempt += 1;
       this.ctx.logger.warn({ streamSeq: msg.seq, attempt, recipients: todo, reason }, 'delivery failed; retrying');
     }
+    return this.#park({ envelope, streamSeq: msg.seq, recipients: todo, reason }, msg);
+  }
+
+  /**
+   * Whether this hub may go on fanning out: it is not stopping and still holds the writer lease. Once the lease is
+   * gone a successor serves and pulls the same consumer; what this hub has not finished goes back to it unacked.
+   */
+  #serving(): boolean {
+    return !this.#stopping && this.ctx.lease.holds();
+  }
+
+  /** Dead-letters a delivery, retrying the record's write; true once kept, false when the hub stopped first. */
+  async #park(letter: DeadLetter, msg: JsMsg): Promise<boolean> {
     for (let tries = 0; ; tries += 1) {
-      if (this.#stopping) return false;
+      if (!this.#serving()) return false;
       try {
-        await deadLetter(this.ctx, { envelope, streamSeq: msg.seq, recipients: todo, reason });
+        await deadLetter(this.ctx, letter);
         return true;
       } catch (err) {
         // The dead letter is a write too; until it is kept, the message stays unacked and in the window.
@@ -351,7 +371,7 @@ export class Deliverer {
     if (outcome === 'done') {
       item.msg.ack();
       if (item.envelope !== null) this.#maybeFinishClose(item.envelope);
-    }
+    } else item.msg.nak();
     while (this.#window[0]?.outcome === 'done') {
       const head = this.#window.shift();
       if (head === undefined) break;

@@ -14,7 +14,8 @@ import {
   type Rule,
 } from '@ag2net/protocol';
 import { StoredRuleSchema } from '@ag2net/protocol/internal';
-import type { KV, KvEntry } from '@nats-io/kv';
+import type { KvEntry } from '@nats-io/kv';
+import type { FencedKv } from '../nats/fenced-kv.js';
 import { z } from 'zod';
 import { parseJson } from './parse-json.js';
 import { StoredCredentialsSchema, type StoredCredentials } from './credential-state.js';
@@ -62,7 +63,7 @@ export class AgentRegistry {
   readonly #byId = new Map<string, AgentRecord>();
   readonly #byName = new Map<string, string>();
 
-  constructor(private readonly kv: KV) {}
+  constructor(private readonly kv: FencedKv) {}
 
   get size(): number {
     return this.#byId.size;

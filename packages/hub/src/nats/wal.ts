@@ -17,6 +17,7 @@ import {
 } from '@nats-io/jetstream';
 import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { leaseLapsed } from './fenced-kv.js';
 
 /** How long an append keeps retrying a timeout or a transient JetStream error, ms: longer than an R3 election. */
 export const APPEND_RETRY_BUDGET_MS = 10_000;
@@ -103,7 +104,7 @@ export class WalWriter {
     const giveUpAt = performance.now() + budgetMs;
     for (let failures = 0; ; failures += 1) {
       if (!options.mayWrite()) {
-        throw new UnavailableError('this hub no longer holds the writer lease; retry');
+        throw leaseLapsed();
       }
       try {
         const ack = await this.js.publish(subject, body, {

@@ -1,9 +1,9 @@
 import { NotFoundError, TaskMetadataSchema, isTerminalTaskState, type TaskMetadata } from '@ag2net/protocol';
 import { JetStreamApiError } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
 import { z } from 'zod';
 import { parseJson } from '../core/parse-json.js';
 import type { Quarantine } from '../core/quarantined-record.js';
+import type { FencedKv } from '../nats/fenced-kv.js';
 
 const META = 'meta';
 const CHECKPOINT = 'checkpoint';
@@ -30,7 +30,7 @@ export class TaskTable {
   /** Ids of tasks that are not terminal: what TTL sweeps and channel cascades look at. */
   readonly #open = new Set<string>();
 
-  constructor(private readonly kv: KV) {}
+  constructor(private readonly kv: FencedKv) {}
 
   get(taskId: string): TaskMetadata | undefined {
     return this.#tasks.get(taskId);

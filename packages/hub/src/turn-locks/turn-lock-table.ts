@@ -4,6 +4,7 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { leaseLapsed } from '../nats/fenced-kv.js';
 import { TurnLockRecordSchema, turnLockKey, type TurnLockRecord } from './turn-lock-record.js';
 
 /** What `TurnLockTable` needs of the hub. */
@@ -84,7 +85,7 @@ export class TurnLockTable {
         const current = await this.#read(key);
         const step = decide(current.lock, this.#options.clock.now());
         if (step.kind === 'none') return false;
-        if (!this.#options.mayWrite()) throw new UnavailableError('this hub no longer holds the writer lease; retry');
+        if (!this.#options.mayWrite()) throw leaseLapsed();
         if (await this.#write(key, current, step)) return true;
       }
       throw new UnavailableError(`turn lock ${key} kept changing under ${MAX_CAS_ATTEMPTS} attempts; retry`);
