@@ -34,6 +34,7 @@ export default defineConfig({
             'bridge/src/**/*.test.ts',
             'bridge/console/src/**/*.test.ts',
             'cli/src/**/*.test.ts',
+            'mcp-server/src/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { USAGE, parseMcpArgs } from './args.js';
+import { IdentityError, connectIdentity } from './identity.js';
+import { stderrLogger } from './log.js';
+import { createMcpServer } from './server.js';
+import { startSession } from './session.js';
+
+async function main(): Promise<number> {
+  const parsed = parseMcpArgs(process.argv.slice(2), process.env);
+  if (parsed.kind === 'help') {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (parsed.kind === 'error') {
+    process.stderr.write(`${parsed.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { args } = parsed;
+  const log = stderrLogger({ level: args.logLevel });
+  let identity;
+  try {
+    identity = await connectIdentity({
+      servers: args.servers,
+      prefix: args.prefix,
+      logger: log,
+      ...(args.credsPath === undefined ? {} : { credsPath: args.credsPath }),
+      ...(args.name === undefined ? {} : { name: args.name }),
+    });
+  } catch (err) {
+    if (err instanceof IdentityError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const { participant } = identity;
+  const session = startSession(participant, { logger: log });
+  const server = createMcpServer({ session, logger: log });
+  const transport = new StdioServerTransport();
+  log.info({ agent: participant.passport.name, agentId: participant.agentId }, 'serving MCP on stdio');
+
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (why: string, code: number): void => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ why }, 'stopping');
+      session.close();
+      void Promise.allSettled([server.close(), identity.close()]).then(() => resolve(code));
+    };
+    // The host ends the server by closing its standard input (or with a signal).
+    transport.onclose = () => stop('stdin closed', 0);
+    process.stdin.on('end', () => stop('stdin ended', 0));
+    process.on('SIGTERM', () => stop('SIGTERM', 0));
+    process.on('SIGINT', () => stop('SIGINT', 0));
+    void participant.closed().then((result) => {
+      if (result instanceof Error) {
+        log.error({ err: result }, 'the identity stopped by itself');
+        stop('identity stopped', 1);
+      }
+    });
+    server.connect(transport).catch((err: unknown) => {
+      log.error({ err }, 'MCP transport failed');
+      stop('transport failed', 1);
+    });
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`ag2net-mcp failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,77 @@
+import type { ChannelMetadata } from '@ag2net/protocol';
+import type { NetworkSession } from '../session.js';
+import { whoseTurn, type Turn } from '../turn.js';
+import { ChannelsInputSchema } from './schemas.js';
+import { defineTool, jsonOutput, type ToolContext } from './tool.js';
+
+/** The turn as a model reads it: `you`, a name, `anyone`, or `nobody (why)`. */
+function turnLabel(turn: Turn, session: NetworkSession): string {
+  switch (turn.kind) {
+    case 'agent':
+      return turn.agent_id === session.participant.agentId ? 'you' : session.nameOf(turn.agent_id);
+    case 'anyone':
+      return 'anyone';
+    case 'none':
+      return `nobody (${turn.why})`;
+    default: {
+      const never: never = turn;
+      return String(never);
+    }
+  }
+}
+
+async function stateOf(ctx: ToolContext, channel: ChannelMetadata): Promise<Record<string, unknown> | null> {
+  if (channel.state !== 'active') return null;
+  try {
+    return await ctx.session.participant.adapterState(channel.channel_id, { signal: ctx.signal });
+  } catch {
+    // A state that cannot be read (history expired, the channel ended meanwhile) shows as an unknown turn.
+    return null;
+  }
+}
+
+/** One channel as `channels` shows it, with whose turn it is. */
+export async function describeChannel(ctx: ToolContext, channel: ChannelMetadata): Promise<Record<string, unknown>> {
+  const { session } = ctx;
+  const turn = whoseTurn(channel, await stateOf(ctx, channel));
+  return {
+    channel_id: channel.channel_id,
+    type: channel.manifest.type,
+    state: channel.state,
+    intent: channel.labels['intent'] ?? null,
+    participants: channel.participants.map((p) => ({
+      agent_id: p.agent_id,
+      name: session.nameOf(p.agent_id),
+      role: p.role,
+    })),
+    creator: session.nameOf(channel.creator_id),
+    turn: turnLabel(turn, session),
+    created_at: channel.created_at,
+    ...(channel.close_reason === '' ? {} : { close_reason: channel.close_reason }),
+  };
+}
+
+/** AG2's `channels` (list and info): my channels with their state, type, participants and whose turn it is. */
+export const channelsTool = defineTool({
+  name: 'channels',
+  description:
+    'Your channels: id, type (consulting, conversation, discussion, workflow), state, participants and whose turn ' +
+    'it is (`you`, a name, `anyone` or `nobody`). state filters (default active); channel_id shows one channel.',
+  input: ChannelsInputSchema,
+  readOnly: true,
+  async run(ctx, args) {
+    const { participant } = ctx.session;
+    const channels =
+      args.channel_id !== undefined
+        ? [await participant.getChannel(args.channel_id, { signal: ctx.signal })]
+        : await participant.listChannels(
+            { state: args.state === 'all' ? null : args.state, limit: args.limit },
+            { signal: ctx.signal },
+          );
+    await ctx.session.learnNames(
+      channels.flatMap((c) => [c.creator_id, ...c.participants.map((p) => p.agent_id)]),
+      ctx.signal,
+    );
+    return jsonOutput({ channels: await Promise.all(channels.map((c) => describeChannel(ctx, c))) });
+  },
+});
