@@ -179,10 +179,11 @@ describe('attacks by an admitted identity', () => {
 
   it('a forged remote_agent admission claim is refused, and an admitted one is never shown', async () => {
     const relay = createIdentityKeys().publicKey;
-    const forged = { name: 'relay', kind: 'remote_agent' as const, auth: apiKey('k-guessed') };
+    // A remote agent is admitted under its owner's key: 'relay' owns itself here.
+    const forged = { name: 'relay', kind: 'remote_agent' as const, owner: 'relay', auth: apiKey('k-guessed') };
     expect(await failure(registrant.call('register', { passport: forged, public_key: relay }))).toEqual({
       code: 'auth_failed',
-      message: "admission refused for 'relay'",
+      message: "owner 'relay' is not allowed to register remote agents",
     });
     expect(await storeState(admin, stack.names)).toEqual(settled);
     const listed = async () => (await mallory.rpc.call('listAgents', { kind: 'remote_agent' })).agents;

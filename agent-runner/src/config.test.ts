@@ -32,7 +32,7 @@ describe('runner configuration', () => {
     expect(config.agents.map((a) => modelConfigOf(a, offline).model)).toEqual(
       config.agents.map((a) => ({
         provider: 'scripted',
-        script: a.model.provider === 'auto' ? a.model.script : [],
+        script: a.model?.provider === 'auto' ? a.model.script : [],
         loop: true,
       })),
     );

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { A2aConfigSchema } from './a2a/options.js';
 
 /**
  * `provider: auto` — a real model when the environment names one (OPENAI_API_KEY, ANTHROPIC_API_KEY,
@@ -24,28 +25,41 @@ const ToolsSchema = z.strictObject({
   export: z.string().min(1).default('tools'),
 });
 
-/** One hosted agent. */
-export const AgentConfigSchema = z.strictObject({
-  name: z.string().min(1).max(128),
-  instructions: z.string().default(''),
-  model: z.union([AutoModelSchema, ModelConfigSchema]),
-  /** SKILL.md path, relative to the config file. */
-  skill: z.string().min(1).optional(),
-  resume: ResumeSchema.partial().optional(),
-  rule: RuleSchema.optional(),
-  tools: ToolsSchema.optional(),
-  /** Model calls per turn. */
-  max_steps: z.number().int().min(1).max(100).optional(),
-  /** How long one model call may take, in ms, before the turn fails with `model_timeout`. */
-  timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
-  /** Retries of a model call that failed for a transient reason (5xx, 429, unreachable). */
-  max_retries: z.number().int().min(0).max(10).optional(),
-  /**
-   * The passport's admission credential (AG2's `AuthBlock`, e.g. `{ scheme: api_key, claim: { token: … } }`),
-   * checked by the hub at registration and attach; default the runner's `--api-key`.
-   */
-  auth: AuthBlockSchema.optional(),
-});
+/** One hosted agent: a language model's (`model`), or a remote A2A agent's (`a2a`), whose turns are its calls. */
+export const AgentConfigSchema = z
+  .strictObject({
+    name: z.string().min(1).max(128),
+    instructions: z.string().default(''),
+    model: z.union([AutoModelSchema, ModelConfigSchema]).optional(),
+    /** A remote A2A agent: registered as a `remote_agent`, each turn one call to its endpoint. */
+    a2a: A2aConfigSchema.optional(),
+    /** The passport's `owner`; a `remote_agent` is registered only for an owner the hub's operator allows. */
+    owner: z.string().min(1).max(128).optional(),
+    /** SKILL.md path, relative to the config file. */
+    skill: z.string().min(1).optional(),
+    resume: ResumeSchema.partial().optional(),
+    rule: RuleSchema.optional(),
+    tools: ToolsSchema.optional(),
+    /** Model calls per turn. */
+    max_steps: z.number().int().min(1).max(100).optional(),
+    /** How long one model call may take, in ms, before the turn fails with `model_timeout`. */
+    timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
+    /** Retries of a model call that failed for a transient reason (5xx, 429, unreachable). */
+    max_retries: z.number().int().min(0).max(10).optional(),
+    /**
+     * The passport's admission credential (AG2's `AuthBlock`, e.g. `{ scheme: api_key, claim: { token: … } }`),
+     * checked by the hub at registration and attach; default the runner's `--api-key`.
+     */
+    auth: AuthBlockSchema.optional(),
+  })
+  .superRefine((agent, ctx) => {
+    if ((agent.model === undefined) === (agent.a2a === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['model'], message: 'give either model or a2a' });
+    }
+    if (agent.a2a !== undefined && agent.owner === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['owner'], message: 'an a2a agent needs the owner it is registered for' });
+    }
+  });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
 /** A runner's configuration file (YAML or JSON). */

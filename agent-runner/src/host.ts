@@ -10,10 +10,12 @@ import {
 } from '@ag2net/agent';
 import type { AgentClient, HubClient } from '@ag2net/client';
 import type { AuthBlock, Passport } from '@ag2net/protocol';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ToolSet } from 'ai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { remoteAgentModel } from './a2a/host-remote.js';
 import { resolveFrom, RunnerConfigError, type AgentConfig } from './config.js';
 
 /** The model an agent's configuration asks for; `auto` resolves against the environment. */
@@ -21,13 +23,27 @@ export function modelConfigOf(
   config: AgentConfig,
   env: NodeJS.ProcessEnv,
 ): { model: ModelConfigInput; source: string } {
-  if (config.model.provider !== 'auto') return { model: config.model, source: config.model.provider };
+  const { model } = config;
+  if (model === undefined) throw new RunnerConfigError(`agent ${config.name}: has no model`);
+  if (model.provider !== 'auto') return { model, source: model.provider };
   const fromEnv = modelConfigFromEnv(env);
   if (fromEnv !== null) return { model: fromEnv, source: `${fromEnv.provider} (from the environment)` };
   return {
-    model: { provider: 'scripted', script: config.model.script, loop: config.model.loop },
+    model: { provider: 'scripted', script: model.script, loop: model.loop },
     source: 'scripted (offline)',
   };
+}
+
+/** The model that answers for an agent: its language model, or its remote A2A agent; and where it came from. */
+async function agentModel(
+  config: AgentConfig,
+  options: HostOptions,
+): Promise<{ model: LanguageModelV3; source: string }> {
+  if (config.a2a !== undefined) {
+    return { model: await remoteAgentModel(config.name, config.a2a, options), source: 'a2a' };
+  }
+  const { model, source } = modelConfigOf(config, options.env);
+  return { model: createModel(model, modelLimitsOf(config, options.modelTimeoutMs)), source };
 }
 
 /** Loads an agent's extra tools from its module. */
@@ -68,6 +84,8 @@ export interface HostOptions {
   readonly observer?: TurnObserver;
   /** The runner's `--model-timeout-ms`: the timeout of an agent whose config has no `timeout_ms`. */
   readonly modelTimeoutMs?: number;
+  /** Told when a remote A2A agent's task could not be cancelled (the runner logs it). */
+  readonly onCancelFailed?: (agent: string, err: unknown) => void;
 }
 
 /** A hosted agent, and which model answers for it. */
@@ -98,19 +116,27 @@ export function authOf(config: AgentConfig, apiKey: string | undefined): AuthBlo
 
 /** Builds the agent of a configuration entry and puts it on the network (registering it, or attaching a replica). */
 export async function hostAgent(hub: HubClient, config: AgentConfig, options: HostOptions): Promise<HostedAgent> {
-  const { model, source } = modelConfigOf(config, options.env);
+  const { model, source } = await agentModel(config, options);
   const agent = new Agent({
     name: config.name,
     instructions: config.instructions,
-    model: createModel(model, modelLimitsOf(config, options.modelTimeoutMs)),
+    model,
     tools: await loadTools(config, options.baseDir),
     ...(config.max_steps === undefined ? {} : { maxSteps: config.max_steps }),
   });
   const skillMd =
     config.skill === undefined ? undefined : await readSkill(config, resolveFrom(options.baseDir, config.skill));
-  const auth = authOf(config, options.apiKeys?.[config.name] ?? options.apiKey);
+  // A remote agent is admitted under its owner: the owner's key in `--api-keys`, before the agent's name's.
+  const ownKey =
+    (config.a2a === undefined ? undefined : options.apiKeys?.[config.owner ?? '']) ?? options.apiKeys?.[config.name];
+  const auth = authOf(config, ownKey ?? options.apiKey);
+  const passport = {
+    ...(auth === undefined ? {} : { auth }),
+    ...(config.owner === undefined ? {} : { owner: config.owner }),
+    ...(config.a2a === undefined ? {} : { kind: 'remote_agent' as const }),
+  };
   const client = await attachAgent(hub, agent, {
-    ...(auth === undefined ? {} : { passport: { auth } }),
+    passport,
     ...(config.resume === undefined ? {} : { resume: config.resume }),
     ...(skillMd === undefined ? {} : { skillMd }),
     ...(config.rule === undefined ? {} : { rule: config.rule }),

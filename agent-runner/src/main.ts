@@ -146,6 +146,7 @@ async function main(): Promise<number> {
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(apiKeys === undefined ? {} : { apiKeys }),
         observer: ops.observer,
+        onCancelFailed: (agent, err) => log.warn({ agent, err }, 'cancelling the remote agent task failed'),
       });
       const { client, model, registeredAs } = hosted;
       clients.push(client);

@@ -94,6 +94,7 @@ export {
   errorFromWire,
 } from './errors.js';
 export type { WireError, NetworkErrorOptions } from './errors.js';
+export { RemoteAgentOwnerError } from './remote-agent-owner.js';
 export { mayResend, isFinalError } from './retry.js';
 export {
   ChannelState,

@@ -4,6 +4,7 @@ import {
   InvalidRequestError,
   NotFoundError,
   ProtocolError,
+  RemoteAgentOwnerError,
   TaskState,
   defaultRule,
   effectiveKind,
@@ -104,15 +105,44 @@ function isRetry(known: AgentRecord, agentId: string | null, publicKey: string |
  * Lets the hub's authenticator decide whether `name` may have an identity. Without one (a hub that issues no
  * credentials and was given none), AG2's default: scheme `none` only, and `remote_agent` passports unchecked. An
  * identity the operator revoked is refused with the same answer as a wrong admission credential, until re-admitted.
+ *
+ * A `remote_agent` is registered (and attached) only for an owner the operator allows: its passport must name its
+ * `owner`, and the authenticator admits the owner — the admission credential is the owner's (its key in the
+ * operator's API keys), not the agent's; any other answer is `RemoteAgentOwnerError`. An owner holds the key to
+ * seat external agents, which take their turns through calls the network cannot see into.
  */
-export async function admit(ctx: HubContext, name: string, passport: Pick<Passport, 'auth' | 'kind'>): Promise<void> {
-  if (ctx.registry.lookup(name)?.credentials?.revoked_at != null) throw refusedAdmission(name);
+export async function admit(
+  ctx: HubContext,
+  name: string,
+  passport: Pick<Passport, 'auth' | 'kind'> & { readonly owner?: string },
+): Promise<void> {
+  const known = ctx.registry.lookup(name);
+  if (known?.credentials?.revoked_at != null) throw refusedAdmission(name);
+  if (effectiveKind(passport) === 'remote_agent') {
+    // An attach names no owner: the registered one's admits it.
+    await admitOwner(ctx, { auth: passport.auth, owner: passport.owner ?? known?.passport.owner ?? '' });
+    return;
+  }
   if (ctx.authenticator !== null) {
     await ctx.authenticator.admit({ name, auth: passport.auth });
     return;
   }
-  if (effectiveKind(passport) !== 'remote_agent' && passport.auth.scheme !== 'none') {
+  if (passport.auth.scheme !== 'none') {
     throw new AuthError(`unknown auth scheme: ${repr(passport.auth.scheme)}`);
+  }
+}
+
+/** Admits a `remote_agent`'s owner (see `admit`); without an authenticator, any named owner (AG2's default). */
+async function admitOwner(ctx: HubContext, passport: Pick<Passport, 'auth' | 'owner'>): Promise<void> {
+  const { owner } = passport;
+  if (owner === '') throw new RemoteAgentOwnerError(owner);
+  if (ctx.authenticator === null) return;
+  try {
+    await ctx.authenticator.admit({ name: owner, auth: passport.auth });
+  } catch (err) {
+    // The authenticator's own failure stays `internal`; only a refusal is the owner's.
+    if (err instanceof AuthError) throw new RemoteAgentOwnerError(owner, { cause: err });
+    throw err;
   }
 }
 
