@@ -10,7 +10,7 @@ import { waitFor } from '@ag2net/test-support';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -264,6 +264,34 @@ describe('ag2net-mcp refuses hostile input with a typed tool error and writes no
     expect((await call('delegate', { target: 'scout', prompt: 'hi' })).text).toMatch(/^invalid_request: /);
     expect(await call('no-such-tool', {})).toEqual({ isError: true, text: 'not_found: no tool named no-such-tool' });
     expect(stderr).not.toMatch(/SU[A-Z0-9]{50,}|eyJ[\w-]{20,}\.[\w-]{20,}/);
+  });
+});
+
+describe('connectIdentity', () => {
+  it("registers a new agent with the registrant's credentials, keeps them, and attaches to the same identity next time", async () => {
+    const credsDir = join(dir, 'kept');
+    const options = {
+      credsPath: stack.paths.registrantCreds,
+      name: 'courier',
+      credsDir,
+      servers: stack.url,
+      prefix: stack.prefix,
+    };
+    const first = await connectIdentity(options);
+    const firstId = first.participant.agentId;
+    expect([first.participant.passport.name, first.participant.passport.kind]).toEqual(['courier', null]);
+    await first.close();
+    expect((await stat(join(credsDir, 'courier.creds'))).mode & 0o777).toBe(0o600);
+    await using again = await connectIdentity(options);
+    expect(again.participant.agentId).toBe(firstId);
+  });
+
+  it("attaches a person's identity as a person", async () => {
+    const credsPath = join(dir, 'carol.creds');
+    const carol = await registrant.registerHuman({ name: 'carol' }, { credsPath });
+    await carol.disconnect();
+    await using identity = await connectIdentity({ credsPath, servers: stack.url, prefix: stack.prefix });
+    expect([identity.participant.passport.name, identity.participant.passport.kind]).toEqual(['carol', 'human']);
   });
 });
 

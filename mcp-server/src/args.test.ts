@@ -15,11 +15,21 @@ describe('parseMcpArgs', () => {
     });
   });
 
-  it('takes a name only without credentials', () => {
+  it("takes a name alone (a hub without auth) or with the registrant's credentials and where to keep the identity's", () => {
     expect(parseMcpArgs(['--name', 'scout'], {})).toMatchObject({ kind: 'run', args: { name: 'scout' } });
-    expect(parseMcpArgs(['--name', 'scout', '--creds', 'me.creds'], {})).toEqual({
+    expect(
+      parseMcpArgs(['--name', 'scout', '--creds', 'registrant.creds', '--creds-dir', 'ids'], { AG2NET_API_KEY: 'k' }),
+    ).toEqual({
       kind: 'run',
-      args: { credsPath: 'me.creds', servers: ['nats://127.0.0.1:4222'], prefix: 'ag2', logLevel: 'warn' },
+      args: {
+        credsPath: 'registrant.creds',
+        name: 'scout',
+        credsDir: 'ids',
+        apiKey: 'k',
+        servers: ['nats://127.0.0.1:4222'],
+        prefix: 'ag2',
+        logLevel: 'warn',
+      },
     });
   });
 

@@ -1,10 +1,29 @@
 #!/usr/bin/env node
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { USAGE, parseMcpArgs } from './args.js';
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { USAGE, parseMcpArgs, type McpArgs } from './args.js';
 import { IdentityError, connectIdentity } from './identity.js';
 import { stderrLogger } from './log.js';
 import { createMcpServer } from './server.js';
 import { startSession } from './session.js';
+
+/** `--api-keys`: API keys by identity name, as hub-service's `--api-keys` file holds them. */
+const ApiKeysFileSchema = z.record(z.string(), z.string().min(1));
+
+/** The key of `--name` in the `--api-keys` file; `undefined` without either. */
+async function apiKeyOf(args: McpArgs): Promise<string | undefined> {
+  if (args.apiKeysFile === undefined || args.name === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(args.apiKeysFile, 'utf8'));
+  } catch (err) {
+    throw new IdentityError(`cannot read the API keys in ${args.apiKeysFile}`, { cause: err });
+  }
+  const keys = ApiKeysFileSchema.safeParse(parsed);
+  if (!keys.success) throw new IdentityError(`${args.apiKeysFile} is not a JSON object of API keys by name`);
+  return keys.data[args.name];
+}
 
 async function main(): Promise<number> {
   const parsed = parseMcpArgs(process.argv.slice(2), process.env);
@@ -20,12 +39,15 @@ async function main(): Promise<number> {
   const log = stderrLogger({ level: args.logLevel });
   let identity;
   try {
+    const apiKey = args.apiKey ?? (await apiKeyOf(args));
     identity = await connectIdentity({
       servers: args.servers,
       prefix: args.prefix,
       logger: log,
       ...(args.credsPath === undefined ? {} : { credsPath: args.credsPath }),
       ...(args.name === undefined ? {} : { name: args.name }),
+      ...(args.credsDir === undefined ? {} : { credsDir: args.credsDir }),
+      ...(apiKey === undefined ? {} : { apiKey }),
     });
   } catch (err) {
     if (err instanceof IdentityError) {
