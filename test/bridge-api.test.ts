@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { a2aRoutes } from '../bridge/src/a2a/gateway.js';
 import { bridgeRoutes } from '../bridge/src/routes.js';
 import { SessionTokens } from '../bridge/src/session-tokens.js';
 import { call, callOnce, openSse, type SseEvent } from './support/bridge-http.js';
@@ -799,9 +800,10 @@ describe('bridge API: the OpenAPI document and bad requests', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
     );
-    const routed = bridgeRoutes({ operator: null, signIn: () => Promise.reject(new Error('not called')) }).map(
-      (r) => `${r.method} ${r.path}`,
-    );
+    const routed = [
+      ...bridgeRoutes({ operator: null, signIn: () => Promise.reject(new Error('not called')) }),
+      ...Object.values(a2aRoutes()),
+    ].map((r) => `${r.method} ${r.path}`);
     expect(documented.sort()).toEqual(routed.sort());
     expect(new Set(routed).size).toBe(routed.length);
   });

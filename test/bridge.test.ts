@@ -410,6 +410,9 @@ describe('bridge anonymous reads, rate limit and OpenAPI', () => {
         'GET /v1/audit',
         'GET /v1/hub/health',
         'GET /v1/hub/status',
+        'GET /a2a/agents',
+        'GET /a2a/agents/{name}/.well-known/agent-card.json',
+        'POST /a2a/agents/{name}',
       ].sort(),
     );
     // Each documented operation is routed: with a bad body or an unknown id it is refused by its handler, never

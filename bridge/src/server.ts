@@ -5,6 +5,7 @@ import { watchConnection } from '@ag2net/telemetry';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { a2aGateway } from './a2a/gateway.js';
 import { ConsoleFiles, DEFAULT_CONSOLE_DIR } from './console-files.js';
 import { HttpError, httpErrorOf } from './http-errors.js';
 import { openApiDocument } from './openapi.js';
@@ -156,7 +157,16 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
       };
     },
   });
-  const openapi = JSON.stringify(openApiDocument(routes, VERSION));
+  // A2A's routes answer JSON-RPC and streams their own way: served by the gateway, documented with the others.
+  const a2a = a2aGateway({
+    authorize: (route, req, query) => authorize(route, req, query),
+    readBody: (req) => readJson(req, options.maxBodyBytes),
+    people,
+    pollMs: options.pollMs,
+    stop: streams.signal,
+    logger: log,
+  });
+  const openapi = JSON.stringify(openApiDocument([...routes, ...a2a.routes], VERSION));
   const consoleFiles = ConsoleFiles.load(options.consoleDir);
 
   /** `claims` is `null` without a token, `'invalid'` for one that does not verify. */
@@ -176,6 +186,18 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     if (route.access === 'operator') throw new HttpError(403, 'access_denied', 'for the operator only');
     const human = await people.person(claims.sub);
     return { role: 'person', name: claims.sub, hub: human.hub, human };
+  };
+
+  /** The actor of a request to `route`, as every route authenticates it: token, rate limit, access. */
+  const authorize = async (route: Route, req: IncomingMessage, query: Readonly<Record<string, string>>) => {
+    const token = bearerTokenOf(route, req.headers.authorization, query);
+    const verified = token === null ? null : tokens.verify(token, Date.now());
+    if (!limiter.take(rateKeyOf(verified, req.socket.remoteAddress), Date.now())) {
+      observer?.rateLimited();
+      throw new HttpError(429, 'rate_limited', 'too many requests; slow down');
+    }
+    refuseQueryToken(route, query);
+    return actorOf(route, token === null ? null : (verified ?? 'invalid'));
   };
 
   /** Closes a person's connection on this replica: their session is over (see `endSessionOf`). */
@@ -202,6 +224,10 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     if (req.method === 'GET' && path === '/healthz') {
       seen.route = path;
       return sendJson(res, 200, { ok: true });
+    }
+    if (a2a.serves(path)) {
+      seen.route = a2a.label(req.method ?? 'GET', path);
+      return a2a.serve(req, res, { path, query });
     }
     if (req.method === 'GET' && path === '/v1/openapi.json') {
       seen.route = path;

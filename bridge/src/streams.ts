@@ -167,7 +167,7 @@ export async function runDeliveriesStream(options: {
 }
 
 /** Waits `pollMs`, or until a matching delivery wakes it; false once the client went away. */
-async function pause(wait: StreamWait, matches: (envelope: Envelope) => boolean): Promise<boolean> {
+export async function pause(wait: StreamWait, matches: (envelope: Envelope) => boolean): Promise<boolean> {
   if (wait.signal.aborted) return false;
   const woken = new AbortController();
   const unregister = wait.onDelivery?.((e) => {

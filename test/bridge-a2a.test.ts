@@ -1,0 +1,403 @@
+/**
+ * Network agents as A2A servers, through the bridge, against a secured stack: an agent-runner hosts `oracle` on the
+ * scripted model, an SDK agent `gate` answers only when the test lets it; people reach both with the A2A JS client
+ * (card, send, stream, get, list, cancel, a follow-up in the same context, a resubscription on another replica) and
+ * with plain JSON-RPC (A2A 0.3), and hostile callers get typed errors with nothing written.
+ */
+import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { startBridge, type Bridge } from '@ag2net/bridge';
+import { HubClient } from '@ag2net/client';
+import { EV_TEXT } from '@ag2net/protocol';
+import { waitFor } from '@ag2net/test-support';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { a2aClient, sendRequest, summarize, taskIdOfEvent, textOf, userMessage } from './support/bridge-a2a.js';
+import { call, callOnce } from './support/bridge-http.js';
+import { acceptingInvites } from './support/console-agents.js';
+import { startRunner, type ServiceProcess } from './support/processes.js';
+import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
+import { stackBridgeOptions } from './support/stack-bridge.js';
+
+const PEOPLE = { alice: 'k-alice-a2a', bob: 'k-bob-a2a' } as const;
+const AGENT_KEYS = { oracle: 'k-oracle-a2a', gate: 'k-gate-a2a' } as const;
+/** The oracle's scripted answers, one per question, in the order the tests below ask them. */
+const ANSWERS = ['Paris.', 'Berlin.', 'Rome.'] as const;
+const MAX_BODY_BYTES = 64 * 1024;
+
+const RpcError = z.object({ jsonrpc: z.literal('2.0'), error: z.object({ code: z.number(), message: z.string() }) });
+const LogPage = z.object({ last_sequence: z.number() });
+
+let stack: SecuredStack;
+let dir = '';
+let runner: ServiceProcess | undefined;
+let sdk: HubClient;
+let a: Bridge;
+let b: Bridge;
+const token = { alice: '', bob: '' };
+/** `gate` answers a text `t` with `gate: t` once the test opened `t`'s gate (before or after it was asked). */
+const gates = new Map<string, { opened: Promise<void>; open: () => void }>();
+function gateOf(text: string): { opened: Promise<void>; open: () => void } {
+  let gate = gates.get(text);
+  if (gate === undefined) {
+    let open = (): void => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    gate = { opened, open };
+    gates.set(text, gate);
+  }
+  return gate;
+}
+
+async function signIn(bridge: Bridge, name: keyof typeof PEOPLE): Promise<string> {
+  const reply = await call(bridge.url, '/v1/session', { body: { name, api_key: PEOPLE[name] } });
+  return z.object({ token: z.string() }).parse(reply.body).token;
+}
+
+async function lastSequence(channelId: string): Promise<number> {
+  return LogPage.parse((await call(b.url, `/v1/channels/${channelId}/log?limit=1`, { token: token.alice })).body)
+    .last_sequence;
+}
+
+async function channelCount(): Promise<number> {
+  const page = z.object({ channels: z.array(z.unknown()) });
+  return page.parse((await call(b.url, '/v1/channels?limit=500', { token: token.alice })).body).channels.length;
+}
+
+function asTask(result: unknown): Task {
+  return z.object({ id: z.string(), contextId: z.string() }).passthrough().parse(result) as unknown as Task;
+}
+
+async function collect(stream: AsyncGenerator<StreamResponse>, until?: (e: StreamResponse) => boolean) {
+  const events: StreamResponse[] = [];
+  for await (const event of stream) {
+    events.push(event);
+    if (until?.(event) === true) break;
+  }
+  return events;
+}
+
+beforeAll(async () => {
+  stack = await startSecuredStack({ apiKeys: { ...PEOPLE, ...AGENT_KEYS } });
+  dir = await mkdtemp(join(tmpdir(), 'ag2net-a2a-'));
+  await writeFile(join(dir, 'keys.json'), JSON.stringify({ oracle: AGENT_KEYS.oracle }), { mode: 0o600 });
+  await writeFile(
+    join(dir, 'oracle.md'),
+    '---\nname: capitals\ndescription: Names the capital of a country.\n---\n# Capitals\n',
+  );
+  await writeFile(
+    join(dir, 'agents.yaml'),
+    [
+      'agents:',
+      '  - name: oracle',
+      '    instructions: Answer with the capital only.',
+      '    skill: oracle.md',
+      '    resume: { summary: Knows every capital., claimed_capabilities: [geography], domains: [europe] }',
+      `    model: { provider: scripted, script: [${ANSWERS.join(', ')}] }`,
+      '',
+    ].join('\n'),
+  );
+  runner = startRunner({
+    natsUrl: stack.url,
+    prefix: stack.prefix,
+    configPath: join(dir, 'agents.yaml'),
+    name: 'a2a-runner',
+    extraArgs: [
+      '--creds',
+      stack.paths.registrantCreds,
+      '--creds-dir',
+      join(dir, 'creds'),
+      '--api-keys',
+      join(dir, 'keys.json'),
+    ],
+  });
+  sdk = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.registrantCreds });
+  await sdk.register(
+    { name: 'gate', auth: { scheme: 'api_key', claim: { token: AGENT_KEYS.gate } } },
+    {
+      handler: acceptingInvites((envelope, client) => {
+        if (envelope.event_type !== EV_TEXT) return Promise.resolve();
+        const text = String(envelope.event_data['text']);
+        // Held in its own promise: one held question does not hold the next delivery.
+        void gateOf(text).opened.then(() =>
+          client
+            .send(envelope.channel_id, `gate: ${text}`, { causationId: envelope.envelope_id })
+            .catch(() => undefined),
+        );
+        return Promise.resolve();
+      }),
+    },
+  );
+  const options = stackBridgeOptions(stack, {
+    apiKeys: PEOPLE,
+    secret: randomBytes(32),
+    maxBodyBytes: MAX_BODY_BYTES,
+    rateBurst: 100_000,
+  });
+  a = await startBridge(options);
+  b = await startBridge(options);
+  token.alice = await signIn(a, 'alice');
+  token.bob = await signIn(b, 'bob');
+  await waitFor(
+    async () => ((await call(b.url, '/v1/agents/oracle', { token: token.alice })).status === 200 ? true : undefined),
+    { timeoutMs: 30_000, what: 'the runner registering oracle' },
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  await sdk?.close();
+  await runner?.stop();
+  await stack?.stop();
+  if (dir !== '') await rm(dir, { recursive: true, force: true });
+});
+
+describe('A2A: cards', () => {
+  it('serves a card per agent from its passport, resume and skill, with streaming and the bearer scheme', async () => {
+    const client = await a2aClient(a.url, 'oracle', token.alice);
+    const card = await client.getAgentCard();
+    expect(card.name).toBe('oracle');
+    expect(card.description).toContain('Knows every capital.');
+    expect(card.capabilities?.streaming).toBe(true);
+    expect(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion])).toEqual([
+      [`${a.url}/a2a/agents/oracle`, 'JSONRPC', '1.0'],
+      [`${a.url}/a2a/agents/oracle`, 'JSONRPC', '0.3'],
+    ]);
+    expect(card.skills.map((s) => [s.id, s.name, s.description])).toEqual([
+      ['skill', 'capitals', 'Names the capital of a country.'],
+      ['capability:geography', 'geography', 'Knows every capital.'],
+    ]);
+    expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
+    expect(card.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
+  });
+
+  it('lists the agents with their card and endpoint URLs, and serves the 0.3 card to a client that names no version', async () => {
+    const list = z
+      .object({ agents: z.array(z.object({ name: z.string(), card_url: z.string(), url: z.string() })) })
+      .parse((await call(a.url, '/a2a/agents', { token: token.alice })).body);
+    expect(list.agents.map((x) => x.name).sort()).toEqual(['gate', 'oracle']);
+    expect(list.agents.find((x) => x.name === 'oracle')?.card_url).toBe(
+      `${a.url}/a2a/agents/oracle/.well-known/agent-card.json`,
+    );
+    const legacy = await call(a.url, '/a2a/agents/oracle/.well-known/agent-card.json', { token: token.alice });
+    expect(legacy.body).toMatchObject({
+      name: 'oracle',
+      url: `${a.url}/a2a/agents/oracle`,
+      protocolVersion: '0.3',
+      preferredTransport: 'JSONRPC',
+      capabilities: { streaming: true },
+      securitySchemes: { bearer: { type: 'http', scheme: 'Bearer' } },
+    });
+    // A person is no A2A agent, and neither is a name nobody has.
+    expect((await call(a.url, '/a2a/agents/bob/.well-known/agent-card.json', { token: token.alice })).status).toBe(404);
+    expect((await call(a.url, '/a2a/agents/nobody/.well-known/agent-card.json', { token: token.alice })).status).toBe(
+      404,
+    );
+    expect((await call(a.url, '/a2a/agents/oracle/.well-known/agent-card.json')).status).toBe(401);
+  });
+});
+
+describe('A2A: tasks', () => {
+  let contextId = '';
+  let firstTask = '';
+
+  it('answers message/send with the completed task and the exact scripted answer', async () => {
+    const client = await a2aClient(a.url, 'oracle', token.alice);
+    const task = asTask(await client.sendMessage(sendRequest(userMessage('Capital of France?'))));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(task.status?.message)).toBe(ANSWERS[0]);
+    expect(task.artifacts.map((x) => textOf({ ...userMessage(''), parts: x.parts }))).toEqual([ANSWERS[0]]);
+    expect(task.history.map((m) => textOf(m))).toEqual(['Capital of France?', ANSWERS[0]]);
+    const sequence = z.object({ ag2net: z.object({ sequence: z.number() }) }).parse(task.history[0]?.metadata);
+    expect(task.id).toBe(`${task.contextId}.${sequence.ag2net.sequence}`);
+    contextId = task.contextId;
+    firstTask = task.id;
+    // The context is a conversation channel of alice and oracle.
+    const channel = z
+      .object({ channel: z.object({ manifest: z.object({ type: z.string() }), state: z.string() }) })
+      .parse((await call(b.url, `/v1/channels/${contextId}`, { token: token.alice })).body).channel;
+    expect([channel.manifest.type, channel.state]).toEqual(['conversation', 'active']);
+  });
+
+  it('streams a new context: the task working, then the answer and completed, in that order', async () => {
+    const client = await a2aClient(a.url, 'oracle', token.alice);
+    const events = await collect(client.sendMessageStream(sendRequest(userMessage('Capital of Germany?'))));
+    expect(events.map(summarize)).toEqual([
+      { kind: 'task', state: 'TASK_STATE_WORKING' },
+      { kind: 'artifact', text: ANSWERS[1] },
+      { kind: 'status', state: 'TASK_STATE_COMPLETED', text: ANSWERS[1] },
+    ]);
+    expect(new Set(events.map(taskIdOfEvent)).size).toBe(1);
+  });
+
+  it('continues a context with a follow-up: the same channel, a new task, and both tasks read from any replica', async () => {
+    const client = await a2aClient(a.url, 'oracle', token.alice);
+    const task = asTask(await client.sendMessage(sendRequest(userMessage('And of Italy?', contextId))));
+    expect([task.contextId, task.status?.state, textOf(task.status?.message)]).toEqual([
+      contextId,
+      TaskState.TASK_STATE_COMPLETED,
+      ANSWERS[2],
+    ]);
+    expect(task.id).not.toBe(firstTask);
+    const onB = await a2aClient(b.url, 'oracle', token.alice);
+    const first = await onB.getTask({ tenant: '', id: firstTask, historyLength: undefined });
+    expect([first.status?.state, textOf(first.status?.message)]).toEqual([TaskState.TASK_STATE_COMPLETED, ANSWERS[0]]);
+    const listed = await onB.listTasks({
+      tenant: '',
+      contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: undefined,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: undefined,
+    });
+    expect(listed.tasks.map((t) => t.id)).toEqual([task.id, firstTask]);
+    expect(listed.totalSize).toBe(2);
+  });
+
+  it('cancels a task the agent has not answered: the channel closes as the caller, the task is canceled', async () => {
+    const client = await a2aClient(a.url, 'gate', token.alice);
+    const pending = asTask(await client.sendMessage(sendRequest(userMessage('hold this'), true)));
+    expect(pending.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const canceled = await client.cancelTask({ tenant: '', id: pending.id, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const channel = z
+      .object({ channel: z.object({ state: z.string(), close_reason: z.string() }) })
+      .parse((await call(b.url, `/v1/channels/${pending.contextId}`, { token: token.alice })).body).channel;
+    expect(channel).toEqual({ state: 'closed', close_reason: 'canceled' });
+    await expect(client.cancelTask({ tenant: '', id: pending.id, metadata: undefined })).rejects.toMatchObject({
+      name: 'TaskNotCancelableError',
+    });
+    // A follow-up in the ended context is refused; nothing is written.
+    const before = await lastSequence(pending.contextId);
+    await expect(client.sendMessage(sendRequest(userMessage('still there?', pending.contextId)))).rejects.toMatchObject(
+      {
+        name: 'UnsupportedOperationError',
+      },
+    );
+    expect(await lastSequence(pending.contextId)).toBe(before);
+    gateOf('hold this').open();
+  });
+});
+
+describe('A2A: plain JSON-RPC (0.3, as curl sends it)', () => {
+  it('answers message/send and tasks/get without a version header, in A2A 0.3 shapes', async () => {
+    const rpc = (body: unknown) => call(b.url, '/a2a/agents/oracle', { token: token.alice, body });
+    const sent = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: {
+        message: { kind: 'message', role: 'user', messageId: 'curl-1', parts: [{ kind: 'text', text: 'Ping?' }] },
+        configuration: { blocking: false },
+      },
+    });
+    const task = z
+      .object({
+        id: z.literal(1),
+        result: z.object({
+          kind: z.literal('task'),
+          id: z.string(),
+          contextId: z.string(),
+          status: z.object({ state: z.string() }),
+        }),
+      })
+      .parse(sent.body).result;
+    expect(task.status.state).toBe('working');
+    const got = await rpc({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: task.id } });
+    expect(z.object({ result: z.object({ id: z.string() }) }).parse(got.body).result.id).toBe(task.id);
+  });
+});
+
+describe('A2A: hostile callers', () => {
+  const send = (contextId: string) => ({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'SendMessage',
+    params: {
+      message: { messageId: 'h-1', contextId, role: 'ROLE_USER', parts: [{ text: 'let me in' }] },
+    },
+  });
+  const v1 = { 'a2a-version': '1.0' };
+  let context = '';
+
+  beforeAll(async () => {
+    const client = await a2aClient(b.url, 'gate', token.alice);
+    gateOf('mine').open();
+    const task = asTask(await client.sendMessage(sendRequest(userMessage('mine'))));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    context = task.contextId;
+  });
+
+  it('refuses a request without credentials with 401 and a JSON-RPC error, writing nothing', async () => {
+    const before = [await lastSequence(context), await channelCount()];
+    const reply = await call(b.url, '/a2a/agents/gate', { body: send(context), headers: v1 });
+    expect(reply.status).toBe(401);
+    expect(RpcError.parse(reply.body).error.code).toBe(-32040);
+    const fresh = await call(b.url, '/a2a/agents/gate', { body: send(''), headers: v1 });
+    expect(fresh.status).toBe(401);
+    expect([await lastSequence(context), await channelCount()]).toEqual(before);
+  });
+
+  it("answers another person's context and task exactly as ones that do not exist", async () => {
+    const before = await lastSequence(context);
+    const rpc = async (body: unknown) =>
+      RpcError.parse((await call(b.url, '/a2a/agents/gate', { token: token.bob, body, headers: v1 })).body).error;
+    const theirs = await rpc(send(context));
+    const missing = await rpc(send('01JZZZZZZZZZZZZZZZZZZZZZZZ'));
+    expect(theirs.code).toBe(-32001);
+    expect(theirs.message.replace(context, 'X')).toBe(missing.message.replace('01JZZZZZZZZZZZZZZZZZZZZZZZ', 'X'));
+    const task = `${context}.2`;
+    const get = (id: string) => rpc({ jsonrpc: '2.0', id: 8, method: 'GetTask', params: { id } });
+    const [theirTask, noTask] = [await get(task), await get(`01JZZZZZZZZZZZZZZZZZZZZZZZ.2`)];
+    expect(theirTask.code).toBe(-32001);
+    expect(theirTask.message.replace(task, 'X')).toBe(noTask.message.replace('01JZZZZZZZZZZZZZZZZZZZZZZZ.2', 'X'));
+    expect(await lastSequence(context)).toBe(before);
+  });
+
+  it('refuses a body over the size limit (413) and one nested too deep (400) before parsing, writing nothing', async () => {
+    const before = await lastSequence(context);
+    const huge = JSON.stringify(send(context)).replace('let me in', 'x'.repeat(MAX_BODY_BYTES));
+    const tooBig = await callOnce(b.url, '/a2a/agents/gate', { token: token.alice, body: huge });
+    expect([tooBig.status, RpcError.parse(tooBig.body).error.code]).toEqual([413, -32600]);
+    let nested: unknown = 'deep';
+    for (let i = 0; i < 100; i++) nested = { n: nested };
+    const deepBody = { ...send(context), params: { ...send(context).params, metadata: nested } };
+    const deep = await call(b.url, '/a2a/agents/gate', { token: token.alice, body: deepBody, headers: v1 });
+    expect([deep.status, RpcError.parse(deep.body).error.code]).toEqual([400, -32600]);
+    expect(RpcError.parse(deep.body).error.message).toContain('nests deeper');
+    expect(await lastSequence(context)).toBe(before);
+  });
+});
+
+describe('A2A: resubscribing on another replica', () => {
+  it('resumes a stream whose bridge closed on a second replica, with no gap and no duplicate', async () => {
+    const onA = await a2aClient(a.url, 'gate', token.alice);
+    const stream = onA.sendMessageStream(sendRequest(userMessage('slow question')));
+    const first = await collect(stream, () => true);
+    expect(first.map(summarize)).toEqual([{ kind: 'task', state: 'TASK_STATE_WORKING' }]);
+    const taskId = taskIdOfEvent(first[0] ?? { payload: undefined });
+    // The replica that served the stream goes away; what it had not sent yet is in the log.
+    await a.close();
+    await stream.return(undefined);
+    const onB = await a2aClient(b.url, 'gate', token.alice);
+    const resumed = onB.resubscribeTask({ tenant: '', id: taskId });
+    const snapshot = await resumed.next();
+    expect(snapshot.done !== true && summarize(snapshot.value)).toEqual({ kind: 'task', state: 'TASK_STATE_WORKING' });
+    gateOf('slow question').open();
+    const rest = await collect(resumed);
+    expect(rest.map(summarize)).toEqual([
+      { kind: 'artifact', text: 'gate: slow question' },
+      { kind: 'status', state: 'TASK_STATE_COMPLETED', text: 'gate: slow question' },
+    ]);
+    expect(new Set([...first, ...rest].map(taskIdOfEvent))).toEqual(new Set([taskId]));
+    // Once completed, the task is read, not subscribed to.
+    await expect(collect(onB.resubscribeTask({ tenant: '', id: taskId }))).rejects.toMatchObject({
+      name: 'UnsupportedOperationError',
+    });
+  });
+});
