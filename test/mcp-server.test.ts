@@ -29,6 +29,7 @@ let dir: string;
 let registrant: HubClient;
 let alice: HumanClient;
 let scoutId: string;
+let awayChannel: string;
 let runner: ServiceProcess;
 let mcp: Client;
 let stderr = '';
@@ -87,8 +88,11 @@ beforeAll(async () => {
   const credsPath = join(dir, 'scout.creds');
   const scout = await registrant.register({ name: 'scout' }, { credsPath });
   scoutId = scout.agentId;
-  await scout.disconnect();
   alice = await registrant.registerHuman({ name: 'alice' });
+  // A message that waits in scout's inbox while no process serves scout.
+  awayChannel = (await alice.open({ type: 'conversation', target: 'scout' })).channelId;
+  await scout.disconnect();
+  await alice.send(awayChannel, 'sent while you were away');
   await registrant.registerHuman({ name: 'bob' });
   await waitFor(() => runner.output().includes('runner ready'), { timeoutMs: 30_000, what: 'the runner ready' });
 
@@ -160,6 +164,15 @@ describe('ag2net-mcp over stdio', () => {
   it("delegate asks the runner's agent and returns its exact answer", async () => {
     const { text, isError } = await call('delegate', { target: 'oracle', prompt: 'What is a log?', timeout_s: 30 });
     expect({ text, isError }).toEqual({ text: ANSWER, isError: false });
+  });
+
+  it('inbox holds what was sent while no process served the identity', async () => {
+    const read = z
+      .object({ envelopes: z.array(ShownSchema) })
+      .parse(await callJson('inbox', { channel_id: awayChannel }));
+    expect(read.envelopes.filter((e) => e.event_type === EV_TEXT).map((e) => [e.sender, e.text])).toEqual([
+      ['alice', 'sent while you were away'],
+    ]);
   });
 
   it('inbox returns what an SDK participant sent, once', async () => {

@@ -1,5 +1,13 @@
-import { HubClient, type AgentClient, type HumanClient, type Logger } from '@ag2net/client';
-import { IdSchema } from '@ag2net/protocol';
+import {
+  HubClient,
+  ackInvite,
+  isInviteFor,
+  type AgentClient,
+  type AgentHandler,
+  type HumanClient,
+  type Logger,
+} from '@ag2net/client';
+import { IdSchema, type Envelope } from '@ag2net/protocol';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -29,6 +37,11 @@ export interface ConnectIdentityOptions {
   readonly credsDir?: string;
   /** pino-compatible logger; default silent. */
   readonly logger?: Logger;
+  /**
+   * Told every delivery from someone else as it is handled, from the first one on (those that waited while the
+   * identity was away included), before it is acked. Must not throw. Default none.
+   */
+  readonly onEnvelope?: (envelope: Envelope) => void;
 }
 
 /** The identity could not be reached with what it was given. Local. */
@@ -105,6 +118,7 @@ export async function connectIdentity(options: ConnectIdentityOptions): Promise<
     throw new IdentityError(`registering ${name} with ${options.credsPath} needs a directory to keep its credentials`);
   }
   if (options.credsDir !== undefined) await mkdir(options.credsDir, { recursive: true, mode: 0o700 });
+  const handler = agentHandler(options);
   const hub = await connectHub(options, options.credsPath);
   return within(hub, async () => {
     const auth = options.apiKey === undefined ? {} : { auth: { scheme: 'api_key', claim: { token: options.apiKey } } };
@@ -114,7 +128,7 @@ export async function connectIdentity(options: ConnectIdentityOptions): Promise<
     // A hub without auth: the name may be a person's already.
     const existing = await hub.findAgentId(name);
     const kind = existing === null ? null : (await hub.getAgent(existing)).kind;
-    return kind === 'human' ? hub.attachHuman(name) : hub.attach(name, { passport });
+    return kind === 'human' ? told(await hub.attachHuman(name), options) : hub.attach(name, { passport, handler });
   });
 }
 
@@ -126,9 +140,32 @@ async function attachWithCreds(options: ConnectIdentityOptions, credsPath: strin
   return within(hub, async () => {
     const passport = await hub.getAgent(agentId);
     return passport.kind === 'human'
-      ? hub.attachHuman(passport.name, { credsPath })
-      : hub.attach(passport.name, { credsPath });
+      ? told(await hub.attachHuman(passport.name, { credsPath }), options)
+      : hub.attach(passport.name, { credsPath, handler: agentHandler(options) });
   });
+}
+
+/** An agent's handler: accepts every invite and tells `onEnvelope` what others sent. */
+function agentHandler(options: ConnectIdentityOptions): AgentHandler {
+  const tell = options.onEnvelope;
+  return async (envelope, self) => {
+    if (isInviteFor(self, envelope)) await ackInvite(self, envelope);
+    if (envelope.sender_id !== self.agentId) tell?.(envelope);
+  };
+}
+
+/**
+ * A person's client with `onEnvelope` told what others send. A person's client starts consuming as it attaches, so
+ * a delivery handled before this runs is not told (the hub keeps it in the channel's log all the same).
+ */
+function told(human: HumanClient, options: ConnectIdentityOptions): HumanClient {
+  const tell = options.onEnvelope;
+  if (tell !== undefined) {
+    human.onEnvelope((envelope) => {
+      if (envelope.sender_id !== human.agentId) tell(envelope);
+    });
+  }
+  return human;
 }
 
 function connectHub(options: ConnectIdentityOptions, credsPath: string | undefined): Promise<HubClient> {

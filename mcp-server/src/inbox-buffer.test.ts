@@ -41,11 +41,14 @@ describe('InboxBuffer', () => {
     expect(ids(inbox.take({ limit: 10 }))).toEqual(['b1']);
   });
 
-  it('does not keep a redelivered envelope twice while it is unread', () => {
-    const inbox = new InboxBuffer();
+  it('does not keep a redelivered envelope again, unread or read lately', () => {
+    const inbox = new InboxBuffer(2);
     inbox.push(envelope('e1'));
     inbox.push(envelope('e1'));
     expect(inbox.size).toBe(1);
+    expect(ids(inbox.take({ limit: 5 }))).toEqual(['e1']);
+    inbox.push(envelope('e1'));
+    expect(inbox.size).toBe(0);
   });
 
   it('refuses a capacity below one', () => {

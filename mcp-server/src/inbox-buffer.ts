@@ -28,7 +28,9 @@ export interface TakeOptions {
 export class InboxBuffer {
   readonly #capacity: number;
   readonly #unread: Envelope[] = [];
+  /** Ids of the unread envelopes and of the last `capacity` read ones: a redelivery of either is not kept again. */
   readonly #seen = new Set<string>();
+  readonly #read: string[] = [];
   #dropped = 0;
 
   constructor(capacity = DEFAULT_INBOX_CAPACITY) {
@@ -41,7 +43,7 @@ export class InboxBuffer {
     return this.#unread.length;
   }
 
-  /** Adds a delivery; a redelivered envelope (same id) that is still unread is not added twice. */
+  /** Adds a delivery; a redelivered envelope (same id, unread or read lately) is not added again. */
   push(envelope: Envelope): void {
     if (envelope.envelope_id !== '' && this.#seen.has(envelope.envelope_id)) return;
     this.#unread.push(envelope);
@@ -63,7 +65,10 @@ export class InboxBuffer {
       else kept.push(envelope);
     }
     this.#unread.splice(0, this.#unread.length, ...kept);
-    for (const envelope of taken) this.#seen.delete(envelope.envelope_id);
+    for (const envelope of taken) {
+      this.#read.push(envelope.envelope_id);
+      if (this.#read.length > this.#capacity) this.#seen.delete(this.#read.shift() ?? '');
+    }
     const dropped = this.#dropped;
     this.#dropped = 0;
     return { envelopes: taken, remaining: kept.length, dropped };

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { USAGE, parseMcpArgs, type McpArgs } from './args.js';
 import { IdentityError, connectIdentity } from './identity.js';
+import { InboxBuffer } from './inbox-buffer.js';
 import { stderrLogger } from './log.js';
 import { createMcpServer } from './server.js';
 import { startSession } from './session.js';
@@ -37,10 +38,13 @@ async function main(): Promise<number> {
   }
   const { args } = parsed;
   const log = stderrLogger({ level: args.logLevel });
+  // Filled from the identity's first delivery on: what waited while it was away reaches the inbox too.
+  const inbox = new InboxBuffer();
   let identity;
   try {
     const apiKey = args.apiKey ?? (await apiKeyOf(args));
     identity = await connectIdentity({
+      onEnvelope: (envelope) => inbox.push(envelope),
       servers: args.servers,
       prefix: args.prefix,
       logger: log,
@@ -57,7 +61,7 @@ async function main(): Promise<number> {
     throw err;
   }
   const { participant } = identity;
-  const session = startSession(participant, { logger: log });
+  const session = startSession(participant, { inbox, logger: log });
   const server = createMcpServer({ session, logger: log });
   const transport = new StdioServerTransport();
   log.info({ agent: participant.passport.name, agentId: participant.agentId }, 'serving MCP on stdio');

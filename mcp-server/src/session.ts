@@ -7,8 +7,14 @@ const MAX_REMEMBERED_NAMES = 10_000;
 
 /** Options of `startSession`. */
 export interface SessionOptions {
-  /** Most unread envelopes the inbox keeps; default `DEFAULT_INBOX_CAPACITY` (500). */
+  /** Most unread envelopes the inbox keeps; default `DEFAULT_INBOX_CAPACITY` (500). Ignored with `inbox`. */
   readonly inboxCapacity?: number;
+  /**
+   * An inbox the caller fills (from the identity's delivery handler: `connectIdentity`'s `onEnvelope`), which then
+   * holds what waited while the identity was away too. Default: a new one filled from the participant's deliveries
+   * from now on.
+   */
+  readonly inbox?: InboxBuffer;
   /** Where failures of the inbox pump go; default silent. */
   readonly logger?: Logger;
 }
@@ -28,26 +34,29 @@ export interface NetworkSession extends AsyncDisposable {
   close(): void;
 }
 
-/** Starts filling an inbox with what arrives for `participant` from now on. */
+/** A session for `participant`: its inbox (filled by the caller, or from its deliveries from now on) and names. */
 export function startSession(participant: Participant, options: SessionOptions = {}): NetworkSession {
-  const inbox = new InboxBuffer(options.inboxCapacity ?? DEFAULT_INBOX_CAPACITY);
+  const inbox = options.inbox ?? new InboxBuffer(options.inboxCapacity ?? DEFAULT_INBOX_CAPACITY);
   const names = new Map<string, string>([[participant.agentId, participant.passport.name]]);
-  const subscription = participant.subscribe({
-    predicate: (e) => e.sender_id !== participant.agentId,
-  });
-  // The pump ends when the subscription closes (session closed, participant disconnected); it never rejects.
-  void (async () => {
-    try {
-      for await (const envelope of subscription) inbox.push(envelope);
-    } catch (err) {
-      options.logger?.warn({ err }, 'inbox stopped');
-    }
-  })();
+  const subscription =
+    options.inbox === undefined
+      ? participant.subscribe({ predicate: (e) => e.sender_id !== participant.agentId })
+      : null;
+  if (subscription !== null) {
+    // The pump ends when the subscription closes (session closed, participant disconnected); it never rejects.
+    void (async () => {
+      try {
+        for await (const envelope of subscription) inbox.push(envelope);
+      } catch (err) {
+        options.logger?.warn({ err }, 'inbox stopped');
+      }
+    })();
+  }
   const remember = (id: string, name: string): void => {
     if (names.size >= MAX_REMEMBERED_NAMES) names.clear();
     names.set(id, name);
   };
-  const close = (): void => subscription.close();
+  const close = (): void => subscription?.close();
   return {
     participant,
     inbox,
