@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRunnerConfig } from './config.js';
-import { authOf, credsPathFor, modelLimitsOf, registeredAs } from './host.js';
+import { admissionKeyOf, authOf, credsPathFor, modelLimitsOf, registeredAs } from './host.js';
 
 const CONFIG = `
 agents:
@@ -19,6 +19,23 @@ describe('hosting credentials', () => {
     expect(
       [authOf(keyed, 'runner-key'), authOf(plain, 'runner-key'), authOf(plain, undefined)].map(schemeAndClaim),
     ).toEqual([['api_key', { token: 'own-key' }], ['api_key', { token: 'runner-key' }], undefined]);
+  });
+
+  it('sends a remote agent’s owner’s key, else its name’s, else the runner’s', () => {
+    const { agents } = parseRunnerConfig(
+      [
+        'agents:',
+        "  - { name: remote, owner: acme, a2a: { url: 'http://127.0.0.1:9/a2a' } }",
+        '  - { name: plain, model: { provider: auto } }',
+      ].join('\n'),
+      'agents.yaml',
+    );
+    const [remote, plain] = agents;
+    if (remote === undefined || plain === undefined) throw new Error('two agents expected');
+    const keys = { apiKey: 'runner', apiKeys: { acme: 'k-acme', remote: 'k-remote', plain: 'k-plain' } };
+    expect([admissionKeyOf(remote, keys), admissionKeyOf(plain, keys)]).toEqual(['k-acme', 'k-plain']);
+    expect(admissionKeyOf(remote, { apiKey: 'runner', apiKeys: { remote: 'k-remote' } })).toBe('k-remote');
+    expect(admissionKeyOf(remote, { apiKey: 'runner' })).toBe('runner');
   });
 
   it('keeps each agent’s credentials in the directory under its name, made safe as a file name', () => {

@@ -114,6 +114,18 @@ export function authOf(config: AgentConfig, apiKey: string | undefined): AuthBlo
   return { scheme: 'api_key', issuer: null, audience: null, key_fingerprint: null, claim: { token: apiKey } };
 }
 
+/**
+ * The runner's API key for an agent without an `auth` block: for an `a2a` agent its owner's key in `--api-keys` (the
+ * hub admits a remote agent under its owner), else the key of the agent's name, else `--api-key`.
+ */
+export function admissionKeyOf(
+  config: AgentConfig,
+  options: Pick<HostOptions, 'apiKey' | 'apiKeys'>,
+): string | undefined {
+  const owners = config.a2a === undefined || config.owner === undefined ? undefined : options.apiKeys?.[config.owner];
+  return owners ?? options.apiKeys?.[config.name] ?? options.apiKey;
+}
+
 /** Builds the agent of a configuration entry and puts it on the network (registering it, or attaching a replica). */
 export async function hostAgent(hub: HubClient, config: AgentConfig, options: HostOptions): Promise<HostedAgent> {
   const { model, source } = await agentModel(config, options);
@@ -126,10 +138,7 @@ export async function hostAgent(hub: HubClient, config: AgentConfig, options: Ho
   });
   const skillMd =
     config.skill === undefined ? undefined : await readSkill(config, resolveFrom(options.baseDir, config.skill));
-  // A remote agent is admitted under its owner: the owner's key in `--api-keys`, before the agent's name's.
-  const ownKey =
-    (config.a2a === undefined ? undefined : options.apiKeys?.[config.owner ?? '']) ?? options.apiKeys?.[config.name];
-  const auth = authOf(config, ownKey ?? options.apiKey);
+  const auth = authOf(config, admissionKeyOf(config, options));
   const passport = {
     ...(auth === undefined ? {} : { auth }),
     ...(config.owner === undefined ? {} : { owner: config.owner }),

@@ -140,7 +140,8 @@ export async function startA2aServer(): Promise<TestA2aServer> {
 /** Answers one JSON-RPC request with the SDK's transport handler: JSON, or server-sent events for a stream. */
 async function answerRpc(handler: JsonRpcTransportHandler, body: unknown, res: ServerResponse): Promise<void> {
   const context = new ServerCallContext({ requestedVersion: '1.0' });
-  const out = await handler.handle(body as Record<string, unknown>, context);
+  const request = typeof body === 'object' && body !== null ? { ...body } : {};
+  const out = await handler.handle(request, context);
   if (Symbol.asyncIterator in out) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     try {
