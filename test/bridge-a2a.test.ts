@@ -8,7 +8,7 @@ import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { startBridge, type Bridge } from '@ag2net/bridge';
 import { HubClient } from '@ag2net/client';
 import { EV_TEXT } from '@ag2net/protocol';
-import { waitFor } from '@ag2net/test-support';
+import { closedPort, waitFor } from '@ag2net/test-support';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ import { startSecuredStack, type SecuredStack } from './support/secured-stack.js
 import { stackBridgeOptions } from './support/stack-bridge.js';
 
 const PEOPLE = { alice: 'k-alice-a2a', bob: 'k-bob-a2a' } as const;
-const AGENT_KEYS = { oracle: 'k-oracle-a2a', gate: 'k-gate-a2a' } as const;
+const AGENT_KEYS = { oracle: 'k-oracle-a2a', gate: 'k-gate-a2a', broken: 'k-broken-a2a' } as const;
 /** The oracle's scripted answers, one per question, in the order the tests below ask them. */
 const ANSWERS = ['Paris.', 'Berlin.', 'Rome.'] as const;
 const MAX_BODY_BYTES = 64 * 1024;
@@ -82,7 +82,10 @@ async function collect(stream: AsyncGenerator<StreamResponse>, until?: (e: Strea
 beforeAll(async () => {
   stack = await startSecuredStack({ apiKeys: { ...PEOPLE, ...AGENT_KEYS } });
   dir = await mkdtemp(join(tmpdir(), 'ag2net-a2a-'));
-  await writeFile(join(dir, 'keys.json'), JSON.stringify({ oracle: AGENT_KEYS.oracle }), { mode: 0o600 });
+  const runnerKeys = { oracle: AGENT_KEYS.oracle, broken: AGENT_KEYS.broken };
+  await writeFile(join(dir, 'keys.json'), JSON.stringify(runnerKeys), { mode: 0o600 });
+  // An agent whose model nobody serves: its turns fail, and it says so with ag2.turn.failed.
+  const nowhere = `http://127.0.0.1:${await closedPort()}/v1`;
   await writeFile(
     join(dir, 'oracle.md'),
     '---\nname: capitals\ndescription: Names the capital of a country.\n---\n# Capitals\n',
@@ -96,6 +99,9 @@ beforeAll(async () => {
       '    skill: oracle.md',
       '    resume: { summary: Knows every capital., claimed_capabilities: [geography], domains: [europe] }',
       `    model: { provider: scripted, script: [${ANSWERS.join(', ')}] }`,
+      '  - name: broken',
+      '    max_retries: 0',
+      `    model: { provider: openai-compatible, model: m, baseURL: '${nowhere}', apiKey: k }`,
       '',
     ].join('\n'),
   );
@@ -140,10 +146,12 @@ beforeAll(async () => {
   b = await startBridge(options);
   token.alice = await signIn(a, 'alice');
   token.bob = await signIn(b, 'bob');
-  await waitFor(
-    async () => ((await call(b.url, '/v1/agents/oracle', { token: token.alice })).status === 200 ? true : undefined),
-    { timeoutMs: 30_000, what: 'the runner registering oracle' },
-  );
+  for (const name of ['oracle', 'broken']) {
+    await waitFor(
+      async () => ((await call(b.url, `/v1/agents/${name}`, { token: token.alice })).status === 200 ? true : undefined),
+      { timeoutMs: 30_000, what: `the runner registering ${name}` },
+    );
+  }
 }, 90_000);
 
 afterAll(async () => {
@@ -178,7 +186,7 @@ describe('A2A: cards', () => {
     const list = z
       .object({ agents: z.array(z.object({ name: z.string(), card_url: z.string(), url: z.string() })) })
       .parse((await call(a.url, '/a2a/agents', { token: token.alice })).body);
-    expect(list.agents.map((x) => x.name).sort()).toEqual(['gate', 'oracle']);
+    expect(list.agents.map((x) => x.name).sort()).toEqual(['broken', 'gate', 'oracle']);
     expect(list.agents.find((x) => x.name === 'oracle')?.card_url).toBe(
       `${a.url}/a2a/agents/oracle/.well-known/agent-card.json`,
     );
@@ -310,6 +318,75 @@ describe('A2A: plain JSON-RPC (0.3, as curl sends it)', () => {
     expect(task.status.state).toBe('working');
     const got = await rpc({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: task.id } });
     expect(z.object({ result: z.object({ id: z.string() }) }).parse(got.body).result.id).toBe(task.id);
+  });
+
+  it('streams message/stream as Server-Sent Events: the task working, the answer, the final completed status', async () => {
+    gateOf('Stream me').open();
+    const res = await fetch(`${b.url}/a2a/agents/gate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token.alice}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'stream-1',
+        method: 'message/stream',
+        params: {
+          message: { kind: 'message', role: 'user', messageId: 'curl-2', parts: [{ kind: 'text', text: 'Stream me' }] },
+        },
+      }),
+    });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await res.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map(
+        (line) =>
+          z
+            .object({ id: z.literal('stream-1'), result: z.looseObject({ kind: z.string() }) })
+            .parse(JSON.parse(line.slice(6))).result,
+      );
+    const Status = z.object({ status: z.object({ state: z.string() }), final: z.boolean() });
+    expect(events.map((e) => e.kind)).toEqual(['task', 'artifact-update', 'status-update']);
+    expect(Status.parse(events[2])).toMatchObject({ status: { state: 'completed' }, final: true });
+    expect(
+      z.object({ artifact: z.object({ parts: z.array(z.object({ text: z.string() })) }) }).parse(events[1]).artifact
+        .parts,
+    ).toEqual([{ text: 'gate: Stream me' }]);
+  });
+
+  it('answers SendMessage of A2A 1.0 with its version header, and 404 for an agent nobody is', async () => {
+    gateOf('Version one').open();
+    const message = { messageId: 'v1-1', role: 'ROLE_USER', parts: [{ text: 'Version one' }] };
+    const headers = { 'a2a-version': '1.0' };
+    const body = { jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message } };
+    const sent = await call(b.url, '/a2a/agents/gate', { token: token.alice, body, headers });
+    const task = z
+      .object({
+        result: z.object({
+          task: z.object({
+            status: z.object({ state: z.string() }),
+            artifacts: z.array(
+              z.strictObject({ artifactId: z.string(), name: z.string(), parts: z.array(z.unknown()) }),
+            ),
+          }),
+        }),
+      })
+      .parse(sent.body).result.task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.artifacts.map((x) => [x.name, x.parts])).toEqual([
+      ['answer', [{ text: 'gate: Version one', mediaType: 'text/plain' }]],
+    ]);
+    const nobody = await call(b.url, '/a2a/agents/nobody', { token: token.alice, body, headers });
+    expect([nobody.status, RpcError.parse(nobody.body).error.code]).toEqual([404, -32044]);
+  });
+});
+
+describe('A2A: a failed turn', () => {
+  it("fails the task with the reason of the agent's ag2.turn.failed", async () => {
+    const client = await a2aClient(b.url, 'broken', token.alice);
+    const task = asTask(await client.sendMessage(sendRequest(userMessage('Anyone there?'))));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(textOf(task.status?.message)).toMatch(/model/);
+    expect(task.artifacts).toEqual([]);
   });
 });
 
