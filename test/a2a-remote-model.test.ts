@@ -22,12 +22,13 @@ const call = (text: string, abortSignal?: AbortSignal): LanguageModelV3CallOptio
   ...(abortSignal === undefined ? {} : { abortSignal }),
 });
 
-const model = (path: string) =>
+const model = (path: string, onTask?: (taskId: string) => void) =>
   createRemoteAgentModel({
     url: `${server.origin}${path}`,
     headers: { Authorization: 'Bearer t-0123456789' },
     timeoutMs: 20_000,
     maxAnswerBytes: 1024,
+    ...(onTask === undefined ? {} : { onTask }),
   });
 
 describe('remote A2A agent model', () => {
@@ -39,9 +40,9 @@ describe('remote A2A agent model', () => {
 
   it('a cancelled turn drops the stream and cancels the remote task', async () => {
     const turn = new AbortController();
-    const before = server.calls('/gated');
-    const answer = model('/gated?name=held').doGenerate(call('hold on', turn.signal));
-    await waitFor(() => server.calls('/gated') > before || undefined, { timeoutMs: 10_000, what: 'the call' });
+    const tasks: string[] = [];
+    const answer = model('/gated?name=held', (id) => tasks.push(id)).doGenerate(call('hold on', turn.signal));
+    await waitFor(() => tasks.length === 1 || undefined, { timeoutMs: 10_000, what: 'the remote task' });
     const reason = new Error('turn cancelled');
     turn.abort(reason);
     await expect(answer).rejects.toBe(reason);

@@ -62,7 +62,7 @@ beforeAll(async () => {
       "  - { name: sage, model: { provider: scripted, script: ['sage speaks'], loop: true } }",
       remote('oracle', `${o}/agent?name=oracle`),
       remote('hanger', `${o}/drip`, ', timeout_ms: 3600000'),
-      remote('slowpoke', `${o}/drip`, ', timeout_ms: 4000'),
+      remote('slowpoke', `${o}/drip`, ', timeout_ms: 8000'),
       remote('giant', `${o}/huge`),
       remote('broken', `${o}/http500`),
       remote('failing', `${o}/failing`),
@@ -219,7 +219,7 @@ describe('remote A2A agents in channels', () => {
     });
     expect(summary('slowpoke')).toEqual({
       code: 'model_timeout',
-      cause: { kind: 'timeout', exc_type: 'TimeoutError', message: 'no answer within 4 s' },
+      cause: { kind: 'timeout', exc_type: 'TimeoutError', message: 'no answer within 8 s' },
       provider: 'a2a',
     });
     expect(summary('broken')).toEqual({

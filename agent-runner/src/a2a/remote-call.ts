@@ -31,6 +31,8 @@ export interface RemoteCall {
   readonly maxAnswerBytes: number;
   /** Stops the call: the stream is dropped and the task, once known, cancelled (`CancelTask`). */
   readonly signal: AbortSignal;
+  /** Told the remote task's id once the stream names it (from then on, a cancelled call cancels the task). */
+  readonly onTask?: (taskId: string) => void;
   /** Told when cancelling the task failed (never thrown: the turn is over either way). */
   readonly onCancelFailed?: (err: unknown) => void;
   /** The fetch underneath; default the global one. */
@@ -88,7 +90,10 @@ export async function callRemoteAgent(call: RemoteCall): Promise<string> {
       const parsed = StreamEventSchema.safeParse(raw);
       if (!parsed.success) throw new A2aProtocolError('the endpoint sent an event that is not an A2A stream event');
       const event = parsed.data;
-      if (event.payload.$case !== 'message') taskId ??= taskIdOf(event);
+      if (taskId === null) {
+        taskId = taskIdOf(event);
+        if (taskId !== null) call.onTask?.(taskId);
+      }
       const done = answer.take(event);
       if (done !== null) return done;
     }

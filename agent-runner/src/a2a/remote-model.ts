@@ -24,6 +24,8 @@ export interface RemoteAgentModelOptions {
   readonly timeoutMs: number;
   /** Largest answer, UTF-8 bytes. */
   readonly maxAnswerBytes: number;
+  /** Told each remote task's id once the agent names it. */
+  readonly onTask?: (taskId: string) => void;
   /** Told when the remote task could not be cancelled. */
   readonly onCancelFailed?: (err: unknown) => void;
   /** The fetch underneath; default the global one. */
@@ -99,6 +101,7 @@ class RemoteAgentModel implements LanguageModelV3 {
         contextId: turn?.channelId ?? crypto.randomUUID(),
         maxAnswerBytes: this.#options.maxAnswerBytes,
         signal,
+        ...(this.#options.onTask === undefined ? {} : { onTask: this.#options.onTask }),
         ...(this.#options.onCancelFailed === undefined ? {} : { onCancelFailed: this.#options.onCancelFailed }),
         ...(this.#options.fetch === undefined ? {} : { fetch: this.#options.fetch }),
       });
