@@ -4,10 +4,9 @@
  * (card, send, stream, get, list, cancel, a follow-up in the same context, a resubscription on another replica) and
  * with plain JSON-RPC (A2A 0.3), and hostile callers get typed errors with nothing written.
  */
-import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { startBridge, type Bridge } from '@ag2net/bridge';
+import { TaskState } from '@a2a-js/sdk';
+import { startBridge, type Bridge, type BridgeOptions } from '@ag2net/bridge';
 import { HubClient } from '@ag2net/client';
-import { EV_TEXT } from '@ag2net/protocol';
 import { closedPort, waitFor } from '@ag2net/test-support';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,9 +14,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { a2aClient, sendRequest, summarize, taskIdOfEvent, textOf, userMessage } from './support/bridge-a2a.js';
+import {
+  Gates,
+  a2aClient,
+  asTask,
+  collect,
+  gatedAnswers,
+  sendRequest,
+  summarize,
+  taskIdOfEvent,
+  textOf,
+  userMessage,
+  writeA2aAgents,
+} from './support/bridge-a2a.js';
 import { call, callOnce } from './support/bridge-http.js';
-import { acceptingInvites } from './support/console-agents.js';
 import { startRunner, type ServiceProcess } from './support/processes.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 import { stackBridgeOptions } from './support/stack-bridge.js';
@@ -27,6 +37,7 @@ const AGENT_KEYS = { oracle: 'k-oracle-a2a', gate: 'k-gate-a2a', broken: 'k-brok
 /** The oracle's scripted answers, one per question, in the order the tests below ask them. */
 const ANSWERS = ['Paris.', 'Berlin.', 'Rome.'] as const;
 const MAX_BODY_BYTES = 64 * 1024;
+const OPERATOR_KEY = 'k-operator-a2a';
 
 const RpcError = z.object({ jsonrpc: z.literal('2.0'), error: z.object({ code: z.number(), message: z.string() }) });
 const LogPage = z.object({ last_sequence: z.number() });
@@ -37,19 +48,10 @@ let runner: ServiceProcess | undefined;
 let sdk: HubClient;
 let a: Bridge;
 let b: Bridge;
+let options: BridgeOptions;
 const token = { alice: '', bob: '' };
-/** `gate` answers a text `t` with `gate: t` once the test opened `t`'s gate (before or after it was asked). */
-const gates = new Map<string, { opened: Promise<void>; open: () => void }>();
-function gateOf(text: string): { opened: Promise<void>; open: () => void } {
-  let gate = gates.get(text);
-  if (gate === undefined) {
-    let open = (): void => undefined;
-    const opened = new Promise<void>((resolve) => (open = resolve));
-    gate = { opened, open };
-    gates.set(text, gate);
-  }
-  return gate;
-}
+const gates = new Gates();
+const gateOf = (text: string) => gates.of(text);
 
 async function signIn(bridge: Bridge, name: keyof typeof PEOPLE): Promise<string> {
   const reply = await call(bridge.url, '/v1/session', { body: { name, api_key: PEOPLE[name] } });
@@ -66,49 +68,18 @@ async function channelCount(): Promise<number> {
   return page.parse((await call(b.url, '/v1/channels?limit=500', { token: token.alice })).body).channels.length;
 }
 
-function asTask(result: unknown): Task {
-  return z.object({ id: z.string(), contextId: z.string() }).passthrough().parse(result) as unknown as Task;
-}
-
-async function collect(stream: AsyncGenerator<StreamResponse>, until?: (e: StreamResponse) => boolean) {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) {
-    events.push(event);
-    if (until?.(event) === true) break;
-  }
-  return events;
-}
-
 beforeAll(async () => {
   stack = await startSecuredStack({ apiKeys: { ...PEOPLE, ...AGENT_KEYS } });
   dir = await mkdtemp(join(tmpdir(), 'ag2net-a2a-'));
   const runnerKeys = { oracle: AGENT_KEYS.oracle, broken: AGENT_KEYS.broken };
   await writeFile(join(dir, 'keys.json'), JSON.stringify(runnerKeys), { mode: 0o600 });
-  // An agent whose model nobody serves: its turns fail, and it says so with ag2.turn.failed.
+  // `broken`'s model is at a port nobody serves: its turns fail, and it says so with ag2.turn.failed.
   const nowhere = `http://127.0.0.1:${await closedPort()}/v1`;
-  await writeFile(
-    join(dir, 'oracle.md'),
-    '---\nname: capitals\ndescription: Names the capital of a country.\n---\n# Capitals\n',
-  );
-  await writeFile(
-    join(dir, 'agents.yaml'),
-    [
-      'agents:',
-      '  - name: oracle',
-      '    instructions: Answer with the capital only.',
-      '    skill: oracle.md',
-      '    resume: { summary: Knows every capital., claimed_capabilities: [geography], domains: [europe] }',
-      `    model: { provider: scripted, script: [${ANSWERS.join(', ')}] }`,
-      '  - name: broken',
-      '    max_retries: 0',
-      `    model: { provider: openai-compatible, model: m, baseURL: '${nowhere}', apiKey: k }`,
-      '',
-    ].join('\n'),
-  );
+  const configPath = await writeA2aAgents(dir, { answers: ANSWERS, nowhere });
   runner = startRunner({
     natsUrl: stack.url,
     prefix: stack.prefix,
-    configPath: join(dir, 'agents.yaml'),
+    configPath,
     name: 'a2a-runner',
     extraArgs: [
       '--creds',
@@ -122,23 +93,12 @@ beforeAll(async () => {
   sdk = await HubClient.connect({ servers: stack.url, prefix: stack.prefix, creds: stack.registrantCreds });
   await sdk.register(
     { name: 'gate', auth: { scheme: 'api_key', claim: { token: AGENT_KEYS.gate } } },
-    {
-      handler: acceptingInvites((envelope, client) => {
-        if (envelope.event_type !== EV_TEXT) return Promise.resolve();
-        const text = String(envelope.event_data['text']);
-        // Held in its own promise: one held question does not hold the next delivery.
-        void gateOf(text).opened.then(() =>
-          client
-            .send(envelope.channel_id, `gate: ${text}`, { causationId: envelope.envelope_id })
-            .catch(() => undefined),
-        );
-        return Promise.resolve();
-      }),
-    },
+    { handler: gatedAnswers(gates) },
   );
-  const options = stackBridgeOptions(stack, {
+  options = stackBridgeOptions(stack, {
     apiKeys: PEOPLE,
     secret: randomBytes(32),
+    operatorKey: OPERATOR_KEY,
     maxBodyBytes: MAX_BODY_BYTES,
     rateBurst: 100_000,
   });
@@ -401,6 +361,7 @@ describe('A2A: hostile callers', () => {
   });
   const v1 = { 'a2a-version': '1.0' };
   let context = '';
+  let mine = '';
 
   beforeAll(async () => {
     const client = await a2aClient(b.url, 'gate', token.alice);
@@ -408,6 +369,7 @@ describe('A2A: hostile callers', () => {
     const task = asTask(await client.sendMessage(sendRequest(userMessage('mine'))));
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     context = task.contextId;
+    mine = task.id;
   });
 
   it('refuses a request without credentials with 401 and a JSON-RPC error, writing nothing', async () => {
@@ -434,6 +396,29 @@ describe('A2A: hostile callers', () => {
     expect(theirTask.code).toBe(-32001);
     expect(theirTask.message.replace(task, 'X')).toBe(noTask.message.replace('01JZZZZZZZZZZZZZZZZZZZZZZZ.2', 'X'));
     expect(await lastSequence(context)).toBe(before);
+  });
+
+  it('refuses the operator (403), who acts as nobody, and a person past the rate limit (429)', async () => {
+    const before = [await lastSequence(context), await channelCount()];
+    const session = await call(b.url, '/v1/session', { body: { name: '$operator', api_key: OPERATOR_KEY } });
+    const operator = z.object({ token: z.string() }).parse(session.body).token;
+    const asOperator = await call(b.url, '/a2a/agents/gate', { token: operator, body: send(context), headers: v1 });
+    expect([asOperator.status, RpcError.parse(asOperator.body).error.code]).toEqual([403, -32041]);
+    expect([await lastSequence(context), await channelCount()]).toEqual(before);
+    // A replica with a budget of two requests a person: the third is refused before it reaches the hub.
+    const strict = await startBridge({ ...options, rateBurst: 2, ratePerMinute: 1 });
+    try {
+      const get = { jsonrpc: '2.0', id: 9, method: 'GetTask', params: { id: mine } };
+      const replies = [];
+      for (let i = 0; i < 3; i++) {
+        replies.push(await call(strict.url, '/a2a/agents/gate', { token: token.alice, body: get, headers: v1 }));
+      }
+      expect(replies.map((r) => r.status)).toEqual([200, 200, 429]);
+      expect(z.object({ result: z.object({ id: z.string() }) }).parse(replies[1]?.body).result.id).toBe(mine);
+      expect(RpcError.parse(replies[2]?.body).error.code).toBe(-32042);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('refuses a body over the size limit (413) and one nested too deep (400) before parsing, writing nothing', async () => {
