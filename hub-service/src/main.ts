@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { startHub, type Hub } from '@ag2net/hub';
+import { HUB_RECONNECT_WAIT_MS, startHub, type Hub } from '@ag2net/hub';
 import { installCrashPolicy } from '@ag2net/telemetry';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { readFile } from 'node:fs/promises';
@@ -125,6 +125,7 @@ async function connectionOptions(config: HubServiceConfig): Promise<ConnectionOp
     servers: config.natsUrl.split(','),
     name: `ag2net-hub${config.hubId === undefined ? '' : `-${config.hubId}`}`,
     maxReconnectAttempts: -1,
+    reconnectTimeWait: HUB_RECONNECT_WAIT_MS,
     // Async stack traces cost an Error with a stack per request; the hub makes several per admitted envelope.
     noAsyncTraces: true,
   };

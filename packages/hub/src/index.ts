@@ -16,7 +16,7 @@
  * await startHub({ arbiter, violationHandlers: [{ name: 'page', notify: 'nobody', handle: (v) => pager.send(v) }] });
  * ```
  */
-export { startHub } from './hub.js';
+export { HUB_RECONNECT_WAIT_MS, startHub } from './hub.js';
 export type { Hub } from './hub.js';
 export type { HubOptions } from './options.js';
 export type {

@@ -7,16 +7,24 @@ type Result = 'renewed' | 'lost' | 'unknown';
 function scripted(results: readonly Result[], onRenew: (call: number) => void = () => undefined) {
   let calls = 0;
   let valid = true;
-  const lease: RenewableLease & { calls: () => number; expire: () => void } = {
+  let renewable = true;
+  const lease: RenewableLease & { calls: () => number; expire: () => void; lapse: () => void } = {
     renew: () => {
       onRenew(calls);
       const result = results[Math.min(calls, results.length - 1)] ?? 'renewed';
       calls += 1;
+      // A renewal that succeeds while the key can still be renewed makes the lease valid again.
+      if (result === 'renewed' && renewable) valid = true;
       return Promise.resolve(result);
     },
     holds: () => valid,
+    renewable: () => renewable,
     calls: () => calls,
     expire: () => {
+      valid = false;
+      renewable = false;
+    },
+    lapse: () => {
       valid = false;
     },
   };
@@ -68,6 +76,52 @@ describe('keepLease', () => {
       return new Promise(() => undefined);
     };
     expect(await keepLease(lease, { renewMs: 2, checkMs: 1, signal: abort.signal })).toBe('lost');
+  });
+
+  it('a lapse that a renewal ends keeps the term: renewed at once, then every quarter period until one succeeds', async () => {
+    vi.useFakeTimers();
+    try {
+      const abort = new AbortController();
+      const at: number[] = [];
+      const seen: boolean[] = [];
+      const start = Date.now();
+      // The lease lapses 150 ms in (a server restart), two renewals get no answer, the third succeeds.
+      setTimeout(() => lease.lapse(), 150);
+      const lease = scripted(['unknown', 'unknown', 'renewed', 'renewed'], (call) => {
+        at.push(Date.now() - start);
+        seen.push(lease.holds());
+        if (call === 3) abort.abort();
+      });
+      const lapses: boolean[] = [];
+      const kept = keepLease(lease, {
+        renewMs: 400,
+        checkMs: 10,
+        signal: abort.signal,
+        onLapse: (lapsed) => lapses.push(lapsed),
+      });
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(await kept).toBe('stopped');
+      // Lapse seen at the 150 ms check: renewed at once, then 100 ms (400 / 4) apart; once valid, a full period.
+      expect(at).toEqual([150, 250, 350, 750]);
+      expect(seen).toEqual([false, false, false, true]);
+      expect(lapses).toEqual([true, false]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a lapse that lasts until the key may have expired ends the term', async () => {
+    const abort = new AbortController();
+    const lease = scripted(['unknown']);
+    lease.lapse();
+    lease.renew = () => {
+      lease.expire();
+      return Promise.resolve('unknown');
+    };
+    const lapses: boolean[] = [];
+    const kept = keepLease(lease, { renewMs: 2, checkMs: 1, signal: abort.signal, onLapse: (l) => lapses.push(l) });
+    expect(await kept).toBe('lost');
+    expect(lapses).toEqual([true]);
   });
 
   it('a renewal that answers lost after its term was aborted changes nothing', async () => {

@@ -184,6 +184,14 @@ export class Lease {
     return this.#held && this.#now() < this.deadline();
   }
 
+  /**
+   * Held, and not past the start of its last success plus the TTL: the server cannot have expired the key yet, so a
+   * renewal may still find this holder's revision there (see `RenewableLease.renewable`).
+   */
+  renewable(): boolean {
+    return this.#held && this.#now() < this.#validUntil;
+  }
+
   /** `now()` until which `holds()` is true (`-Infinity` when not held). */
   deadline(): number {
     if (!this.#held) return Number.NEGATIVE_INFINITY;

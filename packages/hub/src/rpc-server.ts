@@ -17,6 +17,7 @@ import { authorize, callerOf, type AccessDirectory, type CheckedCaller } from '.
 import { CallerGate, type CallerDirectory, type RegistrationLimits } from './caller-gate.js';
 import { CallerOrigins } from './caller-origin.js';
 import type { Logger } from './logger.js';
+import { leaseLapsed } from './nats/fenced-kv.js';
 import { unavailableOnNatsOutage } from './nats/errors.js';
 import { notify, type HubObserver } from './observe/observer.js';
 
@@ -55,6 +56,7 @@ export class RpcServer {
   #observer: HubObserver = {};
   readonly #origins: CallerOrigins;
   readonly #gate: CallerGate;
+  readonly #serving: () => boolean;
   private readonly logger: Logger;
 
   constructor(
@@ -63,6 +65,7 @@ export class RpcServer {
     options: RpcServerOptions,
   ) {
     this.logger = options.logger;
+    this.#serving = options.serving ?? (() => true);
     this.#origins = new CallerOrigins({ importAccount: options.importAccount });
     this.#gate = new CallerGate({
       bindNames: options.importAccount !== null,
@@ -127,6 +130,7 @@ export class RpcServer {
     const started = performance.now();
     let code: string | null = null;
     try {
+      if (!this.#serving()) throw leaseLapsed();
       const claimed = HUB_OPS[op].caller ? callerOf(msg.subject) : '';
       this.#gate.check({ op, caller: claimed, origin: verdict.origin }, service.callers);
       const request = parseRequest(op, msg);
@@ -181,6 +185,11 @@ export interface RpcServerOptions {
   readonly importAccount: string | null;
   /** Budgets of `register` and `attach` per connection and per address; default `CallerGate`'s. */
   readonly registration?: RegistrationLimits;
+  /**
+   * Asked before each request is served: `false` answers it `unavailable` (this hub's lease lapsed and is being
+   * renewed, so a successor may already serve), which clients retry. Default: always serving.
+   */
+  readonly serving?: () => boolean;
 }
 
 /** What `start` serves. */

@@ -197,6 +197,41 @@ describe('fencing', () => {
     expect(next.sequence).toBe(before.length + 1);
   });
 
+  it('a lapse that a renewal ends keeps the term and its epoch, and the hub serves on', async () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: () => undefined,
+      info: (_obj, msg) => void lines.push(msg ?? ''),
+      warn: (_obj, msg) => void lines.push(msg ?? ''),
+      error: (_obj, msg) => void lines.push(msg ?? ''),
+      child: () => logger,
+    };
+    // The default lease (6 s): renewals every 1 s, valid for 4.8 s after one began, renewable until 6 s after.
+    await using net = await openNet(nats.url, { logger, leaseTtlMs: 6_000 });
+    const { alice, cid } = await conversation(net);
+    const before = await readWal(net, alice, cid);
+    const epoch = net.hub.epoch;
+    // The hub's clock jumps 4.86 s ahead (as after a pause, or a NATS outage with no renewal): 4.86 to 5.86 s after
+    // its last renewal began, so the lease has lapsed but the server cannot have expired the key.
+    const realNow = performance.now.bind(performance);
+    const spy = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + 4_860);
+    try {
+      await waitFor(() => lines.includes('lease renewed after a lapse; serving again'), {
+        timeoutMs: 10_000,
+        what: 'the lapse to be renewed',
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines.filter((l) => l.startsWith('lease'))).toEqual([
+      'lease acquired; hydrating',
+      'lease lapsed; serving nothing while it is renewed',
+      'lease renewed after a lapse; serving again',
+    ]);
+    expect([net.hub.role, net.hub.epoch]).toEqual(['active', epoch]);
+    expect((await say(net, alice, cid, 'after the lapse')).sequence).toBe(before.length + 1);
+  });
+
   it('a channel creation that straddles the lease loss answers unavailable, writes nothing, and its retry opens it', async () => {
     const { arbiter, inside, release } = gatedArbiter();
     await using net = await openNet(nats.url, { arbiter });

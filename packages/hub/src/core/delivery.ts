@@ -33,6 +33,8 @@ const RESTART_FIRST_MS = 250;
 const RESTART_MAX_MS = 5_000;
 /** How long a fan-out that cannot reach JetStream is retried before its failures count as attempts, ms. */
 const UNREACHABLE_BUDGET_MS = 60_000;
+/** How often a fan-out waiting out a lapsed lease looks at it again, ms. */
+const LAPSE_CHECK_MS = 50;
 /** Longest pause between two tries of a fan-out that cannot reach JetStream, ms. */
 const UNREACHABLE_BACKOFF_MAX_MS = 1_000;
 
@@ -178,8 +180,8 @@ export class Deliverer {
         }
         reading = true;
         watchdog.activity();
-        if (this.#stopping || !this.ctx.lease.holds()) {
-          // Not taken into the window: handed back to the consumer at once, for the hub that holds the lease.
+        if (!(await this.#mayGoOn(msg))) {
+          // Not taken into the window: handed back to the consumer at once, for the hub that serves next.
           msg.nak();
           continue;
         }
@@ -256,7 +258,7 @@ export class Deliverer {
     if (envelope.audience === null && this.ctx.channels.get(envelope.channel_id) === undefined) {
       // A broadcast's audience is its channel's participants: with no channel there is nobody to send it to, and
       // acking it would lose it without a trace. The hub holding the lease knows every channel it admitted to.
-      if (!this.#serving()) return false;
+      if (!(await this.#mayGoOn(msg))) return false;
       return this.#park({ envelope, streamSeq: msg.seq, recipients: [], reason: 'channel not known to the hub' }, msg);
     }
     let todo = await allowedRecipients(this.ctx, envelope);
@@ -264,7 +266,7 @@ export class Deliverer {
     let reason = '';
     let unreachableSince: number | null = null;
     for (let attempt = 0, tries = 0; attempt < DELIVERY_ATTEMPTS; tries += 1) {
-      if (!this.#serving()) return false;
+      if (!(await this.#mayGoOn(msg))) return false;
       if (tries > 0) {
         // Keep the server from redelivering a message that is still being worked on.
         msg.working();
@@ -308,17 +310,23 @@ export class Deliverer {
   }
 
   /**
-   * Whether this hub may go on fanning out: it is not stopping and still holds the writer lease. Once the lease is
-   * gone a successor serves and pulls the same consumer; what this hub has not finished goes back to it unacked.
+   * Whether this hub may go on fanning out `msg`: true at once while it holds the writer lease. While the lease has
+   * lapsed (it may yet be renewed, see `keepLease`) it waits, keeping `msg` from being redelivered meanwhile; false
+   * once the deliverer stops (the term ended: a successor may serve and pull the same consumer, and what this hub has
+   * not finished goes back to it unacked).
    */
-  #serving(): boolean {
-    return !this.#stopping && this.ctx.lease.holds();
+  async #mayGoOn(msg: JsMsg): Promise<boolean> {
+    for (let waited = 0; !this.#stopping && !this.ctx.lease.holds(); waited += LAPSE_CHECK_MS) {
+      if (waited % 1_000 === 0) msg.working();
+      if (!(await this.#pause(LAPSE_CHECK_MS))) return false;
+    }
+    return !this.#stopping;
   }
 
   /** Dead-letters a delivery, retrying the record's write; true once kept, false when the hub stopped first. */
   async #park(letter: DeadLetter, msg: JsMsg): Promise<boolean> {
     for (let tries = 0; ; tries += 1) {
-      if (!this.#serving()) return false;
+      if (!(await this.#mayGoOn(msg))) return false;
       try {
         await deadLetter(this.ctx, letter);
         return true;
