@@ -7,6 +7,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { a2aRoutes } from '../bridge/src/a2a/gateway.js';
+import { mcpRoute } from '../bridge/src/mcp-route.js';
 import { bridgeRoutes } from '../bridge/src/routes.js';
 import { SessionTokens } from '../bridge/src/session-tokens.js';
 import { call, callOnce, openSse, type SseEvent } from './support/bridge-http.js';
@@ -803,6 +804,7 @@ describe('bridge API: the OpenAPI document and bad requests', () => {
     const routed = [
       ...bridgeRoutes({ operator: null, signIn: () => Promise.reject(new Error('not called')) }),
       ...Object.values(a2aRoutes()),
+      mcpRoute(),
     ].map((r) => `${r.method} ${r.path}`);
     expect(documented.sort()).toEqual(routed.sort());
     expect(new Set(routed).size).toBe(routed.length);

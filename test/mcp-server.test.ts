@@ -19,10 +19,18 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startRunner, type ServiceProcess } from './support/processes.js';
+import { startStackBridge } from './support/stack-bridge.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ANSWER = 'A log is an append-only sequence of records.';
+const NAMES = ['oracle', 'scout', 'alice', 'bob', 'web', 'courier', 'carol', 'dana'] as const;
+const KEYS: Record<string, string> = Object.fromEntries(NAMES.map((n) => [n, `k-${n}-0123456789`]));
+
+/** The passport of `name`, admitted with its API key. */
+function passport(name: string): { name: string; auth: { scheme: string; claim: { token: string } } } {
+  return { name, auth: { scheme: 'api_key', claim: { token: KEYS[name] ?? '' } } };
+}
 
 let stack: SecuredStack;
 let dir: string;
@@ -60,9 +68,11 @@ async function textsIn(who: HumanClient, channelId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  stack = await startSecuredStack({ openRegistration: true });
+  stack = await startSecuredStack({ apiKeys: KEYS });
   dir = await mkdtemp(join(tmpdir(), 'ag2net-mcp-'));
   const config = join(dir, 'agents.yaml');
+  const keysFile = join(dir, 'api-keys.json');
+  await writeFile(keysFile, JSON.stringify({ oracle: KEYS['oracle'] }));
   await writeFile(
     config,
     [
@@ -77,7 +87,7 @@ beforeAll(async () => {
     prefix: stack.prefix,
     configPath: config,
     name: 'mcp-runner',
-    extraArgs: ['--creds', stack.paths.registrantCreds, '--creds-dir', join(dir, 'runner-ids')],
+    extraArgs: ['--creds', stack.paths.registrantCreds, '--creds-dir', join(dir, 'runner-ids'), '--api-keys', keysFile],
   });
   registrant = await HubClient.connect({
     servers: stack.url,
@@ -86,14 +96,14 @@ beforeAll(async () => {
   });
   // The identity the model host acts as: registered once with the SDK, its credentials kept in a .creds file.
   const credsPath = join(dir, 'scout.creds');
-  const scout = await registrant.register({ name: 'scout' }, { credsPath });
+  const scout = await registrant.register(passport('scout'), { credsPath });
   scoutId = scout.agentId;
-  alice = await registrant.registerHuman({ name: 'alice' });
+  alice = await registrant.registerHuman(passport('alice'));
   // A message that waits in scout's inbox while no process serves scout.
   awayChannel = (await alice.open({ type: 'conversation', target: 'scout' })).channelId;
   await scout.disconnect();
   await alice.send(awayChannel, 'sent while you were away');
-  await registrant.registerHuman({ name: 'bob' });
+  await registrant.registerHuman(passport('bob'));
   await waitFor(() => runner.output().includes('runner ready'), { timeoutMs: 30_000, what: 'the runner ready' });
 
   const transport = new StdioClientTransport({
@@ -287,6 +297,7 @@ describe('connectIdentity', () => {
       credsPath: stack.paths.registrantCreds,
       name: 'courier',
       credsDir,
+      apiKey: KEYS['courier'] ?? '',
       servers: stack.url,
       prefix: stack.prefix,
     };
@@ -301,7 +312,7 @@ describe('connectIdentity', () => {
 
   it("attaches a person's identity as a person", async () => {
     const credsPath = join(dir, 'carol.creds');
-    const carol = await registrant.registerHuman({ name: 'carol' }, { credsPath });
+    const carol = await registrant.registerHuman(passport('carol'), { credsPath });
     await carol.disconnect();
     await using identity = await connectIdentity({ credsPath, servers: stack.url, prefix: stack.prefix });
     expect([identity.participant.passport.name, identity.participant.passport.kind]).toEqual(['carol', 'human']);
@@ -311,7 +322,7 @@ describe('connectIdentity', () => {
 describe('the server factory over Streamable HTTP', () => {
   it('serves an identity over node http: tools listed, peers answered', async () => {
     const credsPath = join(dir, 'web.creds');
-    const web = await registrant.register({ name: 'web' }, { credsPath });
+    const web = await registrant.register(passport('web'), { credsPath });
     await web.disconnect();
     await using identity = await connectIdentity({ credsPath, servers: stack.url, prefix: stack.prefix });
     await using session = startSession(identity.participant);
@@ -329,6 +340,54 @@ describe('the server factory over Streamable HTTP', () => {
     } finally {
       await client.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('MCP on the bridge', () => {
+  it('acts as the signed-in person over their own identity, and refuses a request without a token', async () => {
+    const bridge = await startStackBridge(stack, { apiKeys: { dana: KEYS['dana'] ?? '' } });
+    const client = new Client({ name: 'ag2net-bridge-test', version: '1.0.0' });
+    try {
+      const signIn = await fetch(`${bridge.url}/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'dana', api_key: KEYS['dana'] }),
+      });
+      const { token } = z.object({ token: z.string() }).parse(await signIn.json());
+      const anonymous = await fetch(`${bridge.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(anonymous.status).toBe(401);
+
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      const danaId = (await alice.hub.findAgentId('dana')) ?? '';
+      const received = alice.nextEnvelope({
+        predicate: (e) => e.sender_id === danaId && e.event_type === EV_TEXT,
+        timeout: 20_000,
+      });
+      const opened = ToolResultSchema.parse(
+        await client.callTool({
+          name: 'channels',
+          arguments: { action: 'open', type: 'conversation', target: 'alice', message: 'dana here, via MCP' },
+        }),
+      );
+      expect(opened.isError).toBeUndefined();
+      const envelope = await received;
+      expect(envelope?.event_data['text']).toBe('dana here, via MCP');
+      const { channel } = z
+        .object({ channel: z.looseObject({ channel_id: z.string(), creator: z.string() }) })
+        .parse(JSON.parse(TextContentSchema.parse(opened.content[0]).text));
+      expect([channel.channel_id, channel.creator]).toEqual([envelope?.channel_id, 'dana']);
+    } finally {
+      await client.close();
+      await bridge.close();
     }
   });
 });

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { a2aGateway } from './a2a/gateway.js';
 import { ConsoleFiles, DEFAULT_CONSOLE_DIR } from './console-files.js';
 import { HttpError, httpErrorOf } from './http-errors.js';
+import { MCP_PATH, mcpGateway } from './mcp-route.js';
 import { openApiDocument } from './openapi.js';
 import { DEFAULT_BRIDGE_PORT, type BridgeOptions, type ResolvedBridgeOptions } from './options.js';
 import { People } from './people.js';
@@ -166,7 +167,13 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     stop: streams.signal,
     logger: log,
   });
-  const openapi = JSON.stringify(openApiDocument([...routes, ...a2a.routes], VERSION));
+  // MCP as the signed-in person, over the person's own identity connection.
+  const mcp = mcpGateway({
+    authorize: (route, req, query) => authorize(route, req, query),
+    readBody: (req) => readJson(req, options.maxBodyBytes),
+    logger: log,
+  });
+  const openapi = JSON.stringify(openApiDocument([...routes, ...a2a.routes, ...mcp.routes], VERSION));
   const consoleFiles = ConsoleFiles.load(options.consoleDir);
 
   /** `claims` is `null` without a token, `'invalid'` for one that does not verify. */
@@ -228,6 +235,10 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     if (a2a.serves(path)) {
       seen.route = a2a.label(req.method ?? 'GET', path);
       return a2a.serve(req, res, { path, query });
+    }
+    if (mcp.serves(path)) {
+      seen.route = MCP_PATH;
+      return mcp.serve(req, res, { query });
     }
     if (req.method === 'GET' && path === '/v1/openapi.json') {
       seen.route = path;
@@ -315,6 +326,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      mcp.close();
       await people.close();
       await operator?.close();
       await registrant.close();

@@ -1,4 +1,5 @@
 import type { ChannelMetadata } from '@ag2net/protocol';
+import { ToolErrorCode, ToolFailure } from '../errors.js';
 import type { NetworkSession } from '../session.js';
 import { whoseTurn, type Turn } from '../turn.js';
 import { ChannelsInputSchema } from './schemas.js';
@@ -51,16 +52,45 @@ export async function describeChannel(ctx: ToolContext, channel: ChannelMetadata
   };
 }
 
-/** AG2's `channels` (list and info): my channels with their state, type, participants and whose turn it is. */
+/** AG2's `channels`: my channels with their state, type, participants and whose turn it is; open and close. */
 export const channelsTool = defineTool({
   name: 'channels',
   description:
-    'Your channels: id, type (consulting, conversation, discussion, workflow), state, participants and whose turn ' +
-    'it is (`you`, a name, `anyone` or `nobody`). state filters (default active); channel_id shows one channel.',
+    'Your channels. list (default): id, type, state, participants and whose turn it is (`you`, a name, `anyone` or ' +
+    '`nobody`); state filters (default active), channel_id shows one. open: type, target, intent?, message? → the ' +
+    'new channel once every invitee accepted. close: channel_id, reason?.',
   input: ChannelsInputSchema,
-  readOnly: true,
+  readOnly: false,
   async run(ctx, args) {
     const { participant } = ctx.session;
+    if (args.action === 'open') {
+      if (args.type === undefined || args.target === undefined) {
+        throw new ToolFailure(ToolErrorCode.InvalidRequest, 'open needs type and target');
+      }
+      const channel = await participant.open({
+        type: args.type,
+        target: args.target,
+        ...(args.intent === undefined ? {} : { intent: args.intent }),
+        signal: ctx.signal,
+      });
+      const seed =
+        args.message === undefined
+          ? null
+          : await participant.send(channel.channelId, args.message, { signal: ctx.signal });
+      const opened = await participant.getChannel(channel.channelId, { signal: ctx.signal });
+      await ctx.session.learnNames(
+        opened.participants.map((p) => p.agent_id),
+        ctx.signal,
+      );
+      return jsonOutput({ channel: await describeChannel(ctx, opened), seed_envelope_id: seed });
+    }
+    if (args.action === 'close') {
+      if (args.channel_id === undefined) throw new ToolFailure(ToolErrorCode.InvalidRequest, 'close needs channel_id');
+      const closed = await participant.closeChannel(args.channel_id, args.reason ?? 'closed_by_agent', {
+        signal: ctx.signal,
+      });
+      return jsonOutput({ channel_id: closed.channel_id, state: closed.state, close_reason: closed.close_reason });
+    }
     const channels =
       args.channel_id !== undefined
         ? [await participant.getChannel(args.channel_id, { signal: ctx.signal })]

@@ -55,12 +55,29 @@ export const PeersInputSchema = z.strictObject({
 });
 
 export const ChannelsInputSchema = z.strictObject({
+  action: z
+    .enum(['list', 'open', 'close'])
+    .default('list')
+    .describe('list (default) my channels; open a new one; close one of mine.'),
   state: z
     .enum(['active', 'pending', 'closed', 'expired', 'all'])
     .default('active')
-    .describe('Only channels in this state; `all` for every state.'),
-  channel_id: ChannelId.optional().describe('Only this channel.'),
-  limit: z.number().int().min(1).max(100).default(50),
+    .describe('list: only channels in this state; `all` for every state.'),
+  channel_id: ChannelId.optional().describe('list: only this channel. close: the channel to close.'),
+  limit: z.number().int().min(1).max(100).default(50).describe('list: at most this many.'),
+  type: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe('open: consulting (one question, one answer), conversation, discussion or workflow.'),
+  target: z
+    .union([NameOrId, z.array(NameOrId).min(1).max(16)])
+    .optional()
+    .describe('open: who to invite (names or ids).'),
+  intent: z.string().max(1024).optional().describe('open: what the channel is for.'),
+  message: z.string().min(1).max(MAX_MESSAGE_CHARS).optional().describe('open: a first message, sent once it is open.'),
+  reason: z.string().max(256).optional().describe('close: why.'),
 });
 
 export const TasksInputSchema = z.strictObject({
