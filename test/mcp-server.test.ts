@@ -24,7 +24,7 @@ import { startSecuredStack, type SecuredStack } from './support/secured-stack.js
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ANSWER = 'A log is an append-only sequence of records.';
-const NAMES = ['oracle', 'scout', 'alice', 'bob', 'web', 'courier', 'carol', 'dana'] as const;
+const NAMES = ['oracle', 'scout', 'alice', 'bob', 'web', 'courier', 'carol', 'dana', 'helper'] as const;
 const KEYS: Record<string, string> = Object.fromEntries(NAMES.map((n) => [n, `k-${n}-0123456789`]));
 
 /** The passport of `name`, admitted with its API key. */
@@ -287,6 +287,53 @@ describe('ag2net-mcp refuses hostile input with a typed tool error and writes no
     expect((await call('delegate', { target: 'scout', prompt: 'hi' })).text).toMatch(/^invalid_request: /);
     expect(await call('no-such-tool', {})).toEqual({ isError: true, text: 'not_found: no tool named no-such-tool' });
     expect(stderr).not.toMatch(/SU[A-Z0-9]{50,}|eyJ[\w-]{20,}\.[\w-]{20,}/);
+  });
+});
+
+describe("ag2net-mcp as docs/mcp.md starts it: npm, the registrant's credentials, a name and the API keys file", () => {
+  it('registers the name on the first start and serves it', async () => {
+    const keysFile = join(dir, 'all-keys.json');
+    await writeFile(keysFile, JSON.stringify(KEYS));
+    const host = new Client({ name: 'ag2net-doc-host', version: '1.0.0' });
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+    );
+    await host.connect(
+      new StdioClientTransport({
+        command: 'npm',
+        args: [
+          '--silent',
+          '--prefix',
+          join(ROOT, 'mcp-server'),
+          'start',
+          '--',
+          '--creds',
+          stack.paths.registrantCreds,
+          '--name',
+          'helper',
+          '--api-keys',
+          keysFile,
+          '--creds-dir',
+          join(dir, 'doc-creds'),
+          '--servers',
+          stack.url,
+          '--prefix',
+          stack.prefix,
+        ],
+        cwd: tmpdir(),
+        env,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const result = ToolResultSchema.parse(await host.callTool({ name: 'peers', arguments: { query: 'scout' } }));
+      expect(JSON.parse(TextContentSchema.parse(result.content[0]).text)).toEqual({
+        peers: [expect.objectContaining({ name: 'scout', kind: 'agent' })],
+      });
+      expect((await stat(join(dir, 'doc-creds', 'helper.creds'))).isFile()).toBe(true);
+    } finally {
+      await host.close();
+    }
   });
 });
 
