@@ -7,7 +7,8 @@ import { fileStack } from './support/file-stack.js';
 import { startHubService, startRunner, type ServiceProcess } from './support/processes.js';
 
 /**
- * Two replicas of one agent run side by side with the runner's own turn-lock settings. The replica that took a turn
+ * Two replicas of one agent run side by side with the runner's own turn-lock settings and the hub's default inbox ack
+ * wait (10 s). The replica that took a turn
  * is killed (SIGKILL) in the middle of it; the other must take the turn over and answer it exactly once — within
  * the bound of the wait below, far below the 120 s that a dead replica's lock used to hold the turn.
  */
@@ -27,9 +28,7 @@ describe('runner takeover', () => {
     const prefix = uniqueName('takeover');
     const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 30_000 });
     // Deliveries a dead replica took are redelivered after 3 s.
-    stack.track(
-      startHubService({ natsUrl: stack.url, prefix, hubId: 'hub', extraArgs: ['--inbox-ack-wait-ms', '3000'] }),
-    );
+    stack.track(startHubService({ natsUrl: stack.url, prefix, hubId: 'hub' }));
     await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).role === 'active', {
       timeoutMs: 30_000,
       what: 'the hub',

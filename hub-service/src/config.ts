@@ -1,4 +1,4 @@
-import type { OperatorLimits } from '@ag2net/hub';
+import { DEFAULT_INBOX_ACK_WAIT_MS, type OperatorLimits } from '@ag2net/hub';
 import { DEFAULT_PREFIX, PrefixSchema, parseDuration } from '@ag2net/protocol';
 import { ConfigError, describeConfigSource, readServiceConfig } from '@ag2net/telemetry';
 import { z } from 'zod';
@@ -53,7 +53,7 @@ export const HubServiceConfigSchema = z.strictObject({
   credentialsTtl: int(1, 86_400).optional(),
   leaseTtlMs: int(300).default(6000),
   inviteAckTimeoutMs: int(1).default(30_000),
-  inboxAckWaitMs: int(1000).default(60_000),
+  inboxAckWaitMs: int(1000).default(DEFAULT_INBOX_ACK_WAIT_MS),
   sweepIntervalMs: int(0).default(1000),
   /** How long an ended channel's history is kept, in ms (from a duration such as `30d`); unset: forever. */
   retainClosedMs: retention.optional(),

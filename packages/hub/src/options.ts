@@ -35,8 +35,10 @@ export interface HubOptions {
   /** How long invitees have to ack an invite, in ms; default 30 000. */
   readonly inviteAckTimeoutMs?: number;
   /**
-   * How long an agent's inbox waits for a delivery's ack before redelivering it, in ms; default 60 000. Clients
-   * extend it while a turn runs, so it bounds how long a crashed runner's turn waits, not how long a turn may take.
+   * How long an agent's inbox waits for a delivery's ack before redelivering it, in ms; default 10 000. Clients
+   * extend it every third of it while a turn runs, so it bounds how long a crashed runner's turn waits (about this
+   * long, or the turn lock's TTL when that is longer), not how long a turn may take. Applied to an inbox when its
+   * agent registers.
    */
   readonly inboxAckWaitMs?: number;
   /** Lease time, in ms: a standby takes over this long after the active hub dies; default 6 000. */
@@ -110,7 +112,7 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     logger: options.logger ?? silentLogger,
     adapters: options.adapters ?? createDefaultAdapterRegistry(),
     inviteAckTimeoutMs: options.inviteAckTimeoutMs ?? 30_000,
-    inboxAckWaitMs: options.inboxAckWaitMs ?? 60_000,
+    inboxAckWaitMs: options.inboxAckWaitMs ?? DEFAULT_INBOX_ACK_WAIT_MS,
     leaseTtlMs: options.leaseTtlMs ?? 6_000,
     sweepIntervalMs: options.sweepIntervalMs ?? 1_000,
     retainClosedMs: retention(options.retainClosedMs ?? null),
@@ -134,3 +136,10 @@ function retention(ms: number | null): number | null {
   if (!(ms >= 0)) throw new RangeError(`retainClosedMs must be a number of ms from 0 on, or null; got ${ms}`);
   return Math.floor(ms);
 }
+
+/**
+ * The default inbox ack wait, ms: a crashed replica's turn is taken over about this long after its last progress
+ * signal. Clients signal every third of it (3.3 s), so only a client whose event loop is blocked for 10 s loses a
+ * delivery it is still working on (to a replica, whose turn lock then refuses to run it twice).
+ */
+export const DEFAULT_INBOX_ACK_WAIT_MS = 10_000;
