@@ -1,30 +1,22 @@
 /**
- * The MCP server against a real secured stack: an MCP client (the SDK's own) spawns `ag2net-mcp` with an agent
+ * `ag2net-mcp` over stdio against a real secured stack: an MCP client (the SDK's own) spawns it with an agent
  * identity's `.creds` file, as a model host would, next to an agent-runner hosting a scripted agent and SDK
- * participants; the same server factory is also served over Streamable HTTP.
+ * participants. The HTTP side is in mcp-http.test.ts.
  */
 import { HubClient, type HumanClient } from '@ag2net/client';
-import { connectIdentity, serveMcpHttpRequest, startSession } from '@ag2net/mcp-server';
 import { EV_TEXT, type Envelope } from '@ag2net/protocol';
 import { waitFor } from '@ag2net/test-support';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { MCP_MAIN, ROOT, stdioHost, type McpHost } from './support/mcp-host.js';
 import { startRunner, type ServiceProcess } from './support/processes.js';
-import { startStackBridge } from './support/stack-bridge.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ANSWER = 'A log is an append-only sequence of records.';
-const NAMES = ['oracle', 'scout', 'alice', 'bob', 'web', 'courier', 'carol', 'dana', 'helper'] as const;
+const NAMES = ['oracle', 'scout', 'alice', 'bob', 'helper'] as const;
 const KEYS: Record<string, string> = Object.fromEntries(NAMES.map((n) => [n, `k-${n}-0123456789`]));
 
 /** The passport of `name`, admitted with its API key. */
@@ -39,25 +31,10 @@ let alice: HumanClient;
 let scoutId: string;
 let awayChannel: string;
 let runner: ServiceProcess;
-let mcp: Client;
-let stderr = '';
+let host: McpHost;
 
-const TextContentSchema = z.object({ type: z.literal('text'), text: z.string() });
-const ToolResultSchema = z.looseObject({ content: z.array(z.looseObject({})), isError: z.boolean().optional() });
-
-/** Calls a tool; resolves with its first text and whether it is an error. */
-async function call(name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> {
-  const result = ToolResultSchema.parse(await mcp.callTool({ name, arguments: args }));
-  const first = TextContentSchema.parse(result.content[0]);
-  return { text: first.text, isError: result.isError === true };
-}
-
-/** Calls a tool that answers JSON and parses it. */
-async function callJson(name: string, args: Record<string, unknown>): Promise<unknown> {
-  const { text, isError } = await call(name, args);
-  if (isError) throw new Error(`${name} failed: ${text}`);
-  return JSON.parse(text);
-}
+const call = (name: string, args: Record<string, unknown>) => host.call(name, args);
+const callJson = (name: string, args: Record<string, unknown>) => host.json(name, args);
 
 const ShownSchema = z.object({ sender: z.string(), text: z.string(), channel_id: z.string(), event_type: z.string() });
 
@@ -106,33 +83,14 @@ beforeAll(async () => {
   await registrant.registerHuman(passport('bob'));
   await waitFor(() => runner.output().includes('runner ready'), { timeoutMs: 30_000, what: 'the runner ready' });
 
-  const transport = new StdioClientTransport({
+  host = await stdioHost({
     command: process.execPath,
-    args: [
-      '--conditions=@ag2net/source',
-      '--import',
-      'tsx',
-      'mcp-server/src/main.ts',
-      '--creds',
-      credsPath,
-      '--servers',
-      stack.url,
-      '--prefix',
-      stack.prefix,
-      '--log-level',
-      'info',
-    ],
-    cwd: ROOT,
-    env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
-    stderr: 'pipe',
+    args: [...MCP_MAIN, '--creds', credsPath, '--servers', stack.url, '--prefix', stack.prefix, '--log-level', 'info'],
   });
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  mcp = new Client({ name: 'ag2net-test-host', version: '1.0.0' });
-  await mcp.connect(transport);
 }, 60_000);
 
 afterAll(async () => {
-  await mcp?.close();
+  await host?.close();
   await registrant?.close();
   await runner?.stop();
   await stack?.stop();
@@ -141,7 +99,7 @@ afterAll(async () => {
 
 describe('ag2net-mcp over stdio', () => {
   it('lists the network tools, each with a bounded input schema', async () => {
-    const { tools } = await mcp.listTools();
+    const { tools } = await host.client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['say', 'delegate', 'peers', 'channels', 'tasks', 'context', 'inbox']);
     const say = tools.find((t) => t.name === 'say');
     expect(say?.inputSchema.required).toEqual(['channel_id', 'text']);
@@ -228,10 +186,10 @@ describe('ag2net-mcp over stdio', () => {
       }),
     ]);
     const uri = `ag2net://channels/${channel.channelId}`;
-    const { resources } = await mcp.listResources();
+    const { resources } = await host.client.listResources();
     expect(resources.map((r) => r.uri)).toContain(uri);
-    const read = await mcp.readResource({ uri });
-    const text = TextContentSchema.omit({ type: true }).parse(read.contents[0]).text;
+    const read = await host.client.readResource({ uri });
+    const text = z.object({ text: z.string() }).parse(read.contents[0]).text;
     expect(
       text
         .split('\n')
@@ -274,7 +232,7 @@ describe('ag2net-mcp refuses hostile input with a typed tool error and writes no
       isError: true,
       text: `not_found: channel not found: ${theirs.channelId}`,
     });
-    await expect(mcp.readResource({ uri: `ag2net://channels/${theirs.channelId}` })).rejects.toThrow(
+    await expect(host.client.readResource({ uri: `ag2net://channels/${theirs.channelId}` })).rejects.toThrow(
       `not_found: channel not found: ${theirs.channelId}`,
     );
     expect(await textsIn(alice, theirs.channelId)).toEqual(['between alice and bob']);
@@ -286,7 +244,7 @@ describe('ag2net-mcp refuses hostile input with a typed tool error and writes no
     expect((await call('delegate', { target: 'nobody-here', prompt: 'hi' })).text).toMatch(/^not_found: /);
     expect((await call('delegate', { target: 'scout', prompt: 'hi' })).text).toMatch(/^invalid_request: /);
     expect(await call('no-such-tool', {})).toEqual({ isError: true, text: 'not_found: no tool named no-such-tool' });
-    expect(stderr).not.toMatch(/SU[A-Z0-9]{50,}|eyJ[\w-]{20,}\.[\w-]{20,}/);
+    expect(host.stderr()).not.toMatch(/SU[A-Z0-9]{50,}|eyJ[\w-]{20,}\.[\w-]{20,}/);
   });
 });
 
@@ -294,147 +252,36 @@ describe("ag2net-mcp as docs/mcp.md starts it: npm, the registrant's credentials
   it('registers the name on the first start and serves it', async () => {
     const keysFile = join(dir, 'all-keys.json');
     await writeFile(keysFile, JSON.stringify(KEYS));
-    const host = new Client({ name: 'ag2net-doc-host', version: '1.0.0' });
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
-    );
-    await host.connect(
-      new StdioClientTransport({
-        command: 'npm',
-        args: [
-          '--silent',
-          '--prefix',
-          join(ROOT, 'mcp-server'),
-          'start',
-          '--',
-          '--creds',
-          stack.paths.registrantCreds,
-          '--name',
-          'helper',
-          '--api-keys',
-          keysFile,
-          '--creds-dir',
-          join(dir, 'doc-creds'),
-          '--servers',
-          stack.url,
-          '--prefix',
-          stack.prefix,
-        ],
-        cwd: tmpdir(),
-        env,
-        stderr: 'pipe',
-      }),
-    );
+    const doc = await stdioHost({
+      command: 'npm',
+      args: [
+        '--silent',
+        '--prefix',
+        join(ROOT, 'mcp-server'),
+        'start',
+        '--',
+        '--creds',
+        stack.paths.registrantCreds,
+        '--name',
+        'helper',
+        '--api-keys',
+        keysFile,
+        '--creds-dir',
+        join(dir, 'doc-creds'),
+        '--servers',
+        stack.url,
+        '--prefix',
+        stack.prefix,
+      ],
+      cwd: tmpdir(),
+    });
     try {
-      const result = ToolResultSchema.parse(await host.callTool({ name: 'peers', arguments: { query: 'scout' } }));
-      expect(JSON.parse(TextContentSchema.parse(result.content[0]).text)).toEqual({
+      expect(JSON.parse((await doc.call('peers', { query: 'scout' })).text)).toEqual({
         peers: [expect.objectContaining({ name: 'scout', kind: 'agent' })],
       });
       expect((await stat(join(dir, 'doc-creds', 'helper.creds'))).isFile()).toBe(true);
     } finally {
-      await host.close();
-    }
-  });
-});
-
-describe('connectIdentity', () => {
-  it("registers a new agent with the registrant's credentials, keeps them, and attaches to the same identity next time", async () => {
-    const credsDir = join(dir, 'kept');
-    const options = {
-      credsPath: stack.paths.registrantCreds,
-      name: 'courier',
-      credsDir,
-      apiKey: KEYS['courier'] ?? '',
-      servers: stack.url,
-      prefix: stack.prefix,
-    };
-    const first = await connectIdentity(options);
-    const firstId = first.participant.agentId;
-    expect([first.participant.passport.name, first.participant.passport.kind]).toEqual(['courier', null]);
-    await first.close();
-    expect((await stat(join(credsDir, 'courier.creds'))).mode & 0o777).toBe(0o600);
-    await using again = await connectIdentity(options);
-    expect(again.participant.agentId).toBe(firstId);
-  });
-
-  it("attaches a person's identity as a person", async () => {
-    const credsPath = join(dir, 'carol.creds');
-    const carol = await registrant.registerHuman(passport('carol'), { credsPath });
-    await carol.disconnect();
-    await using identity = await connectIdentity({ credsPath, servers: stack.url, prefix: stack.prefix });
-    expect([identity.participant.passport.name, identity.participant.passport.kind]).toEqual(['carol', 'human']);
-  });
-});
-
-describe('the server factory over Streamable HTTP', () => {
-  it('serves an identity over node http: tools listed, peers answered', async () => {
-    const credsPath = join(dir, 'web.creds');
-    const web = await registrant.register(passport('web'), { credsPath });
-    await web.disconnect();
-    await using identity = await connectIdentity({ credsPath, servers: stack.url, prefix: stack.prefix });
-    await using session = startSession(identity.participant);
-    const server: Server = createServer((req, res) => void serveMcpHttpRequest({ req, res, session }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const client = new Client({ name: 'ag2net-http-test', version: '1.0.0' });
-    try {
-      const { port } = server.address() as AddressInfo;
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-      expect((await client.listTools()).tools).toHaveLength(7);
-      const result = ToolResultSchema.parse(await client.callTool({ name: 'peers', arguments: { query: 'oracle' } }));
-      expect(JSON.parse(TextContentSchema.parse(result.content[0]).text)).toEqual({
-        peers: [expect.objectContaining({ name: 'oracle' })],
-      });
-    } finally {
-      await client.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  });
-});
-
-describe('MCP on the bridge', () => {
-  it('acts as the signed-in person over their own identity, and refuses a request without a token', async () => {
-    const bridge = await startStackBridge(stack, { apiKeys: { dana: KEYS['dana'] ?? '' } });
-    const client = new Client({ name: 'ag2net-bridge-test', version: '1.0.0' });
-    try {
-      const signIn = await fetch(`${bridge.url}/v1/session`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'dana', api_key: KEYS['dana'] }),
-      });
-      const { token } = z.object({ token: z.string() }).parse(await signIn.json());
-      const anonymous = await fetch(`${bridge.url}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-      expect(anonymous.status).toBe(401);
-
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
-        }),
-      );
-      const danaId = (await alice.hub.findAgentId('dana')) ?? '';
-      const received = alice.nextEnvelope({
-        predicate: (e) => e.sender_id === danaId && e.event_type === EV_TEXT,
-        timeout: 20_000,
-      });
-      const opened = ToolResultSchema.parse(
-        await client.callTool({
-          name: 'channels',
-          arguments: { action: 'open', type: 'conversation', target: 'alice', message: 'dana here, via MCP' },
-        }),
-      );
-      expect(opened.isError).toBeUndefined();
-      const envelope = await received;
-      expect(envelope?.event_data['text']).toBe('dana here, via MCP');
-      const { channel } = z
-        .object({ channel: z.looseObject({ channel_id: z.string(), creator: z.string() }) })
-        .parse(JSON.parse(TextContentSchema.parse(opened.content[0]).text));
-      expect([channel.channel_id, channel.creator]).toEqual([envelope?.channel_id, 'dana']);
-    } finally {
-      await client.close();
-      await bridge.close();
+      await doc.close();
     }
   });
 });
