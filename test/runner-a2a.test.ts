@@ -83,7 +83,7 @@ beforeAll(async () => {
       stack.paths.registrantCreds,
     ];
     args.push('--creds-dir', join(dir, 'ids'), '--api-keys', join(dir, 'keys.json'));
-    const env = { A2A_AUTH: `Bearer ${TOKEN}`, REPLICA: name, LOG_LEVEL: 'info' };
+    const env = { A2A_AUTH: `Bearer ${TOKEN}`, REPLICA: name, LOG_LEVEL: 'debug' };
     const replica = startService(name, 'agent-runner/src/main.ts', args, env);
     replicas.push(replica);
     // One at a time: the first registers every agent, the second attaches with the credentials it kept.
@@ -298,4 +298,24 @@ describe('remote A2A agents in channels', () => {
     const log = await logOf(channel.channelId);
     expect(log.filter((e) => e.sender_id === gatekeeper && e.event_type === EV_TURN_FAILED)).toEqual([]);
   }, 90_000);
+
+  it('a runner that stops with a call in flight cancels the remote task before it exits', async () => {
+    server.hold();
+    const survivor = replicas.find((r) => r.child.exitCode === null && r.child.signalCode === null);
+    if (survivor === undefined) throw new Error('no replica left running');
+    const started = () =>
+      survivor
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"remote agent task started"'));
+    const before = started().length;
+    const cancels = server.cancels('/gated');
+    const channel = await me.open({ type: 'consulting', target: 'gatekeeper' });
+    await channel.send('are you still there?');
+    await waitFor(() => started().length > before || undefined, { timeoutMs: 20_000, what: 'the remote task' });
+    // SIGTERM: the turns in flight get the client's grace (10 s), then are aborted, which cancels the remote task.
+    expect(await survivor.stop('SIGTERM')).toBe(0);
+    expect(server.cancels('/gated')).toBe(cancels + 1);
+    expect(texts(await logOf(channel.channelId)).map((e) => e.event_data['text'])).toEqual(['are you still there?']);
+  }, 60_000);
 });

@@ -15,6 +15,7 @@ import type { ToolSet } from 'ai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Cancellations } from './a2a/cancellations.js';
 import { remoteAgentModel } from './a2a/host-remote.js';
 import { resolveFrom, RunnerConfigError, type AgentConfig } from './config.js';
 
@@ -84,8 +85,12 @@ export interface HostOptions {
   readonly observer?: TurnObserver;
   /** The runner's `--model-timeout-ms`: the timeout of an agent whose config has no `timeout_ms`. */
   readonly modelTimeoutMs?: number;
+  /** Told each task a remote A2A agent starts for a turn (the runner logs it at debug). */
+  readonly onTask?: (agent: string, taskId: string) => void;
   /** Told when a remote A2A agent's task could not be cancelled (the runner logs it). */
   readonly onCancelFailed?: (agent: string, err: unknown) => void;
+  /** Where remote A2A agents' `CancelTask` requests go, for the runner to wait for them before it exits. */
+  readonly cancellations?: Cancellations;
 }
 
 /** A hosted agent, and which model answers for it. */

@@ -5,6 +5,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { z } from 'zod';
+import { createCancellations } from './a2a/cancellations.js';
 import { loadRunnerConfig, RunnerConfigError } from './config.js';
 import { hostAgent } from './host.js';
 import { startRunnerOps } from './ops.js';
@@ -135,6 +136,8 @@ async function main(): Promise<number> {
   const hub = await HubClient.connect({ servers, prefix, logger: log, ...(creds === undefined ? {} : { creds }) });
   held.hub = hub;
   const clients: AgentClient[] = [];
+  // Remote agents' CancelTask requests of turns aborted at shutdown: sent before the runner exits.
+  const cancellations = createCancellations();
   try {
     for (const agentConfig of config.agents) {
       const hosted = await hostAgent(hub, agentConfig, {
@@ -146,7 +149,9 @@ async function main(): Promise<number> {
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(apiKeys === undefined ? {} : { apiKeys }),
         observer: ops.observer,
+        onTask: (agent, taskId) => log.debug({ agent, taskId }, 'remote agent task started'),
         onCancelFailed: (agent, err) => log.warn({ agent, err }, 'cancelling the remote agent task failed'),
+        cancellations,
       });
       const { client, model, registeredAs } = hosted;
       clients.push(client);
@@ -191,7 +196,7 @@ async function main(): Promise<number> {
       stopping = true;
       ops.stopping();
       log.info({ signal }, 'stopping: finishing turns in progress');
-      void Promise.all([hub.close(), ops.close()]).then(
+      void Promise.all([hub.close().then(() => cancellations.settled()), ops.close()]).then(
         () => {
           log.info({}, 'stopped');
           resolve(0);

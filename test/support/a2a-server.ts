@@ -30,8 +30,10 @@ export interface TestA2aServer {
   calls(path: string): number;
   /** `CancelTask` requests received, by path. */
   cancels(path: string): number;
-  /** Lets every held `/gated` task finish, now and from now on. */
+  /** Lets every held `/gated` task finish, now and until `hold()`. */
   release(): void;
+  /** Holds `/gated` tasks again, from the next one on. */
+  hold(): void;
   /** Headers of the last call on `path`. */
   lastHeaders(path: string): IncomingMessage['headers'] | undefined;
   close(): Promise<void>;
@@ -131,6 +133,9 @@ export async function startA2aServer(): Promise<TestA2aServer> {
     release: () => {
       released = true;
       for (const r of waiting.splice(0)) r();
+    },
+    hold: () => {
+      released = false;
     },
     close,
     [Symbol.asyncDispose]: close,

@@ -12,7 +12,7 @@ import {
   type StreamStatus,
 } from './stream-events.js';
 
-/** How long the runner waits for the endpoint to take a cancellation, in ms. */
+/** How long a cancelled call waits for the endpoint to take its `CancelTask`, in ms: 5 s. */
 export const A2A_CANCEL_TIMEOUT_MS = 5_000;
 
 /** One call to a remote A2A agent. */
@@ -33,6 +33,8 @@ export interface RemoteCall {
   readonly signal: AbortSignal;
   /** Told the remote task's id once the stream names it (from then on, a cancelled call cancels the task). */
   readonly onTask?: (taskId: string) => void;
+  /** Given each `CancelTask` request as it is sent (a promise that never rejects), e.g. to wait for it at exit. */
+  readonly onCancel?: (sent: Promise<void>) => void;
   /** Told when cancelling the task failed (never thrown: the turn is over either way). */
   readonly onCancelFailed?: (err: unknown) => void;
   /** The fetch underneath; default the global one. */
@@ -56,15 +58,20 @@ export async function callRemoteAgent(call: RemoteCall): Promise<string> {
   const client = new Client(await new JsonRpcTransportFactory({ fetchImpl }).create(call.url, card), card);
   const answer = new Answer(call.maxAnswerBytes);
   let taskId: string | null = null;
+  const cancelling: Promise<void>[] = [];
   const cancel = (): void => {
     if (taskId === null) return;
-    // The turn is over either way: the cancellation is best effort, bounded, and never awaited by the turn.
-    void client
+    const sent = client
       .cancelTask(
         { tenant: '', id: taskId, metadata: undefined },
         { signal: AbortSignal.timeout(A2A_CANCEL_TIMEOUT_MS) },
       )
-      .catch((err: unknown) => call.onCancelFailed?.(err));
+      .then(
+        () => undefined,
+        (err: unknown) => call.onCancelFailed?.(err),
+      );
+    cancelling.push(sent);
+    call.onCancel?.(sent);
   };
   call.signal.addEventListener('abort', cancel, { once: true });
   try {
@@ -101,6 +108,9 @@ export async function callRemoteAgent(call: RemoteCall): Promise<string> {
     throw new A2aProtocolError('the stream ended before the agent answered');
   } finally {
     call.signal.removeEventListener('abort', cancel);
+    // The turn ends once the cancellation was sent (at most A2A_CANCEL_TIMEOUT_MS): a runner that is stopping must
+    // not exit before the agent was told.
+    await Promise.all(cancelling);
   }
 }
 

@@ -26,6 +26,8 @@ export interface RemoteAgentModelOptions {
   readonly maxAnswerBytes: number;
   /** Told each remote task's id once the agent names it. */
   readonly onTask?: (taskId: string) => void;
+  /** Given each `CancelTask` request as it is sent (it never rejects). */
+  readonly onCancel?: (sent: Promise<void>) => void;
   /** Told when the remote task could not be cancelled. */
   readonly onCancelFailed?: (err: unknown) => void;
   /** The fetch underneath; default the global one. */
@@ -102,6 +104,7 @@ class RemoteAgentModel implements LanguageModelV3 {
         maxAnswerBytes: this.#options.maxAnswerBytes,
         signal,
         ...(this.#options.onTask === undefined ? {} : { onTask: this.#options.onTask }),
+        ...(this.#options.onCancel === undefined ? {} : { onCancel: this.#options.onCancel }),
         ...(this.#options.onCancelFailed === undefined ? {} : { onCancelFailed: this.#options.onCancelFailed }),
         ...(this.#options.fetch === undefined ? {} : { fetch: this.#options.fetch }),
       });
