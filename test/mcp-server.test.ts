@@ -199,6 +199,40 @@ describe('ag2net-mcp over stdio', () => {
   });
 });
 
+describe('ag2net-mcp reads what the hub holds', () => {
+  it('context quotes a channel, filtered by text or speaker', async () => {
+    const all = z
+      .object({ envelopes: z.array(ShownSchema) })
+      .parse(await callJson('context', { channel_id: awayChannel, limit: 10 }));
+    expect(all.envelopes.map((e) => [e.sender, e.text])).toEqual([['alice', 'sent while you were away']]);
+    const byText = z
+      .object({ envelopes: z.array(ShownSchema) })
+      .parse(await callJson('context', { channel_id: awayChannel, query: 'WHILE YOU' }));
+    expect(byText.envelopes).toHaveLength(1);
+    const bySpeaker = z
+      .object({ envelopes: z.array(ShownSchema) })
+      .parse(await callJson('context', { channel_id: awayChannel, speaker: 'scout' }));
+    expect(bySpeaker.envelopes).toEqual([]);
+  });
+
+  it("peers describe shows an agent's passport and resume, never its auth block", async () => {
+    const { text, isError } = await call('peers', { action: 'describe', name: 'oracle' });
+    expect(isError).toBe(false);
+    expect(z.object({ passport: z.looseObject({ name: z.string() }) }).parse(JSON.parse(text)).passport.name).toBe(
+      'oracle',
+    );
+    expect(text).not.toContain('api_key');
+    expect(text).not.toContain(KEYS['oracle']);
+  });
+
+  it('tasks lists my tasks and refuses an unknown one by code', async () => {
+    expect(await callJson('tasks', {})).toEqual({ tasks: [] });
+    expect((await call('tasks', { action: 'get', task_id: '01KZZZZZZZZZZZZZZZZZZZZZZZ' })).text).toMatch(
+      /^not_found: /,
+    );
+  });
+});
+
 describe('ag2net-mcp refuses hostile input with a typed tool error and writes nothing', () => {
   it('a 1 MB message is invalid_request and never reaches the channel', async () => {
     const channel = await alice.open({ type: 'conversation', target: 'scout' });

@@ -4,6 +4,7 @@ import { IdSchema, isProtocolEvent } from '@ag2net/protocol';
 import { toolErrorOf } from './errors.js';
 import type { Logger } from './log.js';
 import type { NetworkSession } from './session.js';
+import { MAX_SCANNED_CHANNELS, newestFirst } from './tools/channels.js';
 import { readTranscript } from './tools/context.js';
 import { renderTranscript, showEnvelope } from './transcript.js';
 
@@ -36,7 +37,10 @@ export function registerChannelResources(
   const template = new ResourceTemplate(CHANNEL_URI_TEMPLATE, {
     list: async (extra) => {
       try {
-        const channels = await session.participant.listChannels({ limit: LISTED_CHANNELS }, { signal: extra.signal });
+        const channels = newestFirst(
+          await session.participant.listChannels({ limit: MAX_SCANNED_CHANNELS }, { signal: extra.signal }),
+          LISTED_CHANNELS,
+        );
         await session.learnNames(
           channels.flatMap((c) => c.participants.map((p) => p.agent_id)),
           extra.signal,

@@ -5,6 +5,14 @@ import { whoseTurn, type Turn } from '../turn.js';
 import { ChannelsInputSchema } from './schemas.js';
 import { defineTool, jsonOutput, type ToolContext } from './tool.js';
 
+/** Most channels a listing reads from the hub, which answers them oldest first. */
+export const MAX_SCANNED_CHANNELS = 1_000;
+
+/** The newest `limit` of `channels` (given in creation order), newest first. */
+export function newestFirst(channels: readonly ChannelMetadata[], limit: number): ChannelMetadata[] {
+  return channels.slice(-limit).reverse();
+}
+
 /** The turn as a model reads it: `you`, a name, `anyone`, or `nobody (why)`. */
 function turnLabel(turn: Turn, session: NetworkSession): string {
   switch (turn.kind) {
@@ -57,7 +65,7 @@ export const channelsTool = defineTool({
   name: 'channels',
   description:
     'Your channels. list (default): id, type, state, participants and whose turn it is (`you`, a name, `anyone` or ' +
-    '`nobody`); state filters (default active), channel_id shows one. open: type, target, intent?, message? → the ' +
+    '`nobody`), newest first; state filters (default active), channel_id shows one. open: type, target, intent?, message? → the ' +
     'new channel once every invitee accepted. close: channel_id, reason?.',
   input: ChannelsInputSchema,
   readOnly: false,
@@ -94,9 +102,12 @@ export const channelsTool = defineTool({
     const channels =
       args.channel_id !== undefined
         ? [await participant.getChannel(args.channel_id, { signal: ctx.signal })]
-        : await participant.listChannels(
-            { state: args.state === 'all' ? null : args.state, limit: args.limit },
-            { signal: ctx.signal },
+        : newestFirst(
+            await participant.listChannels(
+              { state: args.state === 'all' ? null : args.state, limit: MAX_SCANNED_CHANNELS },
+              { signal: ctx.signal },
+            ),
+            args.limit,
           );
     await ctx.session.learnNames(
       channels.flatMap((c) => [c.creator_id, ...c.participants.map((p) => p.agent_id)]),
