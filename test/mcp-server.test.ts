@@ -283,7 +283,7 @@ describe('ag2net-mcp refuses hostile input with a typed tool error and writes no
 });
 
 describe("ag2net-mcp as docs/mcp.md starts it: npm, the registrant's credentials, a name and the API keys file", () => {
-  it('registers the name on the first start and serves it', async () => {
+  it('registers the name on the first start and serves it, its inbox included', async () => {
     const keysFile = join(dir, 'all-keys.json');
     await writeFile(keysFile, JSON.stringify(KEYS));
     const doc = await stdioHost({
@@ -314,6 +314,19 @@ describe("ag2net-mcp as docs/mcp.md starts it: npm, the registrant's credentials
         peers: [expect.objectContaining({ name: 'scout', kind: 'agent' })],
       });
       expect((await stat(join(dir, 'doc-creds', 'helper.creds'))).isFile()).toBe(true);
+      const channel = await alice.open({ type: 'conversation', target: 'helper' });
+      await channel.send('hello helper');
+      const texts = await waitFor(
+        async () => {
+          const read = z
+            .object({ envelopes: z.array(ShownSchema) })
+            .parse(JSON.parse((await doc.call('inbox', { channel_id: channel.channelId })).text));
+          const found = read.envelopes.filter((e) => e.event_type === EV_TEXT).map((e) => e.text);
+          return found.length > 0 ? found : undefined;
+        },
+        { timeoutMs: 20_000, what: "alice's message in helper's inbox" },
+      );
+      expect(texts).toEqual(['hello helper']);
     } finally {
       await doc.close();
     }

@@ -123,8 +123,9 @@ export async function connectIdentity(options: ConnectIdentityOptions): Promise<
   return within(hub, async () => {
     const auth = options.apiKey === undefined ? {} : { auth: { scheme: 'api_key', claim: { token: options.apiKey } } };
     const passport = { name, ...auth };
-    if (options.credsPath !== undefined)
-      return hub.attach(name, { passport, ...(kept === undefined ? {} : { credsPath: kept }) });
+    if (options.credsPath !== undefined) {
+      return hub.attach(name, { passport, handler, ...(kept === undefined ? {} : { credsPath: kept }) });
+    }
     // A hub without auth: the name may be a person's already.
     const existing = await hub.findAgentId(name);
     const kind = existing === null ? null : (await hub.getAgent(existing)).kind;
