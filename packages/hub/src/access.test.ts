@@ -82,6 +82,7 @@ function directoryWith(channels: readonly AccessChannel[]): AccessDirectory {
   return {
     isRegistered: (id) => ['alice', 'bob', 'carol', 'dave'].includes(id),
     channel: (id) => channels.find((c) => c.metadata.channel_id === id),
+    task: () => undefined,
   };
 }
 /** CHANNEL is alice's conversation with bob; carol is outside it. */

@@ -20,10 +20,12 @@ import {
   type ChannelMetadata,
   type Envelope,
   type HubOp,
+  type TaskMetadata,
 } from '@ag2net/protocol';
 import { nonParticipantRefusal } from './core/admission.js';
 import { channelNotFound } from './core/channel-table.js';
 import type { HubContext } from './core/context.js';
+import { isPeerCancelRequest } from './tasks/peer-cancel.js';
 
 /**
  * What the access rules need to know of a channel: its metadata (participants, state), and its adapter and adapter
@@ -43,6 +45,8 @@ export interface AccessDirectory {
   isRegistered(agentId: string): boolean;
   /** The channel, or `undefined` for an unknown channel. */
   channel(channelId: string): AccessChannel | undefined;
+  /** The task, or `undefined` for an unknown one (a peer's cancel request names one). */
+  task(taskId: string): TaskMetadata | undefined;
 }
 
 /** One request as the access rules see it. */
@@ -55,10 +59,11 @@ export interface Call {
 }
 
 /** The directory of a hub: who is registered and who takes part in which channel, as the hub knows it now. */
-export function accessDirectory(ctx: Pick<HubContext, 'registry' | 'channels'>): AccessDirectory {
+export function accessDirectory(ctx: Pick<HubContext, 'registry' | 'channels' | 'tasks'>): AccessDirectory {
   return {
     isRegistered: (agentId) => ctx.registry.get(agentId) !== undefined,
     channel: (channelId) => ctx.channels.get(channelId),
+    task: (taskId) => ctx.tasks.get(taskId),
   };
 }
 
@@ -162,6 +167,15 @@ function nonParticipantSend(channel: AccessChannel, caller: string, request: unk
   return new ProtocolError(`channel ${cid} only accepts sends from participants, got ${repr(caller)}`);
 }
 
+/** True when a non-member's post is a peer's cancel request (`isPeerCancelRequest`) sent as itself. */
+function isPeerCancelPost(channel: AccessChannel, request: unknown, dir: AccessDirectory): boolean {
+  const parsed = EnvelopeSchema.safeParse(request);
+  if (!parsed.success) return false;
+  const envelope = parsed.data;
+  const task = envelope.task_id === null ? undefined : dir.task(envelope.task_id);
+  return isPeerCancelRequest(envelope, channel.metadata, task);
+}
+
 /**
  * The rule of each access class, applied after the operator rule (see `authorize`). Each throws to refuse.
  * `caller` is never `OPERATOR_CALLER` for `self` and `participant` here: an operator that reached them is allowed.
@@ -176,6 +190,8 @@ const RULES: { readonly [A in Access]: (call: Call, dir: AccessDirectory) => voi
     const channel = dir.channel(channelId);
     if (channel === undefined) throw channelNotFound(channelId);
     if (channel.metadata.participants.some((p) => p.agent_id === caller)) return;
+    // AG2 1.2.1's one exception: a peer's cancel request for a task of the channel (admission checks it once more).
+    if (op === 'post' && isPeerCancelPost(channel, call.request, dir)) return;
     const answer = nonMemberAnswers[op];
     if (answer === 'hidden') throw channelNotFound(channelId);
     // AG2's words, which name the channel's type and state and, for a turn-taking channel, whose turn it is.

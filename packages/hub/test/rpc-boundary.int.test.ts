@@ -185,7 +185,7 @@ describe('on a server whose max_payload is 64 KiB', () => {
     const huge = { hub_id: 'x'.repeat(100_000) };
     server.start(
       new Proxy({} as HubHandlers, { get: () => () => huge }),
-      { isRegistered: () => false, channel: () => undefined },
+      { isRegistered: () => false, channel: () => undefined, task: () => undefined },
       { credentialsOf: () => undefined },
     );
     // The server knows the subscriptions once the serving connection's flush returns.

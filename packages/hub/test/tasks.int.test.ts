@@ -363,6 +363,65 @@ describe('task envelopes', () => {
     });
   });
 
+  it('lets a non-participant ask a task’s owner once to cancel, shaped as AG2 1.2.1 allows, also after a restart', async () => {
+    await using net = await openNet(nats.url);
+    const { alice, bob, cid } = await setup(net);
+    const carol = await register(net, 'carol');
+    const outsider = `channel '${cid}' only accepts sends from participants, got '${carol.id}'`;
+    const refused = (envelope: object) => failure(post(net, carol, envelope));
+    // Only the exact shape passes: addressed to the owner alone, event data exactly { task_id, reason }, a short reason.
+    expect(await refused(cancelRequest(cid, 'task-bob-1', null))).toEqual({
+      code: 'protocol_error',
+      message: outsider,
+    });
+    expect(
+      await refused({ ...cancelRequest(cid, 'task-bob-1', [bob.id]), event_data: { task_id: 'task-bob-1' } }),
+    ).toEqual({ code: 'protocol_error', message: outsider });
+    const long = { task_id: 'task-bob-1', reason: 'r'.repeat(501) };
+    expect(await refused({ ...cancelRequest(cid, 'task-bob-1', [bob.id]), event_data: long })).toEqual({
+      code: 'protocol_error',
+      message: outsider,
+    });
+    expect(await refused({ channel_id: cid, event_type: 'ag2.msg.text', event_data: { text: 'hi' } })).toEqual({
+      code: 'protocol_error',
+      message: `conversation channel '${cid}' only accepts sends from participants, got '${carol.id}'`,
+    });
+
+    const request = { ...cancelRequest(cid, 'task-bob-1', [bob.id]), envelope_id: 'carol-asks-1' };
+    request.event_data = { task_id: 'task-bob-1', reason: 'r'.repeat(500) };
+    const ack = await post(net, carol, request);
+    const delivered = await bob.mailbox.waitFor((e) => e.envelope_id === ack.envelope_id, 'the peer cancel request');
+    expect(delivered).toMatchObject({ sender_id: carol.id, audience: [bob.id], task_id: 'task-bob-1' });
+    // A retry of the same post (its answer lost) gets the same ack; any other one is refused.
+    expect(await post(net, carol, request)).toEqual(ack);
+    expect(await refused({ ...request, envelope_id: 'carol-asks-2' })).toEqual({
+      code: 'protocol_error',
+      message: outsider,
+    });
+    // The once holds on a hub that did not admit the first one.
+    await net.hub.close();
+    await startColdHub(net);
+    await net.hub.whenActive();
+    expect(await refused({ ...request, envelope_id: 'carol-asks-3' })).toEqual({
+      code: 'protocol_error',
+      message: outsider,
+    });
+    // A participant's own requests are not limited; the task's channel log holds carol's one request, unchanged.
+    await post(net, alice, cancelRequest(cid, 'task-bob-1', [bob.id]));
+    await post(net, alice, cancelRequest(cid, 'task-bob-1', [bob.id]));
+    const log = (await net.rpc.call('readWal', { channel_id: cid }, { caller: bob.id })).envelopes;
+    expect(log.filter((e) => e.event_type === EV_TASK_CANCEL_REQUEST).map((e) => e.sender_id)).toEqual([
+      carol.id,
+      alice.id,
+      alice.id,
+    ]);
+    // carol, outside the channel, still reads nothing of it.
+    expect(await failure(net.rpc.call('readWal', { channel_id: cid }, { caller: carol.id }))).toEqual({
+      code: 'not_found',
+      message: `channel not found: ${cid}`,
+    });
+  });
+
   it('ends a task cancelled when its owner posts ag2.task.cancelled, and refuses it from anyone else', async () => {
     await using net = await openNet(nats.url);
     const { alice, bob, cid } = await setup(net);

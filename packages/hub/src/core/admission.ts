@@ -24,6 +24,7 @@ import { deniedError, type Party } from '../governance/arbiter.js';
 import { countsTowardInbox, recipientsOfSubstantive } from '../governance/inbox-counters.js';
 import { inboxPending } from '../governance/inbox-depth.js';
 import { attached } from '../snapshots/attach.js';
+import { isPeerCancelRequest } from '../tasks/peer-cancel.js';
 import { afterTaskEvent, checkTaskEvent } from '../tasks/task-events.js';
 import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
@@ -64,7 +65,10 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
   const previous = envelope.envelope_id === '' ? undefined : known.envelopeIds.get(envelope.envelope_id);
   if (previous !== undefined) return retriedAck(ctx, known, envelope, previous);
   const { adapter, metadata } = rt;
-  checkChannelAccepts(rt, envelope);
+  const peerCancel =
+    !isParticipant(metadata, envelope.sender_id) &&
+    isPeerCancelRequest(envelope, metadata, ctx.tasks.get(envelope.task_id ?? ''));
+  checkChannelAccepts(rt, envelope, peerCancel);
   if (adapter === null || rt.state === null) {
     throw new ProtocolError(
       `channel ${repr(metadata.channel_id)} has no registered adapter (manifest ${repr(metadata.manifest.type)}@v${metadata.manifest.version})`,
@@ -80,13 +84,14 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
   if (!handshake) takeRateToken(ctx, envelope, rate);
   // Another writer's entries folded during the append may change what this post may do: check it again, as it was.
   const recheck = (now: ChannelRuntime): void => {
-    checkChannelAccepts(now, envelope);
+    checkChannelAccepts(now, envelope, peerCancel);
     checkTaskEvent(ctx, now, envelope);
     if (!handshake && now.adapter !== null && now.state !== null)
       now.adapter.validateSend(now.metadata, envelope, now.state);
   };
   let appended: Appended;
   try {
+    if (peerCancel) await claimPeerCancel(ctx, rt, envelope);
     appended = await appendOnce(ctx, rt, { ...envelope, sequence: undefined }, recheck);
   } catch (err) {
     if (!handshake) ctx.rateLimiter.refund(envelope.sender_id, rate);
@@ -187,8 +192,11 @@ export function nonParticipantRefusal(
   );
 }
 
-/** State, protocol-event and membership checks that AG2 lacks (sender authenticity, participants only). */
-function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
+/**
+ * State, protocol-event and membership checks that AG2 lacks (sender authenticity, participants only); `peerCancel`
+ * lets a non-participant's cancel request through (`isPeerCancelRequest`).
+ */
+function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope, peerCancel: boolean): void {
   const { metadata } = rt;
   // Quoted only when refusing: `repr` walks the id, and the accepting path is the hot one.
   const cid = (): string => repr(metadata.channel_id);
@@ -209,7 +217,7 @@ function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope): void {
   if (metadata.state !== ChannelState.Active) {
     throw new ProtocolError(`channel ${cid()} not active (state=${metadata.state})`);
   }
-  if (!isParticipant(metadata, envelope.sender_id)) throw nonParticipantRefusal(rt, envelope);
+  if (!peerCancel && !isParticipant(metadata, envelope.sender_id)) throw nonParticipantRefusal(rt, envelope);
   for (const member of envelope.audience ?? []) {
     if (!isParticipant(metadata, member)) {
       throw new ProtocolError(`audience member ${repr(member)} is not a participant of channel ${cid()}`);
@@ -250,6 +258,20 @@ function checkReplyId(envelope: Envelope): void {
   if (id === '' || !isReplyFormId(id) || isReplyIdOf(id, envelope.sender_id, envelope.causation_id)) return;
   throw new InvalidRequestError(
     `envelope_id ${repr(id)} is reserved for an agent's reply and is not the reply id of ${repr(envelope.sender_id)} to causation ${repr(envelope.causation_id)}`,
+  );
+}
+
+/**
+ * A peer's cancel request is admitted once per sender and task (AG2 1.2.1): the claim is stored before the append,
+ * holding this envelope's id, so a retry of the same post (its answer lost) goes on and any other one is refused with
+ * AG2's words. A post without an id gets one here, since the claim must name it.
+ */
+async function claimPeerCancel(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope): Promise<void> {
+  if (envelope.envelope_id === '') envelope.envelope_id = ctx.ids(ctx.clock.now());
+  const taskId = envelope.task_id ?? '';
+  if (await ctx.tasks.claimPeerCancel(taskId, envelope.sender_id, envelope.envelope_id)) return;
+  throw new ProtocolError(
+    `channel ${repr(rt.metadata.channel_id)} only accepts sends from participants, got ${repr(envelope.sender_id)}`,
   );
 }
 

@@ -8,6 +8,7 @@ import type { FencedKv } from '../nats/fenced-kv.js';
 const META = 'meta';
 const CHECKPOINT = 'checkpoint';
 const OBSERVED = 'observed';
+const PEER_CANCEL = 'peer_cancel';
 const CheckpointSchema = z.record(z.string(), z.unknown());
 /** How many task records `load` reads at once. */
 const LOAD_WINDOW = 64;
@@ -97,9 +98,25 @@ export class TaskTable {
       await this.kv.create(`${OBSERVED}.${taskId}`, '1');
       return true;
     } catch (err) {
-      if (err instanceof JetStreamApiError && err.code === 10071) return false;
-      if (err instanceof Error && /wrong last sequence|key exists/i.test(err.message)) return false;
+      if (isKeyTaken(err)) return false;
       throw err;
+    }
+  }
+
+  /**
+   * Claims the one cancel request `senderId` may send for a task it does not take part in, for the envelope
+   * `envelopeId`: true when this envelope holds the claim (just now, or since a try of the same post whose answer was
+   * lost), false when another envelope of that sender holds it. A KV create, so it holds across restarts and hubs.
+   */
+  async claimPeerCancel(taskId: string, senderId: string, envelopeId: string): Promise<boolean> {
+    const key = `${PEER_CANCEL}.${taskId}.${senderId}`;
+    try {
+      await this.kv.create(key, envelopeId);
+      return true;
+    } catch (err) {
+      if (!isKeyTaken(err)) throw err;
+      const entry = await this.kv.get(key);
+      return entry !== null && entry.operation === 'PUT' && entry.string() === envelopeId;
     }
   }
 
@@ -124,4 +141,10 @@ export class TaskTable {
 function byCreation(a: TaskMetadata, b: TaskMetadata): number {
   if (a.created_at !== b.created_at) return Date.parse(a.created_at) - Date.parse(b.created_at);
   return a.task_id < b.task_id ? -1 : a.task_id > b.task_id ? 1 : 0;
+}
+
+/** The failure of a KV create whose key already holds a value. */
+function isKeyTaken(err: unknown): boolean {
+  if (err instanceof JetStreamApiError && err.code === 10071) return true;
+  return err instanceof Error && /wrong last sequence|key exists/i.test(err.message);
 }
