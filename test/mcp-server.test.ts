@@ -6,6 +6,7 @@
 import { HubClient, type HumanClient } from '@ag2net/client';
 import { EV_TEXT, type Envelope } from '@ag2net/protocol';
 import { waitFor } from '@ag2net/test-support';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -330,5 +331,33 @@ describe("ag2net-mcp as docs/mcp.md starts it: npm, the registrant's credentials
     } finally {
       await doc.close();
     }
+  });
+
+  it('exits 2 with the code when the hub refuses the admission, naming no key', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        ...MCP_MAIN,
+        '--creds',
+        stack.paths.registrantCreds,
+        '--name',
+        'mallory',
+        '--api-key',
+        'not-the-key-of-mallory',
+        '--creds-dir',
+        join(dir, 'refused'),
+        '--servers',
+        stack.url,
+        '--prefix',
+        stack.prefix,
+      ],
+      { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^auth_failed: /m);
+    expect(stderr).not.toContain('not-the-key-of-mallory');
   });
 });

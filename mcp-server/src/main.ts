@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { IdentityCredentialsError } from '@ag2net/client';
+import { ErrorCode, NetworkError } from '@ag2net/protocol';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -54,8 +56,13 @@ async function main(): Promise<number> {
       ...(apiKey === undefined ? {} : { apiKey }),
     });
   } catch (err) {
-    if (err instanceof IdentityError) {
+    // Credentials or an admission the hub refuses: a usage error, named by the network's code.
+    if (err instanceof IdentityError || err instanceof IdentityCredentialsError) {
       process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof NetworkError && (err.code === ErrorCode.AuthFailed || err.code === ErrorCode.AccessDenied)) {
+      process.stderr.write(`${err.code}: ${err.message}\n`);
       return 2;
     }
     throw err;

@@ -57,6 +57,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServer {
   }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = toolOf(request.params.name);
+    // A name the server does not know is the caller's text: logged short.
+    const named = tool?.name ?? request.params.name.slice(0, 64);
     try {
       if (tool === undefined) throw new ToolFailure(ToolErrorCode.NotFound, `no tool named ${request.params.name}`);
       const output = await tool.call({ session, signal: extra.signal, logger }, request.params.arguments);
@@ -66,8 +68,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServer {
       };
     } catch (err) {
       const failure = toolErrorOf(err);
-      if (failure.code === 'internal') logger.error({ err, tool: request.params.name }, 'tool failed');
-      else logger.debug({ tool: request.params.name, code: failure.code }, 'tool refused');
+      if (failure.code === 'internal') logger.error({ err, tool: named }, 'tool failed');
+      else logger.debug({ tool: named, code: failure.code }, 'tool refused');
       return { isError: true, content: [{ type: 'text', text: failure.text }] };
     }
   });
