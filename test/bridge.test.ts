@@ -413,6 +413,7 @@ describe('bridge anonymous reads, rate limit and OpenAPI', () => {
         'GET /a2a/agents',
         'GET /a2a/agents/{name}/.well-known/agent-card.json',
         'POST /a2a/agents/{name}',
+        'POST /mcp',
       ].sort(),
     );
     // Each documented operation is routed: with a bad body or an unknown id it is refused by its handler, never
