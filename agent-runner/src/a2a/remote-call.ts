@@ -204,6 +204,7 @@ class Answer {
   }
 }
 
-function assertNever(value: never): never {
-  throw new A2aProtocolError(`unexpected stream event ${JSON.stringify(value)}`);
+/** Unreachable with `StreamEventSchema` as it is; never quotes the event, which is the endpoint's. */
+function assertNever(_value: never): never {
+  throw new A2aProtocolError('unexpected stream event');
 }
