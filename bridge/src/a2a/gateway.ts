@@ -119,7 +119,7 @@ export function a2aRoutes(): { readonly list: Route; readonly card: Route; reado
     method: 'POST',
     path: '/a2a/agents/{name}',
     summary:
-      'A2A JSON-RPC as the signed-in person (1.0 methods with `A2A-Version: 1.0`, else 0.3): a context is a channel with the agent, a task one request in it; answers JSON or Server-Sent Events',
+      'A2A JSON-RPC as the signed-in person (1.0 methods with `A2A-Version: 1.0`, else 0.3): a context is a channel with the agent, a task one request in it; answers JSON or Server-Sent Events, and refusals as JSON-RPC error bodies (docs/a2a.md)',
     access: 'person',
     body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string() }),
     response: z.looseObject({ jsonrpc: z.literal('2.0') }),
