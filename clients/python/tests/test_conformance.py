@@ -17,14 +17,29 @@ from ag2net import (
     HubRpc,
     HubUnavailableError,
     UnknownNetworkError,
+    ensure_parts,
     error_from_wire,
     is_final_error,
     reply_envelope_id,
+    text_data,
 )
 from ag2net.errors import MAY_HAVE_APPLIED, RETRYABLE_ERROR_CODES
 from ag2net.inbox import ACK, Settle
 
 from .conftest import FakeReply, fake_agent, fixture
+
+
+def test_parts_normalise_render_and_refuse_as_the_typescript_client() -> None:
+    data = fixture("parts.json")
+    assert [len(data["ensure_parts"]), len(data["text_data"]), len(data["invalid_parts"])] == [5, 4, 5]
+    for case in data["ensure_parts"]:
+        got = [part.model_dump(mode="json") for part in ensure_parts(case["content"])]
+        assert [case["name"], got] == [case["name"], case["parts"]]
+    for case in data["text_data"]:
+        assert [case["name"], text_data(case["content"])] == [case["name"], case["event_data"]]
+    for case in data["invalid_parts"]:
+        with pytest.raises(ValidationError):
+            ensure_parts([case["part"]])
 
 
 def test_reply_ids_match_the_typescript_derivation() -> None:

@@ -1,4 +1,4 @@
-import type { ChannelManifest, ChannelMetadata, Envelope } from '@ag2net/protocol';
+import type { ChannelManifest, ChannelMetadata, Envelope, Rendered } from '@ag2net/protocol';
 import {
   defaultBuildPacketEnvelope,
   defaultBuildRoundEnvelope,
@@ -44,11 +44,11 @@ export abstract class BaseChannelAdapter<S extends AdapterState> implements Chan
     return state;
   }
 
-  extractTurnInput(envelope: Envelope): string | null {
+  extractTurnInput(envelope: Envelope): Rendered | null {
     return defaultExtractTurnInput(envelope);
   }
 
-  renderEnvelope(envelope: Envelope): string | null {
+  renderEnvelope(envelope: Envelope): Rendered | null {
     return defaultRenderEnvelope(envelope);
   }
 

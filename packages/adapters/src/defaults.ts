@@ -3,21 +3,27 @@ import {
   EV_TEXT,
   ParticipantRole,
   ProtocolError,
+  TextDataSchema,
   createEnvelope,
   type ChannelMetadata,
   type Envelope,
+  type Rendered,
 } from '@ag2net/protocol';
 import type { EnvelopeOptions, PacketOptions, RoundInput } from './types.js';
 
-/** AG2's default: the `text` of an `EV_TEXT`, else `null`. */
-export function defaultRenderEnvelope(envelope: Envelope): string | null {
+/**
+ * AG2's default: an `EV_TEXT`'s `parts` when it has them (text and data), else its `text`; `null` for any other event
+ * and for a text envelope without text.
+ */
+export function defaultRenderEnvelope(envelope: Envelope): Rendered | null {
   if (envelope.event_type !== EV_TEXT) return null;
-  const text = envelope.event_data['text'];
-  return typeof text === 'string' ? text : null;
+  const data = TextDataSchema.safeParse(envelope.event_data);
+  if (!data.success) return null;
+  return data.data.parts ?? data.data.text;
 }
 
 /** AG2's default: the same as `defaultRenderEnvelope`. */
-export function defaultExtractTurnInput(envelope: Envelope): string | null {
+export function defaultExtractTurnInput(envelope: Envelope): Rendered | null {
   return defaultRenderEnvelope(envelope);
 }
 

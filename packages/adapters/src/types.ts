@@ -1,4 +1,4 @@
-import type { ChannelManifest, ChannelMetadata, ChannelState, Envelope } from '@ag2net/protocol';
+import type { ChannelManifest, ChannelMetadata, ChannelState, Envelope, Rendered } from '@ag2net/protocol';
 
 /** An adapter's per-channel state: a plain, JSON-serialisable object, rebuilt by folding the channel's log. */
 export type AdapterState = Readonly<Record<string, unknown>>;
@@ -130,10 +130,13 @@ export interface ChannelAdapter<S extends AdapterState = AdapterState> {
   /** The view a participant's LLM sees the channel through. */
   defaultViewPolicy(metadata: ChannelMetadata, participantId: string): ViewSpec;
 
-  /** The text an LLM turn starts from, or `null` when the envelope should not start a turn. */
-  extractTurnInput(envelope: Envelope): string | null;
-  /** The envelope as transcript text, or `null` when it has none. */
-  renderEnvelope(envelope: Envelope): string | null;
+  /**
+   * What an LLM turn starts from (AG2's `Rendered`: text, parts, or a sequence of them; `ensureParts` normalises it),
+   * or `null` when the envelope should not start a turn.
+   */
+  extractTurnInput(envelope: Envelope): Rendered | null;
+  /** The envelope as the transcript shows it to an LLM (text, parts, or a sequence), or `null` when it has none. */
+  renderEnvelope(envelope: Envelope): Rendered | null;
   /** A plain text envelope. */
   buildTextEnvelope(channelId: string, senderId: string, text: string, options?: EnvelopeOptions): Envelope;
   /** A packet envelope (workflow routing, context updates, body). */

@@ -1,8 +1,10 @@
 import type { TurnEvent } from '@ag2net/adapters';
+import type { Part } from '@ag2net/protocol';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { generateText, stepCountIs, type ModelMessage, type SystemModelMessage, type ToolSet } from 'ai';
 import { countedModel, countingModelCalls, type ModelCallCount } from './model/meter.js';
 import { turnEventsOf } from './turn-events.js';
+import { userContent } from './views/messages.js';
 
 /** Default number of model calls one `ask` may make (each tool round trip is one more). */
 export const DEFAULT_MAX_STEPS = 10;
@@ -79,7 +81,7 @@ export class Agent {
   }
 
   /** Runs one turn on `input` after `history`. Model and transport errors are thrown. */
-  async ask(input: string, options: AskOptions = {}): Promise<AskResult> {
+  async ask(input: string | readonly Part[], options: AskOptions = {}): Promise<AskResult> {
     const history = options.history ?? [];
     const system: SystemModelMessage[] = [
       ...(options.preamble ?? []).map((content): SystemModelMessage => ({ role: 'system', content })),
@@ -92,7 +94,10 @@ export class Agent {
       generateText({
         model: countedModel(this.model, count),
         ...(system.length === 0 ? {} : { system }),
-        messages: [...history.filter((m) => m.role !== 'system'), { role: 'user', content: input }],
+        messages: [
+          ...history.filter((m) => m.role !== 'system'),
+          { role: 'user', content: typeof input === 'string' ? input : userContent(input) },
+        ],
         ...(Object.keys(tools).length === 0 ? {} : { tools }),
         stopWhen: stepCountIs(this.maxSteps),
         ...(options.signal === undefined ? {} : { abortSignal: options.signal }),

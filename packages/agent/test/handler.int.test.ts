@@ -47,6 +47,38 @@ describe('default handler', () => {
     expect(toolNames(model.calls[0])).toEqual(['channels', 'context', 'delegate', 'peers', 'say', 'tasks']);
   });
 
+  it('hands a message of text and data parts to the model as one content part each, and shows it as text to others', async () => {
+    const { client } = await kit.open();
+    const alice = await client.registerHuman({ name: 'alice' });
+    const model = createScriptedModel(['Three steps, then.']);
+    const bob = await registerAgent(client, new Agent({ name: 'bob', model }));
+    const channel = await alice.open({ type: 'consulting', target: 'bob' });
+    await channel.send(['How long will this take?', { kind: 'data', data: { steps: ['build', 'test', 'ship'] } }], {
+      audience: [bob.agentId],
+    });
+
+    await alice.waitForChannelEvent(channel.channelId, { timeout: 15_000 });
+    const log = await alice.readWal(channel.channelId);
+    const asked = log.find((e) => e.sender_id === alice.agentId && e.event_type === 'ag2.msg.text');
+    expect(asked?.event_data).toEqual({
+      text: 'How long will this take?\n\n{"steps":["build","test","ship"]}',
+      parts: [
+        { kind: 'text', text: 'How long will this take?' },
+        { kind: 'data', data: { steps: ['build', 'test', 'ship'] }, media_type: 'application/json' },
+      ],
+    });
+    expect(model.calls[0]?.prompt).toEqual([
+      { role: 'system', content: `You are bob (agent_id: ${bob.agentId}).` },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'How long will this take?' },
+          { type: 'text', text: '{"steps":["build","test","ship"]}' },
+        ],
+      },
+    ]);
+  });
+
   it('runs a conversation between two agents until their scripts run out', async () => {
     const { client } = await kit.open();
     const aliceModel = createScriptedModel(['follow up question']);

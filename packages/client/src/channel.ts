@@ -1,4 +1,11 @@
-import { EV_TEXT, isTerminalChannelState, type ChannelMetadata, type Envelope } from '@ag2net/protocol';
+import {
+  EV_TEXT,
+  isTerminalChannelState,
+  textData,
+  type ChannelMetadata,
+  type Envelope,
+  type Rendered,
+} from '@ag2net/protocol';
 import type { CallOptions } from './rpc.js';
 import type { ChannelOwner, SendOptions } from './contracts.js';
 
@@ -26,19 +33,22 @@ export class Channel {
     return this.#metadata.state;
   }
 
-  /** Posts text (or another event with `eventType`/`eventData`); resolves with the admitted envelope's id. */
+  /**
+   * Posts text or parts (see `Participant.send`), or another event with `eventType`/`eventData`; resolves with the
+   * admitted envelope's id.
+   */
   async send(
-    text: string,
+    content: Rendered,
     options: SendOptions & { readonly eventType?: string; readonly eventData?: Record<string, unknown> } = {},
   ): Promise<string> {
     if (options.eventType === undefined && options.eventData === undefined) {
-      return this.owner.send(this.channelId, text, options);
+      return this.owner.send(this.channelId, content, options);
     }
     const ack = await this.owner.sendEnvelope(
       {
         channel_id: this.channelId,
         event_type: options.eventType ?? EV_TEXT,
-        event_data: options.eventData ?? { text },
+        event_data: options.eventData ?? textData(content),
         audience: options.audience ? [...options.audience] : null,
         causation_id: options.causationId ?? null,
         depth: options.depth ?? 0,

@@ -12,6 +12,7 @@ import type {
   HubRequest,
   HubResponse,
   Passport,
+  Rendered,
   Resume,
   Rule,
 } from '@ag2net/protocol';
@@ -81,7 +82,7 @@ export interface Poster {
 /** The participant a `Channel` acts through. */
 export interface ChannelOwner extends Poster {
   readonly hub: ParticipantHub;
-  send(channelId: string, text: string, options?: SendOptions): Promise<string>;
+  send(channelId: string, content: Rendered, options?: SendOptions): Promise<string>;
   closeChannel(channelId: string, reason?: string, options?: CallOptions): Promise<ChannelMetadata>;
   getChannel(channelId: string, options?: CallOptions): Promise<ChannelMetadata>;
   readWal(channelId: string, range?: { since?: number; until?: number }, options?: CallOptions): Promise<Envelope[]>;

@@ -1,4 +1,5 @@
 import {
+  textData,
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
   EV_TEXT,
@@ -11,6 +12,7 @@ import {
   type HubResponse,
   type Passport,
   type PendingTurn,
+  type Rendered,
 } from '@ag2net/protocol';
 import { Channel } from './channel.js';
 import type { ChannelOwner, DisconnectOptions, ParticipantHub, SendOptions } from './contracts.js';
@@ -249,13 +251,16 @@ export abstract class Participant implements ChannelOwner {
     return this.hub.adapterState(channelId, { ...options, caller: this.agentId });
   }
 
-  /** Posts text into a channel; resolves with the admitted envelope's id. */
-  async send(channelId: string, text: string, options: SendOptions = {}): Promise<string> {
+  /**
+   * Posts a message into a channel: text, or parts (text and data, AG2's `Rendered`: a part or a sequence of strings
+   * and parts, sent as `{ text, parts }` with `text` their text rendering); resolves with the admitted envelope's id.
+   */
+  async send(channelId: string, content: Rendered, options: SendOptions = {}): Promise<string> {
     const ack = await this.sendEnvelope(
       {
         channel_id: channelId,
         event_type: EV_TEXT,
-        event_data: { text },
+        event_data: textData(content),
         audience: options.audience ? [...options.audience] : null,
         causation_id: options.causationId ?? null,
         depth: options.depth ?? 0,

@@ -368,7 +368,7 @@ describe('task envelopes', () => {
     const { alice, bob, cid } = await setup(net);
     const carol = await register(net, 'carol');
     const outsider = `channel '${cid}' only accepts sends from participants, got '${carol.id}'`;
-    const refused = (envelope: object) => failure(post(net, carol, envelope));
+    const refused = (envelope: Parameters<typeof post>[2]) => failure(post(net, carol, envelope));
     // Only the exact shape passes: addressed to the owner alone, event data exactly { task_id, reason }, a short reason.
     expect(await refused(cancelRequest(cid, 'task-bob-1', null))).toEqual({
       code: 'protocol_error',

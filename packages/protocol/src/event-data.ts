@@ -16,6 +16,7 @@ import {
 } from './events.js';
 import { TimestampSchema } from './envelope.js';
 import { IdSchema } from './ids.js';
+import { MAX_PARTS, PartSchema } from './parts.js';
 
 /** The longest turn a `TurnReport` states, in ms (one day); a longer one is reported as this. */
 export const MAX_TURN_REPORT_DURATION_MS = 86_400_000;
@@ -91,8 +92,21 @@ export const TurnReportSchema = z
   .describe("How the agent's turn went, as its runtime measured it: timing, model, tokens, attempts, tool calls.");
 export type TurnReport = z.infer<typeof TurnReportSchema>;
 
-/** `event_data` of `EV_TEXT`: the `text`, and the sender's `turn` report when an agent's runtime measured one. */
-export const TextDataSchema = z.looseObject({ text: z.string(), turn: TurnReportSchema.optional() });
+/**
+ * `event_data` of `EV_TEXT`: the `text`; the message's `parts` when it has more than text (text and data parts, whose
+ * text rendering `partsText` is then the `text`, what a reader that shows only text shows); and the sender's `turn`
+ * report when an agent's runtime measured one.
+ */
+export const TextDataSchema = z.looseObject({
+  text: z.string(),
+  parts: z
+    .array(PartSchema)
+    .min(1)
+    .max(MAX_PARTS)
+    .optional()
+    .describe('The message as parts (text and data); `text` is their text rendering.'),
+  turn: TurnReportSchema.optional(),
+});
 export type TextData = z.infer<typeof TextDataSchema>;
 
 /** Set and delete instructions for workflow context variables; `delete` runs before `set`. */

@@ -232,3 +232,18 @@ export {
   MAX_TURN_REPORT_COUNT,
   type TurnReport,
 } from './event-data.js';
+export {
+  DataPartSchema,
+  MAX_PARTS,
+  PartSchema,
+  TextPartSchema,
+  ensureParts,
+  partsOf,
+  partsText,
+  textData,
+  type DataPart,
+  type Part,
+  type PartInput,
+  type Rendered,
+  type TextPart,
+} from './parts.js';

@@ -12,7 +12,11 @@ import {
   errorFromWire,
   isFinalError,
   mayResend,
+  PartSchema,
+  ensureParts,
   replyEnvelopeId,
+  textData,
+  type Rendered,
 } from '../src/index.js';
 
 // The cross-language fixtures in conformance/fixtures: every client (TypeScript here, Python in clients/python)
@@ -40,7 +44,25 @@ const EnvelopesFixture = z.object({
   invalid: z.array(z.object({ name: z.string(), json: z.record(z.string(), z.unknown()) })),
 });
 
+const PartsFixture = z.object({
+  ensure_parts: z.array(z.object({ name: z.string(), content: z.unknown(), parts: z.array(z.unknown()) })),
+  text_data: z.array(
+    z.object({ name: z.string(), content: z.unknown(), event_data: z.record(z.string(), z.unknown()) }),
+  ),
+  invalid_parts: z.array(z.object({ name: z.string(), part: z.unknown() })),
+});
+
 describe('conformance fixtures (TypeScript side)', () => {
+  it('normalises, renders and refuses parts as parts.json says', () => {
+    const { ensure_parts, text_data, invalid_parts } = fixture('parts.json', PartsFixture);
+    expect([ensure_parts.length, text_data.length, invalid_parts.length]).toEqual([5, 4, 5]);
+    // The fixture's contents are JSON; as `Rendered` they are what a caller passes.
+    for (const c of ensure_parts)
+      expect([c.name, ensureParts(c.content as Rendered | null)]).toEqual([c.name, c.parts]);
+    for (const c of text_data) expect([c.name, textData(c.content as Rendered)]).toEqual([c.name, c.event_data]);
+    for (const c of invalid_parts) expect([c.name, PartSchema.safeParse(c.part).success]).toEqual([c.name, false]);
+  });
+
   it('derives every reply id of reply-ids.json', () => {
     const cases = fixture('reply-ids.json', ReplyIdCases);
     expect(cases.length).toBe(8);

@@ -53,6 +53,7 @@ from .participant import (
     is_invite_for,
     is_protocol_event,
 )
+from .parts import DataPart, Part, Rendered, TextPart, ensure_parts, parts_of, parts_text, text_data
 from .rpc import HUB_OPS, HubRpc, OpSpec
 from .turn_locks import TURN_LOCK_TTL, TurnLocks
 
@@ -74,6 +75,7 @@ __all__ = [
     "ChannelMetadata",
     "ConflictError",
     "CredentialsError",
+    "DataPart",
     "DisconnectedError",
     "Envelope",
     "EnvelopeTimeoutError",
@@ -90,13 +92,16 @@ __all__ = [
     "NetworkError",
     "NotFoundError",
     "OpSpec",
+    "Part",
     "Participant",
     "Passport",
     "PassportError",
     "PendingTurn",
     "PostAck",
     "ProtocolError",
+    "Rendered",
     "Subscription",
+    "TextPart",
     "TurnFailedListener",
     "TurnLockLostError",
     "TurnLocks",
@@ -106,6 +111,7 @@ __all__ = [
     "accept_invites",
     "ack_invite",
     "create_identity_keys",
+    "ensure_parts",
     "error_from_wire",
     "history_expired",
     "history_expired_details",
@@ -117,7 +123,10 @@ __all__ = [
     "load_creds",
     "new_id",
     "parse_creds",
+    "parts_of",
+    "parts_text",
     "read_creds_file",
     "reply_envelope_id",
+    "text_data",
     "write_creds_file",
 ]

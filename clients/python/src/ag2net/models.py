@@ -411,6 +411,23 @@ class TaskMetadata(BaseModel):
     error: Any = Field(default=None)
 
 
+class TextDataPartsItem0(BaseModel):
+    "A part of text."
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True, strict=True)
+    kind: Literal["text"] = Field()
+    text: str = Field()
+
+
+class TextDataPartsItem1(BaseModel):
+    "A part of structured data (any JSON value), with its media type."
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True, strict=True)
+    kind: Literal["data"] = Field()
+    data: Any = Field()
+    media_type: str = Field(default="application/json", min_length=1, max_length=128)
+
+
 class TextDataTurnUsage(BaseModel):
     "Tokens the turn used, as the provider reported them; absent when it reported none."
 
@@ -438,6 +455,7 @@ class TextData(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=True, strict=True)
     text: str = Field()
+    parts: list[TextDataPartsItem0 | TextDataPartsItem1] | None = Field(default=None)
     turn: TextDataTurn | None = Field(default=None)
 
 

@@ -14,6 +14,7 @@ from .errors import DisconnectedError, EnvelopeTimeoutError
 from .ids import new_id, reply_envelope_id
 from .inbox import ACK, DEFAULT_DISCONNECT_GRACE, Inbox, Predicate, Settle, Subscription, Subscriptions
 from .models import ChannelMetadata, Envelope, Passport
+from .parts import Rendered, text_data
 
 if TYPE_CHECKING:
     from .hub_client import HubClient
@@ -138,18 +139,18 @@ class Participant:
     async def send(
         self,
         channel_id: str,
-        text: str,
+        content: Rendered,
         *,
         audience: Sequence[str] | None = None,
         causation_id: str | None = None,
         depth: int = 0,
     ) -> str:
-        """Posts `ag2.msg.text`; returns the admitted envelope's id."""
+        """Posts `ag2.msg.text`, text or parts (see `ag2net.parts`); returns the admitted envelope's id."""
         ack = await self.send_envelope(
             {
                 "channel_id": channel_id,
                 "event_type": EV_TEXT,
-                "event_data": {"text": text},
+                "event_data": text_data(content),
                 "audience": list(audience) if audience is not None else None,
                 "causation_id": causation_id,
                 "depth": depth,
@@ -321,8 +322,10 @@ class Channel:
     def state(self) -> str:
         return self.metadata.state
 
-    async def send(self, text: str, *, audience: Sequence[str] | None = None, causation_id: str | None = None) -> str:
-        return await self._owner.send(self.channel_id, text, audience=audience, causation_id=causation_id)
+    async def send(
+        self, content: Rendered, *, audience: Sequence[str] | None = None, causation_id: str | None = None
+    ) -> str:
+        return await self._owner.send(self.channel_id, content, audience=audience, causation_id=causation_id)
 
     async def info(self) -> ChannelMetadata:
         self.metadata = await self._owner.get_channel(self.channel_id)

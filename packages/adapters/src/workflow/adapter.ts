@@ -13,6 +13,7 @@ import {
   type ChannelManifest,
   type ChannelMetadata,
   type Envelope,
+  type Rendered,
   CloseReason,
 } from '@ag2net/protocol';
 import type { z } from 'zod';
@@ -196,13 +197,13 @@ export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
     return { name: 'named_windowed_summary', recentN: Math.max(metadata.participants.length * 2, 4) };
   }
 
-  extractTurnInput(envelope: Envelope): string | null {
+  extractTurnInput(envelope: Envelope): Rendered | null {
     if (envelope.event_type === EV_TEXT) return defaultExtractTurnInput(envelope);
     if (envelope.event_type === EV_PACKET) return packetTurnText(envelope) || null;
     return null;
   }
 
-  renderEnvelope(envelope: Envelope): string | null {
+  renderEnvelope(envelope: Envelope): Rendered | null {
     return envelope.event_type === EV_PACKET ? renderPacket(envelope) : defaultRenderEnvelope(envelope);
   }
 

@@ -1,29 +1,44 @@
-import { visibleTo, type Envelope } from '@ag2net/protocol';
+import { ensureParts, partsText, visibleTo, type Envelope, type Part } from '@ag2net/protocol';
 import { defaultNameResolver, type ProjectOptions, type ViewEvent, type ViewPolicy } from './types.js';
 
 /** One visible, renderable envelope of a projection. */
-interface Rendered {
+interface Item {
   readonly senderId: string;
   readonly own: boolean;
-  readonly text: string;
+  readonly parts: readonly Part[];
 }
 
-/** The envelopes `participantId` may see and that render to text, in log order. */
-function rendered(wal: readonly Envelope[], options: ProjectOptions): Rendered[] {
-  const out: Rendered[] = [];
+/** The envelopes `participantId` may see and that render to at least one part, in log order. */
+function rendered(wal: readonly Envelope[], options: ProjectOptions): Item[] {
+  const out: Item[] = [];
   for (const envelope of wal) {
     if (!visibleTo(envelope, options.participantId)) continue;
-    const text = options.renderEnvelope(envelope);
-    if (text === null) continue;
-    out.push({ senderId: envelope.sender_id, own: envelope.sender_id === options.participantId, text });
+    const parts = ensureParts(options.renderEnvelope(envelope));
+    if (parts.length === 0) continue;
+    out.push({ senderId: envelope.sender_id, own: envelope.sender_id === options.participantId, parts });
   }
   return out;
 }
 
-function toEvent(item: Rendered, named: boolean, options: ProjectOptions): ViewEvent {
-  if (item.own) return { kind: 'message', text: item.text };
+function toEvent(item: Item, named: boolean, options: ProjectOptions): ViewEvent {
+  if (item.own) return { kind: 'message', ...textAndParts(item.parts) };
   const nameFor = options.nameFor ?? defaultNameResolver;
-  return { kind: 'request', text: named ? `[${nameFor(item.senderId)}]: ${item.text}` : item.text };
+  const parts = named ? prefixed(`[${nameFor(item.senderId)}]: `, item.parts) : item.parts;
+  return { kind: 'request', ...textAndParts(parts) };
+}
+
+/** An event's `text`, and its `parts` unless it is one text part (the `text` says it all). */
+function textAndParts(parts: readonly Part[]): { text: string; parts?: readonly Part[] } {
+  const only = parts[0];
+  if (parts.length === 1 && only?.kind === 'text') return { text: only.text };
+  return { text: partsText(parts), parts };
+}
+
+/** `parts` with `prefix` before the first one: joined to it when it is text, as a text part of its own otherwise. */
+function prefixed(prefix: string, parts: readonly Part[]): Part[] {
+  const [first, ...rest] = parts;
+  if (first?.kind === 'text') return [{ kind: 'text', text: `${prefix}${first.text}` }, ...rest];
+  return [{ kind: 'text', text: prefix.trimEnd() }, ...parts];
 }
 
 function transcript(name: string, named: boolean): ViewPolicy {

@@ -1,13 +1,15 @@
-import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
+import type { ChannelMetadata, Envelope, Part, Rendered } from '@ag2net/protocol';
 
 /**
  * One item of a participant's projected history, AG2's event types: another participant's message (`request`,
- * AG2 `ModelRequest([TextInput(text)])`), the participant's own (`message`, AG2 `ModelMessage(text)`), or the
- * summary standing in for older messages (`summary`, AG2 `CompactionSummary`).
+ * AG2 `ModelRequest(parts)`), the participant's own (`message`, AG2 `ModelMessage(text)`), or the summary standing in
+ * for older messages (`summary`, AG2 `CompactionSummary`). A message's `parts` are what its envelope rendered to
+ * (text and data, `ensureParts`), left out when it is one text part; its `text` is their text rendering
+ * (`partsText`). A custom view may give `text` alone: it stands for one text part.
  */
 export type ViewEvent =
-  | { readonly kind: 'request'; readonly text: string }
-  | { readonly kind: 'message'; readonly text: string }
+  | { readonly kind: 'request'; readonly text: string; readonly parts?: readonly Part[] }
+  | { readonly kind: 'message'; readonly text: string; readonly parts?: readonly Part[] }
   | { readonly kind: 'summary'; readonly summary: string; readonly eventCount: number };
 
 /** Agent id → display name. */
@@ -22,8 +24,11 @@ export interface ProjectOptions {
   readonly participantId: string;
   /** The channel, for views that depend on it; the built-in views ignore it. */
   readonly channel?: ChannelMetadata | null;
-  /** The envelope as transcript text, or `null` to leave it out (the channel adapter's `renderEnvelope`). */
-  readonly renderEnvelope: (envelope: Envelope) => string | null;
+  /**
+   * The envelope as the transcript shows it (text, parts or a sequence, normalised with `ensureParts`), or `null`
+   * (or no parts) to leave it out: the channel adapter's `renderEnvelope`.
+   */
+  readonly renderEnvelope: (envelope: Envelope) => Rendered | null;
   /** Sender names for named views; default `defaultNameResolver`. */
   readonly nameFor?: NameResolver;
 }
