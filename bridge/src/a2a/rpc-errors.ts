@@ -34,9 +34,9 @@ export function rpcRefusal(err: unknown): {
 }
 
 /**
- * A hub refusal as the A2A error a client can act on: a bad request is malformed, one the channel's protocol or
- * state refuses is an unsupported operation, one about what the caller may not see is not-found; anything else is
- * left as it is (an internal error).
+ * A hub refusal as the A2A error a client can act on: a bad request is malformed; one the channel's protocol, state
+ * or the caller's rules refuse is an unsupported operation; a missing thing is not-found (reads by id have answered
+ * not-found for what the caller may not see before this); anything else is left as it is (an internal error).
  */
 export function a2aErrorOf(err: unknown): unknown {
   if (!(err instanceof NetworkError)) return err;
@@ -46,9 +46,9 @@ export function a2aErrorOf(err: unknown): unknown {
     case ErrorCode.ProtocolError:
     case ErrorCode.Conflict:
     case ErrorCode.InboxFull:
+    case ErrorCode.AccessDenied:
       return new UnsupportedOperationError({ message: err.message, cause: err });
     case ErrorCode.NotFound:
-    case ErrorCode.AccessDenied:
       return new TaskNotFoundError({ message: 'not found for this caller', cause: err });
     default:
       return err;
