@@ -7,6 +7,7 @@
 import { TaskState } from '@a2a-js/sdk';
 import { startBridge, type Bridge, type BridgeOptions } from '@ag2net/bridge';
 import { HubClient } from '@ag2net/client';
+import { EV_PACKET, EV_TEXT } from '@ag2net/protocol';
 import { closedPort, waitFor } from '@ag2net/test-support';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,13 +28,19 @@ import {
   userMessage,
   writeA2aAgents,
 } from './support/bridge-a2a.js';
+import { acceptingInvites } from './support/console-agents.js';
 import { call, callOnce } from './support/bridge-http.js';
 import { startRunner, type ServiceProcess } from './support/processes.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 import { stackBridgeOptions } from './support/stack-bridge.js';
 
 const PEOPLE = { alice: 'k-alice-a2a', bob: 'k-bob-a2a' } as const;
-const AGENT_KEYS = { oracle: 'k-oracle-a2a', gate: 'k-gate-a2a', broken: 'k-broken-a2a' } as const;
+const AGENT_KEYS = {
+  oracle: 'k-oracle-a2a',
+  gate: 'k-gate-a2a',
+  broken: 'k-broken-a2a',
+  asker: 'k-asker-a2a',
+} as const;
 /** The oracle's scripted answers, one per question, in the order the tests below ask them. */
 const ANSWERS = ['Paris.', 'Berlin.', 'Rome.'] as const;
 const MAX_BODY_BYTES = 64 * 1024;
@@ -95,6 +102,28 @@ beforeAll(async () => {
     { name: 'gate', auth: { scheme: 'api_key', claim: { token: AGENT_KEYS.gate } } },
     { handler: gatedAnswers(gates) },
   );
+  // `asker` answers a first question with a question, handing the turn back; a second one with a text.
+  await sdk.register(
+    { name: 'asker', auth: { scheme: 'api_key', claim: { token: AGENT_KEYS.asker } } },
+    {
+      handler: acceptingInvites(async (envelope, client) => {
+        if (envelope.event_type !== EV_TEXT) return;
+        const text = String(envelope.event_data['text']);
+        const reply = text.startsWith('Book')
+          ? {
+              event_type: EV_PACKET,
+              event_data: { body: 'For which day?', routing: { kind: 'handoff', target: envelope.sender_id } },
+            }
+          : { event_type: EV_TEXT, event_data: { text: `Booked for ${text}.` } };
+        await client.sendEnvelope({
+          channel_id: envelope.channel_id,
+          ...reply,
+          audience: null,
+          causation_id: envelope.envelope_id,
+        });
+      }),
+    },
+  );
   options = stackBridgeOptions(stack, {
     apiKeys: PEOPLE,
     secret: randomBytes(32),
@@ -146,7 +175,7 @@ describe('A2A: cards', () => {
     const list = z
       .object({ agents: z.array(z.object({ name: z.string(), card_url: z.string(), url: z.string() })) })
       .parse((await call(a.url, '/a2a/agents', { token: token.alice })).body);
-    expect(list.agents.map((x) => x.name).sort()).toEqual(['broken', 'gate', 'oracle']);
+    expect(list.agents.map((x) => x.name).sort()).toEqual(['asker', 'broken', 'gate', 'oracle']);
     expect(list.agents.find((x) => x.name === 'oracle')?.card_url).toBe(
       `${a.url}/a2a/agents/oracle/.well-known/agent-card.json`,
     );
@@ -337,6 +366,28 @@ describe('A2A: plain JSON-RPC (0.3, as curl sends it)', () => {
     ]);
     const nobody = await call(b.url, '/a2a/agents/nobody', { token: token.alice, body, headers });
     expect([nobody.status, RpcError.parse(nobody.body).error.code]).toEqual([404, -32044]);
+  });
+});
+
+describe('A2A: the agent asks back', () => {
+  it('is input-required when the agent hands the turn back, and a reply naming the task goes on in its context', async () => {
+    const client = await a2aClient(b.url, 'asker', token.alice);
+    const asked = asTask(await client.sendMessage(sendRequest(userMessage('Book a table'))));
+    expect([asked.status?.state, textOf(asked.status?.message)]).toEqual([
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+      'For which day?',
+    ]);
+    const reply = { ...userMessage('Friday', asked.contextId), taskId: asked.id };
+    const booked = asTask(await client.sendMessage(sendRequest(reply)));
+    expect([booked.contextId, booked.status?.state, textOf(booked.status?.message)]).toEqual([
+      asked.contextId,
+      TaskState.TASK_STATE_COMPLETED,
+      'Booked for Friday.',
+    ]);
+    // A completed task takes no reply of its own: the context takes a new message.
+    await expect(
+      client.sendMessage(sendRequest({ ...userMessage('Saturday', booked.contextId), taskId: booked.id })),
+    ).rejects.toMatchObject({ name: 'UnsupportedOperationError' });
   });
 });
 
