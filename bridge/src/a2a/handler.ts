@@ -293,21 +293,20 @@ export class ChannelTaskHandler implements A2ARequestHandler {
     }
     const messageId = message?.messageId ?? '';
     const eventData = { text, ...(messageId === '' ? {} : { a2a_message_id: messageId }) };
-    const ack = await asCaller(channelId, async () => {
-      const channel = await human.getChannel(channelId);
-      if (channel.state !== ChannelState.Active) {
-        throw new UnsupportedOperationError(
-          `context ${channelId} ended (${channel.close_reason || channel.state}): send without a contextId to start another`,
-        );
-      }
-      return human.sendEnvelope({
-        envelope_id: requestEnvelopeId(parties, channelId, messageId),
-        channel_id: channelId,
-        event_type: EV_TEXT,
-        event_data: eventData,
-        audience: null,
-        causation_id: null,
-      });
+    const channel = await asCaller(channelId, () => human.getChannel(channelId));
+    if (channel.state !== ChannelState.Active) {
+      throw new UnsupportedOperationError(
+        `context ${channelId} ended (${channel.close_reason || channel.state}): send without a contextId to start another`,
+      );
+    }
+    // A refusal of the post itself (the channel's protocol, a rule) is the hub's to say: `guarded` maps it.
+    const ack = await human.sendEnvelope({
+      envelope_id: requestEnvelopeId(parties, channelId, messageId),
+      channel_id: channelId,
+      event_type: EV_TEXT,
+      event_data: eventData,
+      audience: null,
+      causation_id: null,
     });
     const request = EnvelopeSchema.parse({
       channel_id: channelId,
