@@ -161,7 +161,7 @@ describe('remote A2A agents in channels', () => {
     }
   });
 
-  it('a remote agent that hangs is warned and hidden by turn_within, and the turn passes on', async () => {
+  it('a remote agent that hangs is warned and hidden by turn_within, and the next speaker takes the turn', async () => {
     const [hanger, sage] = [await idOf('hanger'), await idOf('sage')];
     const channel = await me.open({ type: 'discussion', target: ['hanger', 'sage'] });
     const before = server.calls('/drip');
@@ -187,6 +187,13 @@ describe('remote A2A agents in channels', () => {
     // The hanging call is still open: the hanger wrote nothing but its invite ack.
     const own = (await logOf(channel.channelId)).filter((e) => e.sender_id === hanger);
     expect(own.map((e) => e.event_type)).toEqual([EV_CHANNEL_INVITE_ACK]);
+    // The hide record reached sage too: its runner took the turn it passed on, answering the channel's last text.
+    const asked = texts(await logOf(channel.channelId)).find((e) => e.sender_id === me.agentId);
+    const answer = await waitFor(async () => texts(await logOf(channel.channelId)).find((e) => e.sender_id === sage), {
+      timeoutMs: 20_000,
+      what: "sage's turn after the hide",
+    });
+    expect([answer.causation_id, asked?.event_data['text']]).toEqual([asked?.envelope_id, 'anyone?']);
   });
 
   it('a hostile remote (10 MB answer, an endless slow answer, HTTP 500, a failed task, a refused connection) fails its turn with a cause and writes nothing else, and others are not slowed', async () => {

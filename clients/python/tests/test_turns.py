@@ -115,3 +115,43 @@ def test_turn_attempts_back_off_give_up_and_forget_the_oldest_beyond_capacity() 
     assert attempts.count("b") == 0
     attempts.settled("c")
     assert attempts.count("c") == 0
+
+
+def hide_record(violators: list[str], on_violation: str = "hide") -> Envelope:
+    return Envelope.model_validate(
+        {
+            "channel_id": "c1",
+            "sender_id": "alice",
+            "audience": [*violators, "bob"],
+            "event_type": "ag2.expectation.violated",
+            "event_data": {
+                "expectation": "turn_within",
+                "violators": violators,
+                "detail": {},
+                "on_violation": on_violation,
+            },
+            "envelope_id": "v1",
+        }
+    )
+
+
+async def test_a_hide_record_that_passes_the_turn_runs_the_handler_on_the_turns_trigger() -> None:
+    log = [text("t0", sender="carol"), text("t1", sender="carol")]
+    nc = AnsweringNats(
+        {
+            "pendingTurnsFor": lambda r: {"turns": [turn("c1", "t1")]},
+            "readWal": lambda r: {"envelopes": [e.model_dump(mode="json") for e in log], "last_sequence": 2},
+        }
+    )
+    seen: list[str] = []
+
+    async def handler(envelope: Envelope, _client: AgentClient) -> None:
+        seen.append(envelope.envelope_id)
+
+    bob = AgentClient(await hub_on(nc), Passport.model_validate({"name": "bob", "agent_id": "bob"}), handler=handler)
+    assert await bob._handle(hide_record(["carol"])) == ACK
+    # A record that hides bob himself, or a warning, is handed to the handler as it is.
+    assert await bob._handle(hide_record(["bob"])) == ACK
+    assert await bob._handle(hide_record(["carol"], on_violation="warn")) == ACK
+    assert seen == ["t1", "v1", "v1"]
+    assert [subject for subject, _ in nc.requests] == ["t.hub.v1.pendingTurnsFor.bob", "t.hub.v1.readWal.bob"]

@@ -1,5 +1,8 @@
 import {
+  EV_EXPECTATION_VIOLATED,
   EV_TASK_CANCEL_REQUEST,
+  ExpectationViolatedDataSchema,
+  ViolationHandlerName,
   TaskCancelDataSchema,
   isFinalError,
   isProtocolEvent,
@@ -143,7 +146,7 @@ export class AgentClient extends Participant {
 
   protected async handle(envelope: Envelope, context: DeliveryContext): Promise<DeliveryOutcome> {
     if (this.#suppressed.has(envelope.channel_id)) return { settle: 'ack' };
-    const run = await this.#runTurn(envelope, context.signal);
+    const run = await this.#runTurn((await this.#passedTurn(envelope)) ?? envelope, context.signal);
     switch (run.kind) {
       case 'done':
         this.#attempts.settled(envelope.envelope_id);
@@ -157,6 +160,23 @@ export class AgentClient extends Participant {
       default:
         return assertNever(run);
     }
+  }
+
+  /**
+   * The trigger of the turn a `hide` record passed to this agent: the hub sends the record to the participant the
+   * turn passes to as well as to the hidden ones, and that turn starts from the channel's trigger as the hub names it
+   * (`pendingTurns`), as after a restart. `null` for any other envelope, for a record that hides this agent, and when
+   * the turn has no trigger (nobody spoke yet) or is no longer this agent's.
+   */
+  async #passedTurn(envelope: Envelope): Promise<Envelope | null> {
+    if (envelope.event_type !== EV_EXPECTATION_VIOLATED) return null;
+    const data = ExpectationViolatedDataSchema.safeParse(envelope.event_data);
+    if (!data.success || data.data['on_violation'] !== ViolationHandlerName.Hide) return null;
+    if (data.data.violators.includes(this.agentId)) return null;
+    const turn = (await this.pendingTurns()).find((t) => t.channel_id === envelope.channel_id);
+    if (turn === undefined || turn.triggering_envelope_id === null) return null;
+    const log = await this.readWal(envelope.channel_id);
+    return log.find((e) => e.envelope_id === turn.triggering_envelope_id) ?? null;
   }
 
   /**

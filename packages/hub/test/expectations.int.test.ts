@@ -146,7 +146,10 @@ describe('built-in expectations on the built-in channel types', () => {
     });
 
     await tickAfter(net, 480_000);
-    await alice.mailbox.waitFor((e) => e.event_data['on_violation'] === 'hide', 'the hide notice');
+    const hidden = await alice.mailbox.waitFor((e) => e.event_data['on_violation'] === 'hide', 'the hide notice');
+    // The record also reaches bob, to whom it passes the turn: his agent has nothing else to learn that from.
+    expect(hidden.audience).toEqual([alice.id, bob.id]);
+    await bob.mailbox.waitFor((e) => e.envelope_id === hidden.envelope_id, 'the hide notice at bob');
     expect((await net.rpc.call('adapterState', { channel_id: cid }, asOperator)).state).toMatchObject({
       expected_next_speaker: bob.id,
       hidden: [alice.id],
@@ -170,7 +173,7 @@ describe('built-in expectations on the built-in channel types', () => {
       turn_count: 3,
     });
     await settle(net, cid);
-    expect(bob.mailbox.of(cid, EV_EXPECTATION_VIOLATED)).toEqual([]);
+    expect(bob.mailbox.of(cid, EV_EXPECTATION_VIOLATED).map((e) => e.envelope_id)).toEqual([hidden.envelope_id]);
     expect(carol.mailbox.of(cid, EV_EXPECTATION_VIOLATED)).toEqual([]);
     expect((await violations(net)).map((r) => [r['on_violation'], r['violators']])).toEqual([
       ['warn', [alice.id]],

@@ -13,7 +13,7 @@ from .callbacks import MaybeAwaitable, settle
 from .errors import NetworkError, TurnLockLostError, is_final_error
 from .inbox import ACK, Settle
 from .models import Envelope, Passport
-from .participant import Participant, ack_invite, is_invite_for, is_protocol_event
+from .participant import EV_EXPECTATION_VIOLATED, Participant, ack_invite, is_invite_for, is_protocol_event
 from .turn_locks import TurnLease, TurnLocks
 from .turn_retries import DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF, TurnAttempts
 
@@ -79,6 +79,7 @@ class AgentClient(Participant):
     async def _handle(self, envelope: Envelope) -> Settle:
         if envelope.channel_id in self._suppressed:
             return ACK
+        envelope = await self._passed_turn(envelope) or envelope
         locks = self._locks if not is_protocol_event(envelope.event_type) else None
         if locks is None:
             return await self._run(envelope)
@@ -116,6 +117,22 @@ class AgentClient(Participant):
                 # Bounded: a lock whose release got no answer lapses by its TTL anyway.
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(locks.release(channel_id), timeout=locks.ttl)
+
+    async def _passed_turn(self, envelope: Envelope) -> Envelope | None:
+        """The trigger of the turn a `hide` record passed to this agent (the hub sends the record to the participant
+        the turn passes to as well as to the hidden ones): the channel's trigger as `pending_turns` names it. None for
+        any other envelope, a record that hides this agent, and a turn without a trigger or no longer this agent's."""
+        if envelope.event_type != EV_EXPECTATION_VIOLATED:
+            return None
+        data = envelope.event_data
+        violators = data.get("violators")
+        if data.get("on_violation") != "hide" or not isinstance(violators, list) or self.agent_id in violators:
+            return None
+        turn = next((t for t in await self.pending_turns() if t.channel_id == envelope.channel_id), None)
+        if turn is None or turn.triggering_envelope_id is None:
+            return None
+        log = await self.read_wal(envelope.channel_id)
+        return next((e for e in log if e.envelope_id == turn.triggering_envelope_id), None)
 
     async def _run(self, envelope: Envelope) -> Settle:
         try:

@@ -26,6 +26,7 @@ EV_CHANNEL_INVITE = "ag2.channel.invite"
 EV_CHANNEL_INVITE_ACK = "ag2.channel.invite.ack"
 EV_CHANNEL_CLOSED = "ag2.channel.closed"
 EV_CHANNEL_EXPIRED = "ag2.channel.expired"
+EV_EXPECTATION_VIOLATED = "ag2.expectation.violated"
 #: How many recent deliveries a person's client keeps for one-shot waits that start after they arrived.
 RECENT_DELIVERIES = 256
 #: Time `open` waits for every invitee to accept, in seconds (the hub's ack timeout is 30 s).

@@ -99,13 +99,25 @@ function recordEnvelope(rt: ChannelRuntime, due: Due): Envelope {
     expectation_index: due.index,
     scope: violation.scope ?? '',
   };
-  return createEnvelope({
+  const record = createEnvelope({
     channel_id: rt.metadata.channel_id,
     sender_id: rt.metadata.creator_id,
     audience: audienceOf(rt, handler, violation),
     event_type: EV_EXPECTATION_VIOLATED,
     event_data: data,
   });
+  return handler.name === ViolationHandlerName.Hide ? toNextSpeaker(rt, record) : record;
+}
+
+/**
+ * A `hide` record that passes the turn also reaches the participant it passes it to: its agent has nothing else to
+ * learn from that it is expected now (its client then takes the turn on its trigger).
+ */
+function toNextSpeaker(rt: ChannelRuntime, record: Envelope): Envelope {
+  if (rt.adapter === null || rt.state === null || record.audience === null) return record;
+  const next = rt.adapter.expectedNext(rt.metadata, rt.adapter.fold(record, rt.state))?.agentId;
+  if (next === undefined || record.audience.includes(next) || !isParticipant(rt.metadata, next)) return record;
+  return { ...record, audience: [...record.audience, next] };
 }
 
 /**
