@@ -1,3 +1,4 @@
+import { createDefaultAdapterRegistry, type AdapterRegistry, type AdapterState } from '@ag2net/adapters';
 import type { ChannelMetadata } from '@ag2net/protocol';
 
 /** Whose turn it is in a channel: one participant, anyone (free chat), or nobody (and why). */
@@ -8,34 +9,28 @@ export type Turn =
 
 const ENDED = new Set(['closing', 'closed', 'expired']);
 
-function roleHolder(channel: Pick<ChannelMetadata, 'participants'>, role: string): string | null {
-  return channel.participants.find((p) => p.role === role)?.agent_id ?? null;
-}
+/** Why nobody is expected in an active channel whose adapter names nobody, per channel type. */
+const NOBODY: Readonly<Record<string, string>> = { consulting: 'answered', workflow: 'finished' };
+
+const DEFAULT_ADAPTERS = createDefaultAdapterRegistry();
 
 /**
- * The next speaker, read from a channel's adapter state the way each built-in adapter keeps it: `consulting` (the
- * initiator asks, then the respondent answers, then nobody), `discussion` and `workflow` (`expected_next_speaker`),
- * `conversation` (anyone). Another adapter: its `expected_next_speaker` when its state has one. `state` is `null`
- * when it could not be read.
+ * The next speaker as the channel's own adapter says it (`expectedNext` over its state), so that this reads every
+ * protocol the way the hub enforces it: a conversation expects nobody in particular (anyone); an ended or pending
+ * channel, a state that could not be read (`null`) or an adapter this server does not have is nobody, with why.
  */
 export function whoseTurn(
-  channel: Pick<ChannelMetadata, 'state' | 'participants' | 'manifest'>,
-  state: Readonly<Record<string, unknown>> | null,
+  channel: ChannelMetadata,
+  state: AdapterState | null,
+  adapters: AdapterRegistry = DEFAULT_ADAPTERS,
 ): Turn {
   if (ENDED.has(channel.state)) return { kind: 'none', why: channel.state };
   if (channel.state === 'pending') return { kind: 'none', why: 'waiting for invitees' };
+  const adapter = adapters.find(channel.manifest.type, channel.manifest.version);
+  if (adapter === undefined) return { kind: 'none', why: 'unknown protocol' };
   if (channel.manifest.type === 'conversation') return { kind: 'anyone' };
   if (state === null) return { kind: 'none', why: 'unknown' };
-  if (channel.manifest.type === 'consulting') {
-    const who =
-      state['initiator_sent'] !== true
-        ? roleHolder(channel, 'initiator')
-        : state['respondent_replied'] !== true
-          ? roleHolder(channel, 'respondent')
-          : null;
-    return who === null ? { kind: 'none', why: 'answered' } : { kind: 'agent', agent_id: who };
-  }
-  const next = state['expected_next_speaker'];
-  if (typeof next === 'string' && next !== '') return { kind: 'agent', agent_id: next };
-  return { kind: 'none', why: channel.manifest.type === 'workflow' ? 'finished' : 'nobody' };
+  const next = adapter.expectedNext(channel, state);
+  if (next !== null) return { kind: 'agent', agent_id: next.agentId };
+  return { kind: 'none', why: NOBODY[channel.manifest.type] ?? 'nobody' };
 }
