@@ -34,7 +34,7 @@ import { startRunner, type ServiceProcess } from './support/processes.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 import { stackBridgeOptions } from './support/stack-bridge.js';
 
-const PEOPLE = { alice: 'k-alice-a2a', bob: 'k-bob-a2a' } as const;
+const PEOPLE = { alice: 'k-alice-a2a', bob: 'k-bob-a2a', carol: 'k-carol-a2a' } as const;
 const AGENT_KEYS = {
   oracle: 'k-oracle-a2a',
   gate: 'k-gate-a2a',
@@ -484,6 +484,38 @@ describe('A2A: hostile callers', () => {
     expect([deep.status, RpcError.parse(deep.body).error.code]).toEqual([400, -32600]);
     expect(RpcError.parse(deep.body).error.message).toContain('nests deeper');
     expect(await lastSequence(context)).toBe(before);
+  });
+});
+
+describe('A2A: a revoked person', () => {
+  it('ends the session: the request is refused with 401 as a session that ended, and so is every later one', async () => {
+    const carol = await signIn(b, 'carol');
+    gateOf('before revocation').open();
+    const client = await a2aClient(b.url, 'gate', carol);
+    const task = asTask(await client.sendMessage(sendRequest(userMessage('before revocation'))));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const operator = await HubClient.connect({
+      servers: stack.url,
+      prefix: stack.prefix,
+      creds: stack.adminCreds,
+      operator: true,
+    });
+    try {
+      await operator.call('revokeIdentity', { name_or_id: 'carol' });
+    } finally {
+      await operator.close();
+    }
+    const get = { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: task.id } };
+    const headers = { 'a2a-version': '1.0' };
+    const refused = await call(b.url, '/a2a/agents/gate', { token: carol, body: get, headers });
+    const first = RpcError.parse(refused.body);
+    expect([refused.status, first.error.code, first.error.message]).toEqual([
+      401,
+      -32040,
+      'this session ended: the hub no longer serves this identity; sign in again',
+    ]);
+    const again = await call(b.url, '/a2a/agents/gate', { token: carol, body: get, headers });
+    expect([again.status, RpcError.parse(again.body).error.code]).toEqual([401, -32040]);
   });
 });
 

@@ -165,6 +165,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     people,
     pollMs: options.pollMs,
     stop: streams.signal,
+    endSession: (actor) => endSession(actor),
     logger: log,
   });
   // MCP as the signed-in person, over the person's own identity connection.

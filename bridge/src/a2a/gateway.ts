@@ -30,6 +30,8 @@ export interface A2aGatewayOptions {
   readonly pollMs: number;
   /** Aborts every stream when the bridge stops. */
   readonly stop: AbortSignal;
+  /** Closes a person's connection on this replica: the hub no longer serves them, their session is over. */
+  readonly endSession: (actor: Actor) => Promise<void>;
   readonly logger: Logger;
   /** See `DEFAULT_BLOCKING_WAIT_MS`. */
   readonly blockingWaitMs?: number;
@@ -229,6 +231,7 @@ export function a2aGateway(options: A2aGatewayOptions): A2aGateway {
           people: options.people,
           stop: options.stop,
           logger: options.logger,
+          endSession: options.endSession,
           handler: async (actor, signal) => {
             const agent = await cardOf(actor, name, req);
             return { handler: handlerOf(actor, agent, signal), card: agent.card };

@@ -26,6 +26,7 @@ import type { HumanClient } from '@ag2net/client';
 import { AuthError, ChannelState, EV_TEXT, EnvelopeSchema, newId } from '@ag2net/protocol';
 import { createHash } from 'node:crypto';
 import type { Actor } from '../route.js';
+import { hubNoLongerServes } from '../session-end.js';
 import type { StreamWait } from '../streams.js';
 import { listTasks } from './list-tasks.js';
 import { a2aErrorOf } from './rpc-errors.js';
@@ -112,24 +113,6 @@ function settledEvents(view: TaskView): StreamResponse[] {
   ];
 }
 
-/** Runs `run`, answering a hub refusal as the A2A error it means (`a2aErrorOf`). */
-async function guarded<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    throw a2aErrorOf(err);
-  }
-}
-
-/** `stream`, ending with the A2A error a hub refusal means (`a2aErrorOf`). */
-async function* guardedStream<T>(stream: AsyncGenerator<T, void, undefined>): AsyncGenerator<T, void, undefined> {
-  try {
-    yield* stream;
-  } catch (err) {
-    throw a2aErrorOf(err);
-  }
-}
-
 /**
  * The A2A request handler of one request to one agent, as one person: a context is a channel the person shares with
  * the agent, a task one request of the person in it. It keeps nothing between requests: every answer is read from
@@ -137,9 +120,18 @@ async function* guardedStream<T>(stream: AsyncGenerator<T, void, undefined>): As
  */
 export class ChannelTaskHandler implements A2ARequestHandler {
   readonly #o: ChannelTaskHandlerOptions;
+  #sessionEnded = false;
 
   constructor(options: ChannelTaskHandlerOptions) {
     this.#o = options;
+  }
+
+  /**
+   * Whether a hub call of this request said the hub no longer serves the caller (revoked, unregistered): the
+   * person's session is over, and the request is answered as a refusal of the session.
+   */
+  get sessionEnded(): boolean {
+    return this.#sessionEnded;
   }
 
   getAgentCard(): Promise<AgentCard> {
@@ -152,30 +144,30 @@ export class ChannelTaskHandler implements A2ARequestHandler {
   }
 
   sendMessage(params: SendMessageRequest): Promise<Message | Task> {
-    return guarded(() => this.#send(params));
+    return this.#guarded(() => this.#send(params));
   }
 
   sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
-    return guardedStream(this.#sendStream(params));
+    return this.#guardedStream(this.#sendStream(params));
   }
 
   getTask(params: GetTaskRequest): Promise<Task> {
-    return guarded(async () => {
+    return this.#guarded(async () => {
       const { view } = await readTask(this.#o.actor, this.#o.parties, params.id);
       return toA2aTask(view, params.historyLength);
     });
   }
 
   listTasks(params: ListTasksRequest): Promise<ListTasksResponse> {
-    return guarded(() => listTasks(this.#o.actor, this.#o.parties, params));
+    return this.#guarded(() => listTasks(this.#o.actor, this.#o.parties, params));
   }
 
   cancelTask(params: CancelTaskRequest): Promise<Task> {
-    return guarded(() => this.#cancel(params));
+    return this.#guarded(() => this.#cancel(params));
   }
 
   resubscribe(params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse, void, undefined> {
-    return guardedStream(this.#resubscribe(params));
+    return this.#guardedStream(this.#resubscribe(params));
   }
 
   async #send(params: SendMessageRequest): Promise<Message | Task> {
@@ -246,6 +238,29 @@ export class ChannelTaskHandler implements A2ARequestHandler {
 
   deleteTaskPushNotificationConfig(): Promise<void> {
     return Promise.reject(new PushNotificationNotSupportedError('push notifications are not offered'));
+  }
+
+  /** Runs `run`, answering a hub refusal as the A2A error it means (`a2aErrorOf`). */
+  async #guarded<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw this.#refusal(err);
+    }
+  }
+
+  /** `stream`, ending with the A2A error a hub refusal means (`a2aErrorOf`). */
+  async *#guardedStream<T>(stream: AsyncGenerator<T, void, undefined>): AsyncGenerator<T, void, undefined> {
+    try {
+      yield* stream;
+    } catch (err) {
+      throw this.#refusal(err);
+    }
+  }
+
+  #refusal(err: unknown): unknown {
+    if (hubNoLongerServes(err)) this.#sessionEnded = true;
+    return a2aErrorOf(err);
   }
 
   #person(): HumanClient {

@@ -2,7 +2,7 @@ import { A2A_VERSION_HEADER, SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent, t
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
 import type { Logger } from '@ag2net/client';
-import { AccessDeniedError, InvalidRequestError } from '@ag2net/protocol';
+import { AccessDeniedError, AuthError, InvalidRequestError } from '@ag2net/protocol';
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -11,6 +11,10 @@ import type { Actor } from '../route.js';
 import { SSE_KEEPALIVE_MS } from '../sse.js';
 import type { ChannelTaskHandler } from './handler.js';
 import { rpcRefusal } from './rpc-errors.js';
+
+/** The refusal of a person whose session ended: the hub no longer serves the identity. */
+const SESSION_ENDED = (): AuthError =>
+  new AuthError('this session ended: the hub no longer serves this identity; sign in again');
 
 /** A JSON-RPC request as far as the bridge reads it; A2A's transport handler reads the rest. */
 const RpcRequestSchema = z.looseObject({
@@ -31,6 +35,8 @@ export interface ServeRpcOptions {
   readonly people: People;
   readonly stop: AbortSignal;
   readonly logger: Logger;
+  /** Closes the person's connection on this replica once the hub no longer serves them (their session is over). */
+  readonly endSession: (actor: Actor) => Promise<void>;
   /** The handler of the path's agent for `actor`, whose streams end when `signal` aborts. */
   readonly handler: (actor: Actor, signal: AbortSignal) => Promise<{ handler: ChannelTaskHandler; card: AgentCard }>;
 }
@@ -103,10 +109,15 @@ export async function serveRpc(options: ServeRpcOptions): Promise<void> {
     return;
   }
   if (!(Symbol.asyncIterator in answer)) {
+    if (served.handler.sessionEnded) {
+      await options.endSession(actor);
+      refuse(res, SESSION_ENDED());
+      return;
+    }
     sendJson(res, { status: 200, body: answer });
     return;
   }
-  await streamAnswer({ ...options, answer, id, mapError, actor, signal });
+  await streamAnswer({ ...options, answer, id, mapError, actor, signal, handler: served.handler });
 }
 
 /** Writes a stream's events as Server-Sent Events; a failure before the first event is a JSON-RPC error response. */
@@ -119,6 +130,8 @@ async function streamAnswer(options: {
   readonly people: People;
   readonly signal: AbortSignal;
   readonly logger: Logger;
+  readonly handler: ChannelTaskHandler;
+  readonly endSession: (actor: Actor) => Promise<void>;
 }): Promise<void> {
   const { res, answer, id } = options;
   const iterator = answer[Symbol.asyncIterator]();
@@ -126,6 +139,11 @@ async function streamAnswer(options: {
   try {
     first = await iterator.next();
   } catch (err) {
+    if (options.handler.sessionEnded) {
+      await options.endSession(options.actor);
+      refuse(res, SESSION_ENDED());
+      return;
+    }
     sendJson(res, { status: 200, body: { jsonrpc: '2.0', id, error: options.mapError(err) } });
     return;
   }
@@ -146,8 +164,11 @@ async function streamAnswer(options: {
     }
   } catch (err) {
     if (!options.signal.aborted) {
-      options.logger.warn({ err }, 'a2a stream failed');
-      await write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: options.mapError(err) })).catch(() => undefined);
+      const ended = options.handler.sessionEnded;
+      if (!ended) options.logger.warn({ err }, 'a2a stream failed');
+      const error = ended ? rpcRefusal(SESSION_ENDED()).body.error : options.mapError(err);
+      await write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error })).catch(() => undefined);
+      if (ended) await options.endSession(options.actor);
     }
   } finally {
     clearInterval(keepalive);

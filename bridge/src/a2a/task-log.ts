@@ -2,6 +2,7 @@ import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { AccessDeniedError, NotFoundError, type ChannelMetadata, type Envelope } from '@ag2net/protocol';
 import { isHistoryExpired } from '@ag2net/client';
 import type { Actor } from '../route.js';
+import { hubNoLongerServes } from '../session-end.js';
 import { pause, type StreamWait } from '../streams.js';
 import {
   isRequestOf,
@@ -29,6 +30,8 @@ export async function asCaller<T>(id: string, run: () => Promise<T>): Promise<T>
   try {
     return await run();
   } catch (err) {
+    // A caller the hub no longer serves is told so (its session is over), not that the id is unknown.
+    if (hubNoLongerServes(err)) throw err;
     if (err instanceof NotFoundError || err instanceof AccessDeniedError || isHistoryExpired(err)) throw noSuchTask(id);
     throw err;
   }
