@@ -123,6 +123,24 @@ describe('the writer lease across terms', () => {
   });
 });
 
+/** The answer to a request a hub admits past its lease. */
+const LEASE_LAPSED = { code: 'unavailable', message: 'this hub no longer holds the writer lease; retry' };
+
+/**
+ * Moves the hub's monotonic clock an hour ahead (past its lease deadline, as after a pause), lets a request held in
+ * admission go (`release`) and returns its refusal; the clock is back afterwards.
+ */
+async function refusedPastTheLease<T>(release: () => void, refused: Promise<T>): Promise<T> {
+  const realNow = performance.now.bind(performance);
+  const spy = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + 3_600_000);
+  try {
+    release();
+    return await refused;
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 /** An arbiter that holds sends of the text `hold`, and the channels `straddler` opens, until the test lets them go. */
 function gatedArbiter() {
   let entered: () => void = () => undefined;
@@ -180,11 +198,7 @@ describe('fencing', () => {
     const refused = rawFailure(net, net.names.rpc('post', alice.id), JSON.stringify(envelope));
     await inside;
     // The hub is now past its lease deadline by its own clock (as after a pause), with the post in admission.
-    const realNow = performance.now.bind(performance);
-    const spy = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + 3_600_000);
-    release();
-    expect(await refused).toEqual({ code: 'unavailable', message: 'this hub no longer holds the writer lease; retry' });
-    spy.mockRestore();
+    expect(await refusedPastTheLease(release, refused)).toEqual(LEASE_LAPSED);
 
     // The hub stepped down; it serves again once it holds the lease anew, which may take the old lease's TTL and a
     // campaign, longer than one call's retries.
@@ -242,11 +256,7 @@ describe('fencing', () => {
     const refused = rawFailure(net, net.names.rpc('createChannel', alice.id), JSON.stringify(create));
     await inside;
     // The hub is past its lease deadline by its own clock (as after a pause) while the creation is in admission.
-    const realNow = performance.now.bind(performance);
-    const spy = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + 3_600_000);
-    release();
-    expect(await refused).toEqual({ code: 'unavailable', message: 'this hub no longer holds the writer lease; retry' });
-    spy.mockRestore();
+    expect(await refusedPastTheLease(release, refused)).toEqual(LEASE_LAPSED);
     const channels = await new Kvm(net.nc).open(net.names.channelsBucket);
     expect(await channels.get(cid)).toBeNull();
     const jsm = await jetstreamManager(net.nc);
