@@ -8,6 +8,8 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
   plugins: [preact({ prerender: { enabled: false } })],
+  // The console imports the workspace's browser-safe packages (@ag2net/protocol, @ag2net/adapters) from their sources.
+  resolve: { conditions: ['@ag2net/source', 'module', 'browser', 'development|production'] },
   build: {
     outDir: fileURLToPath(new URL('../console-dist/', import.meta.url)),
     emptyOutDir: true,

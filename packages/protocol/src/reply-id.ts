@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 
 /** Longest envelope id (`IdSchema`). */
 const MAX_ID_LENGTH = 128;
@@ -16,7 +16,7 @@ const MAX_ID_LENGTH = 128;
 export function replyEnvelopeId(agentId: string, triggerEnvelopeId: string): string {
   const readable = `r-${triggerEnvelopeId}-${agentId}`;
   if (!agentId.includes('-') && readable.length <= MAX_ID_LENGTH) return readable;
-  return `rh-${createHash('sha256').update(`${triggerEnvelopeId}\n${agentId}`).digest('hex')}`;
+  return `rh-${sha256Hex(`${triggerEnvelopeId}\n${agentId}`)}`;
 }
 
 /** True when `envelopeId` has a reply id's reserved form (`r-…` or `rh-…`). */

@@ -1,15 +1,9 @@
 import { z } from 'zod';
+import { EV_CHANNEL_INVITE, EV_EXPECTATION_VIOLATED, EV_PACKET, EV_TEXT, EV_TURN_FAILED } from '@ag2net/protocol';
 import type { Envelope } from '../api-types.js';
 
 /** How the transcript shows an envelope (the `data-kind` of its line). */
 export type EnvelopeKind = 'message' | 'event' | 'violation' | 'failure';
-
-export const EV_TEXT = 'ag2.msg.text';
-export const EV_PACKET = 'ag2.packet';
-export const EV_INVITE = 'ag2.channel.invite';
-export const EV_INVITE_ACK = 'ag2.channel.invite.ack';
-export const EV_VIOLATED = 'ag2.expectation.violated';
-export const EV_TURN_FAILED = 'ag2.turn.failed';
 
 /** Texts and packets are messages; a violated expectation and a failed turn are marked; the rest are events. */
 export function envelopeKind(eventType: string): EnvelopeKind {
@@ -17,7 +11,7 @@ export function envelopeKind(eventType: string): EnvelopeKind {
     case EV_TEXT:
     case EV_PACKET:
       return 'message';
-    case EV_VIOLATED:
+    case EV_EXPECTATION_VIOLATED:
       return 'violation';
     case EV_TURN_FAILED:
       return 'failure';
@@ -98,7 +92,8 @@ export function eventSummary(
   }
   const label = EVENT_LABELS[envelope.event_type] ?? envelope.event_type;
   const invitees = envelope.audience ?? [];
-  if (envelope.event_type === EV_INVITE && invitees.length > 0) return `${label} ${invitees.map(nameOf).join(', ')}`;
+  if (envelope.event_type === EV_CHANNEL_INVITE && invitees.length > 0)
+    return `${label} ${invitees.map(nameOf).join(', ')}`;
   const reason = str(data['reason']);
   if (envelope.event_type === 'ag2.context.set') {
     const keys = Object.keys(record(data['set']));

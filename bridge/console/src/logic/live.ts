@@ -1,5 +1,6 @@
 import type { Channel, ChannelPreview, Envelope } from '../api-types.js';
-import { EV_INVITE_ACK, EV_PACKET, EV_TEXT, messageText } from './envelopes.js';
+import { EV_CHANNEL_INVITE_ACK, EV_PACKET, EV_TEXT } from '@ag2net/protocol';
+import { messageText } from './envelopes.js';
 
 // A channel as its log says it is now. The channel page's header and the channel list read the channel's metadata
 // (`GET /v1/channels…`) and then fold each envelope their stream delivers into it, with these functions: the header,
@@ -37,7 +38,7 @@ export function foldEnvelope(channel: Channel, envelope: Envelope): Channel {
   switch (envelope.event_type) {
     case EV_OPENED:
       return rank(channel.state) < rank('active') ? { ...channel, state: 'active', pending_acks: [] } : channel;
-    case EV_INVITE_ACK:
+    case EV_CHANNEL_INVITE_ACK:
       return channel.pending_acks.includes(envelope.sender_id)
         ? { ...channel, pending_acks: channel.pending_acks.filter((id) => id !== envelope.sender_id) }
         : channel;

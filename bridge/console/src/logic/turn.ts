@@ -1,5 +1,5 @@
 import type { Channel, Envelope } from '../api-types.js';
-import { EV_PACKET, EV_TEXT } from './envelopes.js';
+import { EV_PACKET, EV_TEXT } from '@ag2net/protocol';
 
 /** Whose turn it is in a channel: one participant, anyone (free chat), or nobody (ended, waiting for acks, done). */
 export type Turn =

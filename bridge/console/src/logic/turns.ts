@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Envelope } from '../api-types.js';
-import { EV_PACKET, EV_TEXT, EV_TURN_FAILED, packetRouting } from './envelopes.js';
+import { EV_PACKET, EV_TEXT, EV_TURN_FAILED } from '@ag2net/protocol';
+import { packetRouting } from './envelopes.js';
 import { parseTime } from './time.js';
 import { EV_OPENED } from './live.js';
 

@@ -5,7 +5,7 @@ import type { Channel } from '../api-types.js';
 import { Badge, ErrorAlert, Loading, Presence, Time, useNow } from '../components.js';
 import { useConsole } from '../context.js';
 import { useLiveChannel } from '../live-channel.js';
-import { EV_INVITE, EV_INVITE_ACK } from '../logic/envelopes.js';
+import { EV_CHANNEL_INVITE, EV_CHANNEL_INVITE_ACK } from '@ag2net/protocol';
 import { nameIds } from '../logic/ids.js';
 import { expiredOnLabel, keptLabel } from '../logic/history.js';
 import { isEnded } from '../logic/live.js';
@@ -96,11 +96,11 @@ export function ChannelView(props: { channelId: string }) {
   };
   const acceptInvite = (): Promise<void> => {
     const invite = envelopes
-      .filter((e) => e.event_type === EV_INVITE && (e.audience === null || e.audience.includes(myId ?? '')))
+      .filter((e) => e.event_type === EV_CHANNEL_INVITE && (e.audience === null || e.audience.includes(myId ?? '')))
       .pop();
     return act(() =>
       api.post(id, {
-        event_type: EV_INVITE_ACK,
+        event_type: EV_CHANNEL_INVITE_ACK,
         event_data: { channel_id: id },
         ...(invite === undefined || invite.envelope_id === '' ? {} : { causation_id: invite.envelope_id }),
       }),
