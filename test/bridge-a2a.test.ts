@@ -7,7 +7,7 @@
 import { TaskState } from '@a2a-js/sdk';
 import { startBridge, type Bridge, type BridgeOptions } from '@ag2net/bridge';
 import { HubClient } from '@ag2net/client';
-import { EV_PACKET, EV_TEXT } from '@ag2net/protocol';
+import { EV_PACKET, EV_TEXT, TextDataSchema, textData } from '@ag2net/protocol';
 import { closedPort, waitFor } from '@ag2net/test-support';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -40,6 +40,7 @@ const AGENT_KEYS = {
   gate: 'k-gate-a2a',
   broken: 'k-broken-a2a',
   asker: 'k-asker-a2a',
+  parts: 'k-parts-a2a',
 } as const;
 /** The oracle's scripted answers, one per question, in the order the tests below ask them. */
 const ANSWERS = ['Paris.', 'Berlin.', 'Rome.'] as const;
@@ -124,6 +125,25 @@ beforeAll(async () => {
       }),
     },
   );
+  // `parts` answers a message of parts with what its data parts held, as a data part after a text one.
+  await sdk.register(
+    { name: 'parts', auth: { scheme: 'api_key', claim: { token: AGENT_KEYS.parts } } },
+    {
+      handler: acceptingInvites(async (envelope, client) => {
+        if (envelope.event_type !== EV_TEXT) return;
+        const data = (TextDataSchema.parse(envelope.event_data).parts ?? []).flatMap((p) =>
+          p.kind === 'data' ? [p.data] : [],
+        );
+        await client.sendEnvelope({
+          channel_id: envelope.channel_id,
+          event_type: EV_TEXT,
+          event_data: textData(['Got:', { kind: 'data', data, media_type: 'application/vnd.echo+json' }]),
+          audience: null,
+          causation_id: envelope.envelope_id,
+        });
+      }),
+    },
+  );
   options = stackBridgeOptions(stack, {
     apiKeys: PEOPLE,
     secret: randomBytes(32),
@@ -175,7 +195,7 @@ describe('A2A: cards', () => {
     const list = z
       .object({ agents: z.array(z.object({ name: z.string(), card_url: z.string(), url: z.string() })) })
       .parse((await call(a.url, '/a2a/agents', { token: token.alice })).body);
-    expect(list.agents.map((x) => x.name).sort()).toEqual(['asker', 'broken', 'gate', 'oracle']);
+    expect(list.agents.map((x) => x.name).sort()).toEqual(['asker', 'broken', 'gate', 'oracle', 'parts']);
     expect(list.agents.find((x) => x.name === 'oracle')?.card_url).toBe(
       `${a.url}/a2a/agents/oracle/.well-known/agent-card.json`,
     );
@@ -217,6 +237,38 @@ describe('A2A: tasks', () => {
       .object({ channel: z.object({ manifest: z.object({ type: z.string() }), state: z.string() }) })
       .parse((await call(b.url, `/v1/channels/${contextId}`, { token: token.alice })).body).channel;
     expect([channel.manifest.type, channel.state]).toEqual(['conversation', 'active']);
+  });
+
+  it('carries data parts both ways: a request of text and data, an answer with a data part; a file part is refused', async () => {
+    const client = await a2aClient(a.url, 'parts', token.alice);
+    const plan = { steps: ['build', 'test'], days: 2 };
+    const message = userMessage('The plan:');
+    message.parts.push({ content: { $case: 'data', value: plan }, metadata: undefined, filename: '', mediaType: '' });
+    const task = asTask(await client.sendMessage(sendRequest(message)));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const contents = (parts: readonly { content?: unknown; mediaType: string }[]) =>
+      parts.map((p) => [p.content, p.mediaType]);
+    // The request as the channel's log holds it, read back into the task's history.
+    expect(contents(task.history[0]?.parts ?? [])).toEqual([
+      [{ $case: 'text', value: 'The plan:' }, 'text/plain'],
+      [{ $case: 'data', value: plan }, 'application/json'],
+    ]);
+    expect(task.artifacts.map((x) => contents(x.parts))).toEqual([
+      [
+        [{ $case: 'text', value: 'Got:' }, 'text/plain'],
+        [{ $case: 'data', value: [plan] }, 'application/vnd.echo+json'],
+      ],
+    ]);
+    const before = await channelCount();
+    const file = userMessage('see attached');
+    file.parts.push({
+      content: { $case: 'url', value: 'https://example.com/a.pdf' },
+      metadata: undefined,
+      filename: 'a.pdf',
+      mediaType: 'application/pdf',
+    });
+    await expect(client.sendMessage(sendRequest(file))).rejects.toThrow('only text and data parts are accepted');
+    expect(await channelCount()).toBe(before);
   });
 
   it('streams a new context: the task working, then the answer and completed, in that order', async () => {

@@ -15,7 +15,6 @@ import {
   type ListTaskPushNotificationConfigsResponse,
 } from '@a2a-js/sdk';
 import {
-  ContentTypeNotSupportedError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
@@ -43,6 +42,7 @@ import {
   type TaskParties,
   type TaskView,
 } from './task-fold.js';
+import { requestData } from './parts.js';
 
 /** How long a blocking `message/send` waits for the answer before it answers the task as it stands, in ms. */
 export const DEFAULT_BLOCKING_WAIT_MS = 60_000;
@@ -65,17 +65,11 @@ export interface ChannelTaskHandlerOptions {
   readonly blockingWaitMs: number;
 }
 
-/** The text of a message: its text parts, joined by blank lines; anything else is refused. */
-function requestText(message: Message | undefined): string {
+/** What a message says, as a text envelope's `event_data` (`requestData`): text and data parts; files are refused. */
+function requestContent(message: Message | undefined): ReturnType<typeof requestData> {
   if (message === undefined) throw new RequestMalformedError('params.message is required');
   if (message.role === Role.ROLE_AGENT) throw new RequestMalformedError('a request message has the role user');
-  const texts = message.parts.map((part) => {
-    if (part.content?.$case !== 'text') throw new ContentTypeNotSupportedError('only text parts are accepted');
-    return part.content.value;
-  });
-  const text = texts.join('\n\n');
-  if (text.trim() === '') throw new RequestMalformedError('the message has no text');
-  return text;
+  return requestData(message.parts);
 }
 
 /**
@@ -285,7 +279,7 @@ export class ChannelTaskHandler implements A2ARequestHandler {
     const { actor, parties } = this.#o;
     const human = this.#person();
     const message = params.message;
-    const text = requestText(message);
+    const content = requestContent(message);
     const taskId = message?.taskId ?? '';
     const contextId = message?.contextId ?? '';
     let channelId: string;
@@ -307,7 +301,7 @@ export class ChannelTaskHandler implements A2ARequestHandler {
       channelId = channel.channelId;
     }
     const messageId = message?.messageId ?? '';
-    const eventData = { text, ...(messageId === '' ? {} : { a2a_message_id: messageId }) };
+    const eventData = { ...content, ...(messageId === '' ? {} : { a2a_message_id: messageId }) };
     const channel = await asCaller(channelId, () => human.getChannel(channelId));
     if (channel.state !== ChannelState.Active) {
       throw new UnsupportedOperationError(

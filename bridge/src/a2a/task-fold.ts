@@ -1,4 +1,4 @@
-import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type Artifact, type Message, type Task } from '@a2a-js/sdk';
 import {
   ChannelEndDataSchema,
   CloseReason,
@@ -8,10 +8,10 @@ import {
   EV_TEXT,
   EV_TURN_FAILED,
   PacketDataSchema,
-  TextDataSchema,
   TurnFailedDataSchema,
   type Envelope,
 } from '@ag2net/protocol';
+import { a2aPartsOf } from './parts.js';
 
 // An A2A task is one request of the caller in a channel (an `ag2.msg.text` it posted) and what the log says of it
 // after: the agent's answer, its failed turn, or the channel's end. Everything here is read from the log, so any
@@ -111,20 +111,6 @@ export function stepTask(view: TaskView, envelope: Envelope, parties: TaskPartie
   return view;
 }
 
-/** The words of a text (`text`) or a packet (`body`). */
-export function textOf(envelope: Envelope): string {
-  if (envelope.event_type === EV_TEXT) {
-    const text = TextDataSchema.safeParse(envelope.event_data);
-    return text.success ? text.data.text : '';
-  }
-  const packet = PacketDataSchema.safeParse(envelope.event_data);
-  return packet.success ? (packet.data.body ?? '') : '';
-}
-
-export function textPart(text: string): Part {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
-}
-
 /** The `messageId` the client gave its message (kept in the request's `event_data`), else the envelope id. */
 function messageIdOf(envelope: Envelope): string {
   const given = envelope.event_data['a2a_message_id'];
@@ -137,7 +123,7 @@ function messageOf(envelope: Envelope, options: { role: Role; taskId: string; te
     contextId: envelope.channel_id,
     taskId: options.taskId,
     role: options.role,
-    parts: [textPart(options.text ?? textOf(envelope))],
+    parts: a2aPartsOf(envelope, options.text),
     metadata: { ag2net: { envelope_id: envelope.envelope_id, sequence: envelope.sequence ?? null } },
     extensions: [],
     referenceTaskIds: [],
@@ -150,7 +136,7 @@ export function answerArtifact(answer: Envelope): Artifact {
     artifactId: answer.envelope_id,
     name: 'answer',
     description: '',
-    parts: [textPart(textOf(answer))],
+    parts: a2aPartsOf(answer),
     metadata: undefined,
     extensions: [],
   };
