@@ -30,6 +30,10 @@ export interface TestA2aServer {
   calls(path: string): number;
   /** `CancelTask` requests received, by path. */
   cancels(path: string): number;
+  /** The last line of each message a task on `path` was started with, in order. */
+  heard(path: string): string[];
+  /** The last line of the message of each task on `path` that was cancelled, in order. */
+  cancelledHeard(path: string): string[];
   /** Lets every held `/gated` task finish, now and until `hold()`. */
   release(): void;
   /** Holds `/gated` tasks again, from the next one on. */
@@ -45,6 +49,11 @@ const TEN_MB = 10 * 1024 * 1024;
 export async function startA2aServer(): Promise<TestA2aServer> {
   const calls = new Map<string, number>();
   const cancels = new Map<string, number>();
+  const heardBy = new Map<string, string[]>();
+  const cancelledBy = new Map<string, string[]>();
+  const noted = (map: Map<string, string[]>, path: string) => (line: string) => {
+    map.set(path, [...(map.get(path) ?? []), line]);
+  };
   const headers = new Map<string, IncomingMessage['headers']>();
   let released = false;
   const waiting: (() => void)[] = [];
@@ -107,7 +116,13 @@ export async function startA2aServer(): Promise<TestA2aServer> {
     const key = `${path}?${name}`;
     const found = handlers.get(key);
     if (found !== undefined) return found;
-    const executor = textExecutor({ name, hold: path === '/gated' ? gate : null, fail: path === '/failing' });
+    const executor = textExecutor({
+      name,
+      hold: path === '/gated' ? gate : null,
+      fail: path === '/failing',
+      onHeard: noted(heardBy, path),
+      onCancelled: noted(cancelledBy, path),
+    });
     const handler = new JsonRpcTransportHandler(
       new DefaultRequestHandler(cardOf(name), new InMemoryTaskStore(), executor),
     );
@@ -129,6 +144,8 @@ export async function startA2aServer(): Promise<TestA2aServer> {
     origin: `http://127.0.0.1:${port}`,
     calls: (path) => calls.get(path) ?? 0,
     cancels: (path) => cancels.get(path) ?? 0,
+    heard: (path) => [...(heardBy.get(path) ?? [])],
+    cancelledHeard: (path) => [...(cancelledBy.get(path) ?? [])],
     lastHeaders: (path) => headers.get(path),
     release: () => {
       released = true;
@@ -166,15 +183,22 @@ interface ExecutorOptions {
   readonly name: string;
   /** Resolves when a held task may finish; `null`: never held. */
   readonly hold: (() => Promise<void>) | null;
+  /** Told the last line of each message a task starts with. */
+  readonly onHeard: (line: string) => void;
+  /** Told the last line of the message of each task that is cancelled. */
+  readonly onCancelled: (line: string) => void;
   readonly fail: boolean;
 }
 
 function textExecutor(options: ExecutorOptions): AgentExecutor {
   const cancelled = new Set<string>();
+  const lines = new Map<string, string>();
   return {
     async execute(ctx: RequestContext, bus: ExecutionEventBus) {
       const { taskId, contextId } = ctx;
       const heard = lastLine(ctx.userMessage);
+      lines.set(taskId, heard);
+      options.onHeard(heard);
       bus.publish(
         AgentEvent.task({
           id: taskId,
@@ -218,6 +242,7 @@ function textExecutor(options: ExecutorOptions): AgentExecutor {
     },
     cancelTask(taskId: string, bus: ExecutionEventBus) {
       cancelled.add(taskId);
+      options.onCancelled(lines.get(taskId) ?? '');
       bus.publish(status(taskId, '', TaskState.TASK_STATE_CANCELED, ''));
       bus.finished();
       return Promise.resolve();
