@@ -2,7 +2,7 @@
  * The MCP server factory over HTTP against a real secured stack: identities reached with `connectIdentity`, the
  * factory served by a plain node http server, and `/mcp` on the bridge as the signed-in person.
  */
-import { HubClient, type HumanClient } from '@ag2net/client';
+import { HubClient, ackInvite, isInviteFor, type HumanClient } from '@ag2net/client';
 import { connectIdentity, serveMcpHttpRequest, startSession } from '@ag2net/mcp-server';
 import { EV_TEXT } from '@ag2net/protocol';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -16,7 +16,7 @@ import { httpHost } from './support/mcp-host.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 import { startStackBridge } from './support/stack-bridge.js';
 
-const NAMES = ['alice', 'web', 'courier', 'carol', 'dana'] as const;
+const NAMES = ['alice', 'web', 'courier', 'carol', 'dana', 'echoer'] as const;
 const KEYS: Record<string, string> = Object.fromEntries(NAMES.map((n) => [n, `k-${n}-0123456789`]));
 
 /** The passport of `name`, admitted with its API key. */
@@ -38,6 +38,14 @@ beforeAll(async () => {
     creds: stack.paths.registrantCreds,
   });
   alice = await registrant.registerHuman(passport('alice'));
+  // `echoer` answers every question it is asked, as an agent of the network would.
+  await registrant.register(passport('echoer'), {
+    handler: async (envelope, client) => {
+      if (isInviteFor(client, envelope)) return void (await ackInvite(client, envelope));
+      if (envelope.event_type !== EV_TEXT || envelope.sender_id === client.agentId) return;
+      await client.send(envelope.channel_id, `echo: ${String(envelope.event_data['text'])}`);
+    },
+  });
 });
 
 afterAll(async () => {
@@ -136,6 +144,11 @@ describe('MCP on the bridge', () => {
         .object({ channel: z.looseObject({ channel_id: z.string(), creator: z.string() }) })
         .parse(opened);
       expect([channel.channel_id, channel.creator]).toEqual([envelope?.channel_id, 'dana']);
+      // delegate: a consulting channel with an agent, its answer returned.
+      expect(await host.call('delegate', { target: 'echoer', prompt: 'ping over http', timeout_s: 20 })).toEqual({
+        text: 'echo: ping over http',
+        isError: false,
+      });
       await host.close();
     } finally {
       await bridge.close();
