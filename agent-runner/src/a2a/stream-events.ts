@@ -3,8 +3,8 @@ import { z } from 'zod';
 
 /**
  * What the runner reads of the A2A SDK's stream events (`StreamResponse`), checked again here: the SDK converts the
- * endpoint's JSON without validating it, and the endpoint is someone else's. Unknown fields pass; only text parts
- * are read.
+ * endpoint's JSON without validating it, and the endpoint is someone else's. Unknown fields pass; text and data
+ * parts are read.
  */
 const PartSchema = z.looseObject({
   content: z.looseObject({ $case: z.string(), value: z.unknown() }).optional().nullable(),
@@ -56,11 +56,16 @@ type Parts = z.infer<typeof PartSchema>[];
 /** A task's status as the runner reads it. */
 export type StreamStatus = z.infer<typeof StatusSchema>;
 
-/** The text of `parts`: their text parts, in order, joined with blank lines. */
+/**
+ * The text of `parts`: their text parts, and their data parts as compact JSON (as `partsText` renders a message's
+ * data), in order, joined with blank lines; files are left out.
+ */
 export function textOf(parts: Parts): string {
   const texts: string[] = [];
   for (const part of parts) {
-    if (part.content?.$case === 'text' && typeof part.content.value === 'string') texts.push(part.content.value);
+    const content = part.content;
+    if (content?.$case === 'text' && typeof content.value === 'string') texts.push(content.value);
+    else if (content?.$case === 'data') texts.push(JSON.stringify(content.value ?? null));
   }
   return texts.join('\n\n');
 }
