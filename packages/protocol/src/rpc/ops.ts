@@ -5,42 +5,27 @@ import { EnvelopeSchema, TimestampSchema } from '../envelope.js';
 import { IdSchema } from '../ids.js';
 import { AuthBlockSchema, PassportKindSchema, PassportSchema, ResumeSchema } from '../identity.js';
 import { RuleSchema } from '../rule.js';
-import { TaskMetadataSchema, TaskStateSchema } from '../task.js';
+import { TaskStateSchema } from '../task.js';
+import { Access, IdentityReplySchema, IssuedCredentialsSchema, UserPublicKeySchema } from './access.js';
 import {
-  Access,
-  IdentityReplySchema,
-  IssuedCredentialsSchema,
-  TurnLockHolderSchema,
-  UserPublicKeySchema,
-} from './access.js';
+  Cursor,
+  DEFAULT_MAX_REQUEST_BYTES,
+  Empty,
+  LARGE_REQUEST_BYTES,
+  Limit,
+  MAX_ENVELOPE_BYTES,
+  NextCursor,
+  Query,
+} from './op-parts.js';
+import { TASK_OPS, TURN_LOCK_OPS } from './task-ops.js';
 
-/** The largest request most operations take, in bytes of JSON: 64 KiB. */
-export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
-/** The largest request of operations that carry documents (passport and resume, rule, skill, task state): 256 KiB. */
-export const LARGE_REQUEST_BYTES = 256 * 1024;
-/**
- * The largest envelope `post` takes, in bytes of JSON: 256 KiB. The hub adds its stamp (sequence, creation time)
- * and WAL headers, a few hundred bytes, so a stamped envelope fits NATS's `max_payload` (1 MiB by default) with
- * room to spare; JSON re-encoding never makes an envelope larger than the request that carried it.
- */
-export const MAX_ENVELOPE_BYTES = 256 * 1024;
-/** How deeply a request's JSON may nest arrays and objects; deeper is refused before it is parsed. */
-export const MAX_REQUEST_DEPTH = 64;
-/** The most bytes of items one page of a list operation holds before it stops and hands out a cursor: 512 KiB. */
-export const LIST_PAGE_BYTES = 512 * 1024;
-/** The longest name, query or filter string a request may hold. */
-const MAX_QUERY_CHARS = 256;
-
-const Empty = z.strictObject({});
-const Limit = z.number().int().min(1).max(1000).default(50);
-/**
- * Where a list continues: the `next_cursor` of the previous page, or `null` for the first page. Opaque to
- * clients; valid for the same filter only.
- */
-const Cursor = z.string().max(64).nullable().default(null);
-/** The cursor of the page after this one, or `null` when this page is the last. */
-const NextCursor = z.string().nullable();
-const Query = z.string().max(MAX_QUERY_CHARS);
+export {
+  DEFAULT_MAX_REQUEST_BYTES,
+  LARGE_REQUEST_BYTES,
+  LIST_PAGE_BYTES,
+  MAX_ENVELOPE_BYTES,
+  MAX_REQUEST_DEPTH,
+} from './op-parts.js';
 
 /** An agent's passport, stamped by the hub (id and registration time set). */
 const AgentReply = z.strictObject({ passport: PassportSchema });
@@ -98,9 +83,6 @@ const AdmissionReply = z.strictObject({
   /** When the operator revoked it; `null` once re-admitted. */
   revoked_at: TimestampSchema.nullable(),
 });
-
-const TaskReply = z.strictObject({ task: TaskMetadataSchema });
-const TaskRef = z.strictObject({ task_id: IdSchema });
 
 /**
  * Every hub operation: its request and response schemas, whether the subject carries the caller's agent id
@@ -443,96 +425,7 @@ export const HUB_OPS = {
     request: Empty,
     response: HealthSchema,
   },
-  /**
-   * AG2's `observe_task`: records a task the caller owns (`owner_id` must be the caller). A new task id is checked
-   * against the owner's `max_concurrent_tasks` and gets `expires_at` from `task_ttl_default` when it has none; a
-   * known one is updated (state, timestamps, channel, progress merged).
-   */
-  observeTask: {
-    caller: true,
-    access: Access.Self,
-    operatorReads: false,
-    idempotent: true,
-    maxRequestBytes: LARGE_REQUEST_BYTES,
-    request: z.strictObject({ task: TaskMetadataSchema }),
-    response: TaskReply,
-  },
-  /** AG2's `update_task`, owner only: state, progress (merged), result, error. A terminal task is left as it is. */
-  updateTask: {
-    caller: true,
-    access: Access.Self,
-    operatorReads: false,
-    idempotent: true,
-    maxRequestBytes: LARGE_REQUEST_BYTES,
-    request: z.strictObject({
-      task_id: IdSchema,
-      state: TaskStateSchema.nullable().default(null),
-      progress: z.record(z.string(), z.unknown()).nullable().default(null),
-      result: z.unknown().optional(),
-      error: z.string().max(4096).nullable().default(null),
-    }),
-    response: TaskReply,
-  },
-  /** A task its owner or a participant of its channel may see. */
-  getTask: {
-    caller: true,
-    access: Access.Self,
-    operatorReads: true,
-    idempotent: true,
-    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
-    request: TaskRef,
-    response: TaskReply,
-  },
-  /** The tasks the caller may see, filtered by owner, channel and state, in creation order. */
-  listTasks: {
-    caller: true,
-    access: Access.Self,
-    operatorReads: true,
-    idempotent: true,
-    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
-    request: z.strictObject({
-      agent_id: IdSchema.nullable().default(null),
-      channel_id: IdSchema.nullable().default(null),
-      state: TaskStateSchema.nullable().default(null),
-      limit: Limit,
-      cursor: Cursor,
-    }),
-    response: z.strictObject({ tasks: z.array(TaskMetadataSchema), next_cursor: NextCursor }),
-  },
-  /** Stores the owner's checkpoint of a task (last write wins). */
-  checkpointTask: {
-    caller: true,
-    access: Access.Self,
-    operatorReads: false,
-    idempotent: true,
-    maxRequestBytes: LARGE_REQUEST_BYTES,
-    request: z.strictObject({ task_id: IdSchema, state: z.record(z.string(), z.unknown()) }),
-    response: Empty,
-  },
-  /** The owner's last checkpoint of a task, or `null`. */
-  readTaskCheckpoint: {
-    caller: true,
-    access: Access.Self,
-    operatorReads: false,
-    idempotent: true,
-    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
-    request: TaskRef,
-    response: z.strictObject({ state: z.record(z.string(), z.unknown()).nullable() }),
-  },
-  /** AG2's `fire_task_event`: a task event of the caller's runtime (e.g. `mirror_failed`) goes to the audit trail. */
-  fireTaskEvent: {
-    caller: true,
-    access: Access.Self,
-    operatorReads: false,
-    idempotent: false,
-    maxRequestBytes: LARGE_REQUEST_BYTES,
-    request: z.strictObject({
-      task_id: IdSchema,
-      kind: z.string().min(1).max(64),
-      payload: z.record(z.string(), z.unknown()).default({}),
-    }),
-    response: Empty,
-  },
+  ...TASK_OPS,
   /** AG2's `report_turn_failure`: the caller's turn on an envelope failed; recorded as `turn_failed`. */
   reportTurnFailure: {
     caller: true,
@@ -548,44 +441,7 @@ export const HUB_OPS = {
     }),
     response: Empty,
   },
-  /**
-   * Takes the caller's turn lock on a channel for `holder` (one replica of the caller): `acquired` is false while
-   * another holder's lock is alive. A lock not renewed within `ttl_ms` lapses, so a replica that dies mid-turn frees
-   * the channel a few seconds later. Acquiring a lock the same holder already has renews it.
-   */
-  acquireTurnLock: {
-    caller: true,
-    access: Access.Participant,
-    operatorReads: false,
-    idempotent: true,
-    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
-    request: z.strictObject({
-      channel_id: IdSchema,
-      holder: TurnLockHolderSchema,
-      ttl_ms: z.number().int().min(1000).max(120_000).default(6000),
-    }),
-    response: z.strictObject({ acquired: z.boolean() }),
-  },
-  /** Extends the caller's lock on a channel by its TTL; `renewed` is false when `holder` no longer holds it. */
-  renewTurnLock: {
-    caller: true,
-    access: Access.Participant,
-    operatorReads: false,
-    idempotent: true,
-    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
-    request: z.strictObject({ channel_id: IdSchema, holder: TurnLockHolderSchema }),
-    response: z.strictObject({ renewed: z.boolean() }),
-  },
-  /** Releases the caller's lock on a channel if `holder` holds it; otherwise does nothing. */
-  releaseTurnLock: {
-    caller: true,
-    access: Access.Participant,
-    operatorReads: false,
-    idempotent: true,
-    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
-    request: z.strictObject({ channel_id: IdSchema, holder: TurnLockHolderSchema }),
-    response: Empty,
-  },
+  ...TURN_LOCK_OPS,
   /**
    * The audit trail, oldest first, filtered: `kinds` (any of; empty is all), `channel_id`, `agent_id` (records that
    * name the agent in any role), and `since` (inclusive) / `until` (exclusive) on `at`. For operators.
