@@ -13,7 +13,8 @@ import {
   ServerCallContext,
   type AgentExecutor,
 } from '@a2a-js/sdk/server';
-import { TaskState, type AgentCard } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
+import { textAgentCard } from '../src/a2a/card.js';
 import { createServer, type IncomingMessage } from 'node:http';
 
 const port = Number(process.argv[2] ?? '9999');
@@ -93,20 +94,12 @@ const echo: AgentExecutor = {
 };
 
 const url = `http://127.0.0.1:${port}/a2a`;
-const card: AgentCard = {
+const card = textAgentCard({
   name: 'echo',
   description: 'Repeats the last line it was sent.',
-  supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
-  provider: undefined,
+  url,
   version: '1.0.0',
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [],
-  signatures: [],
-};
+});
 const rpc = new JsonRpcTransportHandler(new DefaultRequestHandler(card, new InMemoryTaskStore(), echo));
 
 async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown>> {

@@ -10,6 +10,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { Role, TaskState, type AgentCard, type Message } from '@a2a-js/sdk';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { textAgentCard } from '../../agent-runner/src/a2a/card.js';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -288,22 +289,7 @@ function lastLine(message: Message): string {
 }
 
 function cardOf(name: string): AgentCard {
-  return {
-    name,
-    description: 'answers what it heard',
-    supportedInterfaces: [
-      { url: 'http://127.0.0.1/agent', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
-    ],
-    provider: undefined,
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    signatures: [],
-  };
+  return textAgentCard({ name, description: 'answers what it heard', url: 'http://127.0.0.1/agent', version: '1.0.0' });
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {

@@ -1,5 +1,6 @@
 import { Role, type AgentCard } from '@a2a-js/sdk';
 import { Client, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { textAgentCard } from './card.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { A2aAnswerTooLargeError, A2aProtocolError, A2aTaskEndedError } from './errors.js';
 import {
@@ -119,20 +120,7 @@ export async function callRemoteAgent(call: RemoteCall): Promise<string> {
  * fetched, so that the credentials only ever go to the configured URL (a card may name any URL).
  */
 function cardFor(url: string): AgentCard {
-  return {
-    name: 'remote',
-    description: '',
-    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
-    provider: undefined,
-    version: '',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    signatures: [],
-  };
+  return textAgentCard({ name: 'remote', description: '', url, version: '' });
 }
 
 function taskIdOf(event: StreamEvent): string | null {
