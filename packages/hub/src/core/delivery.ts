@@ -180,7 +180,7 @@ export class Deliverer {
         }
         reading = true;
         watchdog.activity();
-        if (!(await this.#mayGoOn(msg))) {
+        if (!this.#serving() && !(await this.#mayGoOn(msg))) {
           // Not taken into the window: handed back to the consumer at once, for the hub that serves next.
           msg.nak();
           continue;
@@ -258,7 +258,7 @@ export class Deliverer {
     if (envelope.audience === null && this.ctx.channels.get(envelope.channel_id) === undefined) {
       // A broadcast's audience is its channel's participants: with no channel there is nobody to send it to, and
       // acking it would lose it without a trace. The hub holding the lease knows every channel it admitted to.
-      if (!(await this.#mayGoOn(msg))) return false;
+      if (!this.#serving() && !(await this.#mayGoOn(msg))) return false;
       return this.#park({ envelope, streamSeq: msg.seq, recipients: [], reason: 'channel not known to the hub' }, msg);
     }
     let todo = await allowedRecipients(this.ctx, envelope);
@@ -266,7 +266,7 @@ export class Deliverer {
     let reason = '';
     let unreachableSince: number | null = null;
     for (let attempt = 0, tries = 0; attempt < DELIVERY_ATTEMPTS; tries += 1) {
-      if (!(await this.#mayGoOn(msg))) return false;
+      if (!this.#serving() && !(await this.#mayGoOn(msg))) return false;
       if (tries > 0) {
         // Keep the server from redelivering a message that is still being worked on.
         msg.working();
@@ -309,6 +309,11 @@ export class Deliverer {
     return this.#park({ envelope, streamSeq: msg.seq, recipients: todo, reason }, msg);
   }
 
+  /** Not stopping, and holding the writer lease now: a fan-out goes on at once. */
+  #serving(): boolean {
+    return !this.#stopping && this.ctx.lease.holds();
+  }
+
   /**
    * Whether this hub may go on fanning out `msg`: true at once while it holds the writer lease. While the lease has
    * lapsed (it may yet be renewed, see `keepLease`) it waits, keeping `msg` from being redelivered meanwhile; false
@@ -316,6 +321,7 @@ export class Deliverer {
    * not finished goes back to it unacked).
    */
   async #mayGoOn(msg: JsMsg): Promise<boolean> {
+    // Callers ask `#serving()` first, so the fan-out of a hub that holds its lease never awaits here.
     for (let waited = 0; !this.#stopping && !this.ctx.lease.holds(); waited += LAPSE_CHECK_MS) {
       if (waited % 1_000 === 0) msg.working();
       if (!(await this.#pause(LAPSE_CHECK_MS))) return false;
@@ -326,7 +332,7 @@ export class Deliverer {
   /** Dead-letters a delivery, retrying the record's write; true once kept, false when the hub stopped first. */
   async #park(letter: DeadLetter, msg: JsMsg): Promise<boolean> {
     for (let tries = 0; ; tries += 1) {
-      if (!(await this.#mayGoOn(msg))) return false;
+      if (!this.#serving() && !(await this.#mayGoOn(msg))) return false;
       try {
         await deadLetter(this.ctx, letter);
         return true;
