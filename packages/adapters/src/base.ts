@@ -10,17 +10,19 @@ import type {
   AdapterResult,
   AdapterState,
   ChannelAdapter,
-  EnvelopeOptions,
   ExpectedTurn,
   PacketOptions,
   RoundInput,
+  TextOptions,
   ToolSpec,
   ViewSpec,
 } from './types.js';
 
 /**
- * The hub-called layer each protocol writes, with AG2's defaults for the client and tool layers: text
- * envelopes, text rendering, no tools. Subclasses override what their protocol does differently.
+ * A channel protocol with AG2's defaults: a subclass writes the hub side (`initialState`, `fold`, `validateCreate`,
+ * `validateSend`, `onAccepted`; `expectedNext` defaults to nobody, `stateFor` to the whole state) and its
+ * `defaultViewPolicy`, and inherits the rest of the agent side: text envelopes, text rendering, no tools. Subclasses
+ * override what their protocol does differently.
  */
 export abstract class BaseChannelAdapter<S extends AdapterState> implements ChannelAdapter<S> {
   abstract readonly manifest: ChannelManifest;
@@ -52,8 +54,8 @@ export abstract class BaseChannelAdapter<S extends AdapterState> implements Chan
     return defaultRenderEnvelope(envelope);
   }
 
-  buildTextEnvelope(channelId: string, senderId: string, text: string, options?: EnvelopeOptions): Envelope {
-    return defaultBuildTextEnvelope(channelId, senderId, text, options);
+  buildTextEnvelope(channelId: string, senderId: string, options: TextOptions): Envelope {
+    return defaultBuildTextEnvelope(channelId, senderId, options);
   }
 
   buildPacketEnvelope(channelId: string, senderId: string, options: PacketOptions): Envelope {

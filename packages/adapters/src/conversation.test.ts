@@ -59,7 +59,8 @@ describe('ConversationAdapter', () => {
   });
 
   it('builds a text envelope with audience and causation', () => {
-    const env = new ConversationAdapter().buildTextEnvelope('c1', 'a1', 'hello', {
+    const env = new ConversationAdapter().buildTextEnvelope('c1', 'a1', {
+      text: 'hello',
       audience: ['a2'],
       causationId: 'e9',
     });

@@ -9,7 +9,7 @@ import {
   type Envelope,
   type Rendered,
 } from '@ag2net/protocol';
-import type { EnvelopeOptions, PacketOptions, RoundInput } from './types.js';
+import type { PacketOptions, RoundInput, TextOptions } from './types.js';
 
 /**
  * AG2's default: an `EV_TEXT`'s `parts` when it has them (text and data), else its `text`; `null` for any other event
@@ -27,18 +27,13 @@ export function defaultExtractTurnInput(envelope: Envelope): Rendered | null {
   return defaultRenderEnvelope(envelope);
 }
 
-/** An `EV_TEXT` envelope `{ "text": text }`. */
-export function defaultBuildTextEnvelope(
-  channelId: string,
-  senderId: string,
-  text: string,
-  options: EnvelopeOptions = {},
-): Envelope {
+/** An `EV_TEXT` envelope `{ "text": options.text }`. */
+export function defaultBuildTextEnvelope(channelId: string, senderId: string, options: TextOptions): Envelope {
   return createEnvelope({
     channel_id: channelId,
     sender_id: senderId,
     event_type: EV_TEXT,
-    event_data: { text },
+    event_data: { text: options.text },
     audience: options.audience ? [...options.audience] : null,
     causation_id: options.causationId ?? null,
   });
@@ -76,7 +71,7 @@ export function defaultBuildPacketEnvelope(channelId: string, senderId: string, 
 /** AG2's default round envelope: the reply body as a broadcast `EV_TEXT`, or `null` when the body is empty. */
 export function defaultBuildRoundEnvelope(input: RoundInput): Envelope | null {
   if (input.reply.body === '') return null;
-  return defaultBuildTextEnvelope(input.metadata.channel_id, input.senderId, input.reply.body);
+  return defaultBuildTextEnvelope(input.metadata.channel_id, input.senderId, { text: input.reply.body });
 }
 
 /**

@@ -3,10 +3,10 @@
  *
  * @example
  * ```ts
- * import { createDefaultAdapterRegistry, sequence } from '@ag2net/adapters';
+ * import { createDefaultAdapterRegistry, sequence, type HubAdapter } from '@ag2net/adapters';
  *
  * const adapters = createDefaultAdapterRegistry();
- * const discussion = adapters.get('discussion', 1);
+ * const discussion: HubAdapter = adapters.get('discussion', 1); // the side the hub calls
  * let state = discussion.initialState(metadata);
  * discussion.validateSend(metadata, envelope, state); // throws ProtocolError out of turn
  * state = discussion.fold(envelope, state);
@@ -25,9 +25,13 @@ export type {
   TurnEvent,
   TurnReply,
   EnvelopeOptions,
+  TextOptions,
   PacketOptions,
   RoundInput,
+  HubAdapter,
+  AgentAdapter,
   ChannelAdapter,
+  AdapterLookup,
 } from './types.js';
 export { BaseChannelAdapter } from './base.js';
 export {

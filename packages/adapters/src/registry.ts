@@ -1,11 +1,14 @@
 import { NotFoundError, repr } from '@ag2net/protocol';
-import type { ChannelAdapter } from './types.js';
+import type { AdapterLookup, ChannelAdapter } from './types.js';
 
 /**
- * The adapters a hub or client knows, keyed by `(type, version)`. An instance, never a global: each hub builds
+ * The adapters a hub or agent knows, keyed by `(type, version)`. An instance, never a global: each hub builds
  * its own. Registering the same key again replaces the adapter.
+ *
+ * It holds both sides of each protocol and is handed to each party as the side it calls: the hub takes it as an
+ * `AdapterLookup<HubAdapter>`, the agent runtime as an `AdapterLookup<AgentAdapter>`.
  */
-export class AdapterRegistry {
+export class AdapterRegistry implements AdapterLookup<ChannelAdapter> {
   readonly #adapters = new Map<string, ChannelAdapter>();
 
   /** Adds or replaces the adapter under its manifest's `(type, version)`. */

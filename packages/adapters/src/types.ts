@@ -73,6 +73,12 @@ export interface EnvelopeOptions {
   readonly causationId?: string | null;
 }
 
+/** Input of `buildTextEnvelope`. */
+export interface TextOptions extends EnvelopeOptions {
+  /** The text, written as `event_data.text`. */
+  readonly text: string;
+}
+
 /** Input of `buildPacketEnvelope`. */
 export interface PacketOptions extends EnvelopeOptions {
   readonly body: string;
@@ -99,13 +105,16 @@ export interface RoundInput<S extends AdapterState = AdapterState> {
 }
 
 /**
- * The protocol of one channel type, in three layers: what the hub calls (state, validation, transitions), what
- * clients use to build and read envelopes, and the tools it offers to LLM participants.
+ * The hub's side of a channel protocol: the state, validation and transitions the hub applies to every envelope of a
+ * channel of this type. The hub calls these and nothing else (through the `AdapterLookup<HubAdapter>` it is given);
+ * so do other readers of a channel's turn structure, such as the MCP server's `whoseTurn`.
  *
- * Hub-called methods are pure: deterministic functions of their arguments with no clock, I/O or randomness, and
- * they never mutate their arguments. Validation methods throw `ProtocolError` to reject.
+ * Every method is pure: a deterministic function of its arguments with no clock, I/O or randomness, that never
+ * mutates its arguments, so a cold hub folding a channel's log reproduces the live state exactly. Validation methods
+ * throw `ProtocolError` to reject.
  */
-export interface ChannelAdapter<S extends AdapterState = AdapterState> {
+export interface HubAdapter<S extends AdapterState = AdapterState> {
+  /** The channel type and version this protocol runs, and what it declares (expectations, violations). */
   readonly manifest: ChannelManifest;
 
   /** The state of a freshly created channel. Throws `ProtocolError` on bad knobs. */
@@ -124,12 +133,25 @@ export interface ChannelAdapter<S extends AdapterState = AdapterState> {
    * The state as `participantId` may see it (what the hub's `adapterState` answers a participant): nothing an
    * envelope outside the participant's audience carried may show through. The turn structure (whose turn, who spoke
    * last, how many turns, who is hidden) belongs to the channel and stays; content an envelope carried (context
-   * variables, a close reason it chose) is left out or shown as it was before. Pure, like the hub-called methods.
+   * variables, a close reason it chose) is left out or shown as it was before.
    */
   stateFor(state: S, participantId: string): S;
-  /** The view a participant's LLM sees the channel through. */
-  defaultViewPolicy(metadata: ChannelMetadata, participantId: string): ViewSpec;
+}
 
+/**
+ * The agent's side of a channel protocol: how a participant reads the channel (its view, the transcript, what starts
+ * a turn), what it writes (text, packet and round envelopes) and which tools its LLM gets. The agent runtime calls
+ * these and nothing else (through the `AdapterLookup<AgentAdapter>` it is given); the hub never does.
+ *
+ * Methods run in the agent's process on what the hub delivered and answered; they do no I/O. A throwing `toolsFor`
+ * is logged by the default handler and offers no tools.
+ */
+export interface AgentAdapter<S extends AdapterState = AdapterState> {
+  /** The channel type and version this protocol runs. */
+  readonly manifest: ChannelManifest;
+
+  /** The view a participant's LLM sees the channel through (the handler's `view` option may replace it). */
+  defaultViewPolicy(metadata: ChannelMetadata, participantId: string): ViewSpec;
   /**
    * What an LLM turn starts from (AG2's `Rendered`: text, parts, or a sequence of them; `ensureParts` normalises it),
    * or `null` when the envelope should not start a turn.
@@ -137,13 +159,31 @@ export interface ChannelAdapter<S extends AdapterState = AdapterState> {
   extractTurnInput(envelope: Envelope): Rendered | null;
   /** The envelope as the transcript shows it to an LLM (text, parts, or a sequence), or `null` when it has none. */
   renderEnvelope(envelope: Envelope): Rendered | null;
-  /** A plain text envelope. */
-  buildTextEnvelope(channelId: string, senderId: string, text: string, options?: EnvelopeOptions): Envelope;
+  /** A plain text envelope (the `say` tool's). */
+  buildTextEnvelope(channelId: string, senderId: string, options: TextOptions): Envelope;
   /** A packet envelope (workflow routing, context updates, body). */
   buildPacketEnvelope(channelId: string, senderId: string, options: PacketOptions): Envelope;
   /** The envelope that ends an LLM turn, or `null` for a silent round. */
   buildRoundEnvelope(input: RoundInput<S>): Envelope | null;
-
-  /** The tools `participantId`'s LLM gets in this channel now. */
+  /** The tools `participantId`'s LLM gets in this channel now; `state` is what `adapterState` answered it. */
   toolsFor(metadata: ChannelMetadata, state: S | null, participantId: string): readonly ToolSpec[];
+}
+
+/**
+ * The protocol of one channel type, both sides: what a protocol implements and what an `AdapterRegistry` holds. The
+ * hub is handed its `HubAdapter` side and the agent runtime its `AgentAdapter` side; no method is called by both.
+ * `BaseChannelAdapter` supplies AG2's defaults for the agent side, so a custom protocol writes the hub side and its
+ * view, and overrides the rest only where it differs.
+ */
+export interface ChannelAdapter<S extends AdapterState = AdapterState> extends HubAdapter<S>, AgentAdapter<S> {}
+
+/**
+ * Finds a channel type's adapter by `(type, version)`. `AdapterRegistry` is one: the hub takes it as an
+ * `AdapterLookup<HubAdapter>` and the agent runtime as an `AdapterLookup<AgentAdapter>`, each seeing only its side.
+ */
+export interface AdapterLookup<TAdapter> {
+  /** The adapter for `(type, version)`, or `undefined`. */
+  find(type: string, version: number): TAdapter | undefined;
+  /** The adapter for `(type, version)`; throws `NotFoundError` when there is none. */
+  get(type: string, version: number): TAdapter;
 }

@@ -1,4 +1,4 @@
-import type { AdapterState, ChannelAdapter } from '@ag2net/adapters';
+import type { AdapterState, HubAdapter } from '@ag2net/adapters';
 import {
   Access,
   AccessDeniedError,
@@ -34,7 +34,7 @@ import { isPeerCancelRequest } from './tasks/peer-cancel.js';
 export interface AccessChannel {
   readonly metadata: ChannelMetadata;
   /** `null` when no adapter is registered for the channel's manifest. */
-  readonly adapter: ChannelAdapter | null;
+  readonly adapter: HubAdapter | null;
   /** `null` without an adapter, and for an ended channel whose state is not in memory. */
   readonly state: AdapterState | null;
 }

@@ -29,10 +29,10 @@ import {
   NO_TRANSITION,
   type AdapterResult,
   type ChannelAdapter,
-  type EnvelopeOptions,
   type ExpectedTurn,
   type PacketOptions,
   type RoundInput,
+  type TextOptions,
   type ToolSpec,
   type ViewSpec,
 } from '../types.js';
@@ -207,8 +207,8 @@ export class WorkflowAdapter implements ChannelAdapter<WorkflowState> {
     return envelope.event_type === EV_PACKET ? renderPacket(envelope) : defaultRenderEnvelope(envelope);
   }
 
-  buildTextEnvelope(channelId: string, senderId: string, text: string, options?: EnvelopeOptions): Envelope {
-    return defaultBuildTextEnvelope(channelId, senderId, text, options);
+  buildTextEnvelope(channelId: string, senderId: string, options: TextOptions): Envelope {
+    return defaultBuildTextEnvelope(channelId, senderId, options);
   }
 
   buildPacketEnvelope(channelId: string, senderId: string, options: PacketOptions): Envelope {

@@ -137,7 +137,7 @@ describe('WorkflowAdapter envelope builders', () => {
   });
 
   it('builds a plain text envelope', () => {
-    const env = adapter.buildTextEnvelope('c1', 'a1', 'hello', { audience: ['a2'] });
+    const env = adapter.buildTextEnvelope('c1', 'a1', { text: 'hello', audience: ['a2'] });
     expect([env.event_type, env.event_data, env.audience]).toEqual([EV_TEXT, { text: 'hello' }, ['a2']]);
   });
 

@@ -1,7 +1,7 @@
 import {
   createDefaultAdapterRegistry,
-  type AdapterRegistry,
-  type ChannelAdapter,
+  type AdapterLookup,
+  type AgentAdapter,
   type ToolSpec,
   type ViewSpec,
 } from '@ag2net/adapters';
@@ -40,8 +40,11 @@ import { ChannelWaiters } from './waiters.js';
 
 /** Options of `createDefaultHandler`. */
 export interface DefaultHandlerOptions {
-  /** The adapters channels are read and answered with; default `createDefaultAdapterRegistry()`. */
-  readonly adapters?: AdapterRegistry;
+  /**
+   * The agent's side of each channel protocol, with which channels are read and answered: an `AdapterRegistry`, or
+   * any lookup of `AgentAdapter`s; default `createDefaultAdapterRegistry()`.
+   */
+  readonly adapters?: AdapterLookup<AgentAdapter>;
   /** Offer the network tools (`delegate`, `peers`, `channels`, `tasks`, `context`) and say who the agent is; default true. */
   readonly networkTools?: boolean;
   /** The view a participant sees a channel through; default the adapter's (`viewFromSpec`). */
@@ -117,7 +120,7 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
 
 interface TurnDeps {
   readonly agent: Agent;
-  readonly adapters: AdapterRegistry;
+  readonly adapters: AdapterLookup<AgentAdapter>;
   readonly waiters: ChannelWaiters;
   readonly logs: ChannelLogCache;
   readonly options: DefaultHandlerOptions;
@@ -216,7 +219,7 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
 
 /** The adapter's tools for this turn; a failing `toolsFor` is logged and offers none (AG2). */
 function toolSpecs(
-  adapter: ChannelAdapter,
+  adapter: AgentAdapter,
   metadata: ChannelMetadata,
   state: Record<string, unknown> | null,
   self: string,

@@ -1,11 +1,11 @@
-import type { ChannelAdapter } from '@ag2net/adapters';
+import type { AgentAdapter } from '@ag2net/adapters';
 import { ensureParts, type ChannelMetadata, type Envelope, type Part } from '@ag2net/protocol';
 import type { NameResolver, ViewPolicy } from '../views/types.js';
 
 /** What `renderCurrentInput` needs besides the envelope. */
 export interface CurrentInputOptions {
   readonly view: ViewPolicy;
-  readonly adapter: Pick<ChannelAdapter, 'renderEnvelope' | 'extractTurnInput'>;
+  readonly adapter: Pick<AgentAdapter, 'renderEnvelope' | 'extractTurnInput'>;
   readonly participantId: string;
   readonly channel: ChannelMetadata | null;
   readonly nameFor: NameResolver;

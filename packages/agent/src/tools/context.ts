@@ -1,4 +1,4 @@
-import type { AdapterRegistry } from '@ag2net/adapters';
+import type { AdapterLookup, AgentAdapter } from '@ag2net/adapters';
 import type { AgentClient, HubClient } from '@ag2net/client';
 import type { ChannelMetadata, TaskMetadata } from '@ag2net/protocol';
 import type { ChannelWaiters } from '../runtime/waiters.js';
@@ -28,7 +28,7 @@ export interface ToolContext {
   /** Delegation depth of the envelope being handled; 0 outside a turn. */
   readonly depth: number;
   /** The adapters envelopes are built with (`say`). */
-  readonly adapters: AdapterRegistry;
+  readonly adapters: AdapterLookup<AgentAdapter>;
   /** Where `delegate` waits for the consultant's reply. */
   readonly waiters: ChannelWaiters;
   /** The task records `tasks` reads; `null` when there are none to read. */

@@ -46,7 +46,7 @@ export async function say(ctx: ToolContext, args: SayArgs): Promise<string> {
   let envelope;
   try {
     const adapter = ctx.adapters.get(channel.manifest.type, channel.manifest.version);
-    envelope = adapter.buildTextEnvelope(channel.channel_id, client.agentId, args.content, { audience });
+    envelope = adapter.buildTextEnvelope(channel.channel_id, client.agentId, { text: args.content, audience });
   } catch (err) {
     return `Error: adapter unavailable for channel ${repr(channel.channel_id)}: ${message(err)}`;
   }

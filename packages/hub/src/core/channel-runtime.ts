@@ -1,4 +1,4 @@
-import type { AdapterState, ChannelAdapter } from '@ag2net/adapters';
+import type { AdapterState, HubAdapter } from '@ag2net/adapters';
 import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import { foldFacts, newFacts, type ChannelFacts } from '../governance/facts.js';
 import { isLifecycleEvent } from '../snapshots/lifecycle-events.js';
@@ -8,7 +8,7 @@ import { RecentWindow } from './recent-window.js';
 export interface ChannelRuntime {
   metadata: ChannelMetadata;
   /** `null` when no adapter is registered for the channel's manifest (the channel is then read-only). */
-  readonly adapter: ChannelAdapter | null;
+  readonly adapter: HubAdapter | null;
   state: AdapterState | null;
   /** Stream sequence of the channel's last WAL message (0 when empty): the OCC expectation of the next append. */
   lastStreamSeq: number;
@@ -65,7 +65,7 @@ export function causationKey(senderId: string, causationId: string): string {
 /** A fresh runtime for a channel with an empty log. */
 export function newRuntime(
   metadata: ChannelMetadata,
-  adapter: ChannelAdapter | null,
+  adapter: HubAdapter | null,
   state: AdapterState | null,
 ): ChannelRuntime {
   return {
@@ -86,7 +86,7 @@ export function newRuntime(
 }
 
 /** The runtime of an ended channel whose state lives in its final snapshot: metadata only. */
-export function detachedRuntime(metadata: ChannelMetadata, adapter: ChannelAdapter | null): ChannelRuntime {
+export function detachedRuntime(metadata: ChannelMetadata, adapter: HubAdapter | null): ChannelRuntime {
   return { ...newRuntime(metadata, adapter, null), detached: true };
 }
 

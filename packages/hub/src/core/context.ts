@@ -1,4 +1,4 @@
-import type { AdapterRegistry } from '@ag2net/adapters';
+import type { AdapterLookup, AdapterRegistry, HubAdapter } from '@ag2net/adapters';
 import type { HubNames, IdFactory } from '@ag2net/protocol';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -32,7 +32,8 @@ export interface HubContext {
   readonly resources: HubResources;
   readonly registry: AgentRegistry;
   readonly channels: ChannelTable;
-  readonly adapters: AdapterRegistry;
+  /** The hub's side of each channel protocol (the hub's `AdapterRegistry`, and how many it holds); the hub calls no other. */
+  readonly adapters: AdapterLookup<HubAdapter> & Pick<AdapterRegistry, 'size'>;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly ids: IdFactory;

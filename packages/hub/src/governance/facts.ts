@@ -1,4 +1,4 @@
-import type { AdapterState, ChannelAdapter } from '@ag2net/adapters';
+import type { AdapterState, HubAdapter } from '@ag2net/adapters';
 import {
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
@@ -68,7 +68,7 @@ export function newFacts(): ChannelFacts {
 export interface FoldTarget {
   readonly facts: ChannelFacts;
   readonly metadata: ChannelMetadata;
-  readonly adapter: ChannelAdapter | null;
+  readonly adapter: HubAdapter | null;
   readonly state: AdapterState | null;
 }
 

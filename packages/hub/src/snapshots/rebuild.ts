@@ -1,4 +1,4 @@
-import type { ChannelAdapter } from '@ag2net/adapters';
+import type { HubAdapter } from '@ag2net/adapters';
 import type { ChannelMetadata, Envelope, HubNames } from '@ag2net/protocol';
 import { setImmediate } from 'node:timers/promises';
 import { newRuntime, type ChannelRuntime } from '../core/channel-runtime.js';
@@ -214,7 +214,7 @@ function nextEnvelope(names: HubNames, rt: ChannelRuntime, raw: RawWalMessage): 
   return checked.envelope;
 }
 
-function initialState(ctx: HubContext, metadata: ChannelMetadata, adapter: ChannelAdapter | null) {
+function initialState(ctx: HubContext, metadata: ChannelMetadata, adapter: HubAdapter | null) {
   try {
     return adapter?.initialState(metadata) ?? null;
   } catch (err) {

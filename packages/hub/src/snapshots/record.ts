@@ -1,4 +1,4 @@
-import type { AdapterState, ChannelAdapter } from '@ag2net/adapters';
+import type { AdapterState, HubAdapter } from '@ag2net/adapters';
 import { EnvelopeSchema, type ChannelMetadata } from '@ag2net/protocol';
 import { z } from 'zod';
 import { newRuntime, type ChannelRuntime } from '../core/channel-runtime.js';
@@ -116,7 +116,7 @@ export function inconsistency(record: ChannelSnapshotRecord, channelId: string):
  */
 export function restoreRuntime(
   metadata: ChannelMetadata,
-  adapter: ChannelAdapter | null,
+  adapter: HubAdapter | null,
   record: ChannelSnapshotRecord,
 ): ChannelRuntime {
   const state: AdapterState | null = adapter === null ? null : record.state;
