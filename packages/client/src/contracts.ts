@@ -12,6 +12,7 @@ import type {
   HubRequest,
   HubResponse,
   Passport,
+  PostAck,
   Rendered,
   Resume,
   Rule,
@@ -76,7 +77,7 @@ export interface Poster {
   sendEnvelope(
     envelope: Omit<EnvelopeInput, 'sender_id'> & { readonly sender_id?: string },
     options?: CallOptions,
-  ): Promise<HubResponse<'post'>>;
+  ): Promise<PostAck>;
 }
 
 /** The participant a `Channel` acts through. */

@@ -12,6 +12,7 @@ import {
   type HubResponse,
   type Passport,
   type PendingTurn,
+  type PostAck,
   type Rendered,
 } from '@ag2net/protocol';
 import { Channel } from './channel.js';
@@ -274,7 +275,7 @@ export abstract class Participant implements ChannelOwner {
   sendEnvelope(
     envelope: Omit<EnvelopeInput, 'sender_id'> & { readonly sender_id?: string },
     options?: CallOptions,
-  ): Promise<HubResponse<'post'>> {
+  ): Promise<PostAck> {
     return tracedSend(envelope, (stamped) => this.#call('post', { ...stamped, sender_id: this.agentId }, options));
   }
 

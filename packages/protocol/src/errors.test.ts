@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import {
+  Ag2netError,
   AccessDeniedError,
   AuthError,
   ConflictError,
+  ERROR_CODES,
   ErrorCode,
+  HubError,
   InboxFull,
   InboxFullError,
   InternalError,
@@ -14,10 +17,12 @@ import {
   ProtocolError,
   RETRYABLE_ERROR_CODES,
   UnavailableError,
+  UnknownHubError,
   UnknownNetworkError,
+  WIRE_ERROR_CODES,
   errorFromWire,
 } from '@ag2net/protocol';
-import { toNetworkError } from '@ag2net/protocol/internal';
+import { toHubError, toNetworkError } from '@ag2net/protocol/internal';
 
 const CLASSES = [
   { Class: NotFoundError, name: 'NotFoundError', code: 'not_found' },
@@ -32,8 +37,13 @@ const CLASSES = [
 ] as const;
 
 describe('ErrorCode', () => {
-  it('holds exactly the nine stable wire codes', () => {
-    expect(Object.values(ErrorCode)).toEqual([
+  it('names every code of ERROR_CODES once, in its order', () => {
+    expect(Object.values(ErrorCode)).toEqual([...ERROR_CODES]);
+  });
+
+  it('keeps exactly the nine stable wire codes first', () => {
+    expect(ERROR_CODES.slice(0, 9)).toEqual([...WIRE_ERROR_CODES]);
+    expect(WIRE_ERROR_CODES).toEqual([
       'not_found',
       'access_denied',
       'auth_failed',
@@ -53,15 +63,35 @@ describe('network error classes', () => {
     expect(err.name).toBe(name);
     expect(err.code).toBe(code);
     expect(err.message).toBe('it failed');
-    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toBeInstanceOf(HubError);
+    expect(err).toBeInstanceOf(Ag2netError);
     expect(err).toBeInstanceOf(Error);
+    expect(err.retryable).toBe(code === 'unavailable');
     expect(String(err)).toBe(`${name}: it failed`);
   });
 
-  it('names the base class NetworkError with code internal', () => {
-    const err = new NetworkError('base');
-    expect(err.name).toBe('NetworkError');
-    expect(err.code).toBe('internal');
+  it('names the wire base class HubError with code internal, not retryable', () => {
+    const err = new HubError('base');
+    expect([err.name, err.code, err.retryable]).toEqual(['HubError', 'internal', false]);
+    expect(err).toBeInstanceOf(Ag2netError);
+  });
+
+  it('keeps the former names NetworkError and UnknownNetworkError as the same classes', () => {
+    expect(NetworkError).toBe(HubError);
+    expect(UnknownNetworkError).toBe(UnknownHubError);
+    expect(toNetworkError).toBe(toHubError);
+    expect(new NetworkError('x')).toBeInstanceOf(HubError);
+  });
+
+  it('gives a local error of the base class its code, retryability and wire form', () => {
+    const err = new Ag2netError('timeout', 'no envelope within 50 ms', { details: { ms: 50 } });
+    expect([err.name, err.code, err.retryable, err instanceof HubError]).toEqual([
+      'Ag2netError',
+      'timeout',
+      true,
+      false,
+    ]);
+    expect(err.toWire()).toStrictEqual({ code: 'timeout', message: 'no envelope within 50 ms', details: { ms: 50 } });
   });
 
   it('exports AG2 name InboxFull as an alias of InboxFullError', () => {
@@ -127,8 +157,8 @@ describe('errorFromWire', () => {
     expect(errorFromWire(wire).details).toBeUndefined();
   });
 
-  it('is also reachable as NetworkError.fromWire', () => {
-    const err = NetworkError.fromWire({ code: 'auth_failed', message: 'api key mismatch' });
+  it('is also reachable as HubError.fromWire', () => {
+    const err = HubError.fromWire({ code: 'auth_failed', message: 'api key mismatch' });
     expect(err).toBeInstanceOf(AuthError);
     expect(err.message).toBe('api key mismatch');
   });
@@ -151,9 +181,11 @@ describe('errorFromWire', () => {
 describe('errorFromWire with a code this version does not know', () => {
   it('keeps the code, message and details of an unknown code', () => {
     const err = errorFromWire({ code: 'quota_exceeded', message: 'too many', details: { limit: 3 } });
-    expect(err).toBeInstanceOf(UnknownNetworkError);
-    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toBeInstanceOf(UnknownHubError);
+    expect(err).toBeInstanceOf(HubError);
+    expect(err.name).toBe('UnknownHubError');
     expect(err.code).toBe('quota_exceeded');
+    expect(err.retryable).toBe(false);
     expect(err.message).toBe('too many');
     expect(err.details).toStrictEqual({ limit: 3 });
     expect(err.toWire()).toStrictEqual({ code: 'quota_exceeded', message: 'too many', details: { limit: 3 } });
@@ -166,27 +198,43 @@ describe('errorFromWire with a code this version does not know', () => {
   it('marks only unavailable as retryable', () => {
     expect(RETRYABLE_ERROR_CODES).toStrictEqual(['unavailable']);
   });
+
+  it('never retries a code of another scope that arrives on the wire', () => {
+    const err = errorFromWire({ code: 'timeout', message: 'a hub never says this' });
+    expect([err instanceof UnknownHubError, err.code, err.retryable]).toEqual([true, 'timeout', false]);
+  });
 });
 
-describe('toNetworkError', () => {
-  it('passes a network error through unchanged', () => {
+describe('toHubError', () => {
+  it('passes a hub error through unchanged', () => {
     const err = new ProtocolError('not your turn');
-    expect(toNetworkError(err)).toBe(err);
+    expect(toHubError(err)).toBe(err);
   });
 
   it('wraps a plain Error in an InternalError that keeps its message and cause', () => {
     const thrown = new TypeError('x is undefined');
-    const err = toNetworkError(thrown);
+    const err = toHubError(thrown);
     expect(err).toBeInstanceOf(InternalError);
     expect(err.message).toBe('x is undefined');
     expect(err.cause).toBe(thrown);
   });
 
+  it('wraps a local error, which never crosses the wire with its own code, in an InternalError', () => {
+    const local = new Ag2netError('closed', 'the inbox closed');
+    const err = toHubError(local);
+    expect([err instanceof InternalError, err.code, err.message, err.cause]).toEqual([
+      true,
+      'internal',
+      'the inbox closed',
+      local,
+    ]);
+  });
+
   it('wraps a thrown non-Error value using its string form', () => {
-    const err = toNetworkError('boom');
+    const err = toHubError('boom');
     expect(err).toBeInstanceOf(InternalError);
     expect(err.message).toBe('boom');
     expect(err.cause).toBe('boom');
-    expect(toNetworkError(42).message).toBe('42');
+    expect(toHubError(42).message).toBe('42');
   });
 });

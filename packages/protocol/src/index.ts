@@ -75,9 +75,27 @@ export { replyEnvelopeId, isReplyFormId, isReplyIdOf } from './reply-id.js';
 export { traceAnchorOf } from './trace-id.js';
 export type { TraceAnchor } from './trace-id.js';
 export {
+  ERROR_CODES,
+  WIRE_ERROR_CODES,
   ErrorCode,
+  ErrorCodeSchema,
+  ErrorScope,
+  ExitCode,
+  ERROR_CODE_INFO,
+  UNKNOWN_ERROR_CODE_INFO,
+  RETRYABLE_ERROR_CODES,
+  isErrorCode,
+  errorCodeInfo,
+  isRetryableCode,
+  httpStatusOf,
+  exitCodeOf,
+} from './error-codes.js';
+export type { WireErrorCode, ErrorCodeInfo } from './error-codes.js';
+export {
   ErrorReason,
   WireErrorSchema,
+  Ag2netError,
+  HubError,
   NetworkError,
   NotFoundError,
   AccessDeniedError,
@@ -89,11 +107,11 @@ export {
   InternalError,
   ConflictError,
   UnavailableError,
+  UnknownHubError,
   UnknownNetworkError,
-  RETRYABLE_ERROR_CODES,
   errorFromWire,
 } from './errors.js';
-export type { WireError, NetworkErrorOptions } from './errors.js';
+export type { WireError, Ag2netErrorOptions, NetworkErrorOptions } from './errors.js';
 export { RemoteAgentOwnerError } from './remote-agent-owner.js';
 export { mayResend, isFinalError } from './retry.js';
 export {
@@ -179,10 +197,10 @@ export {
 export { AuditKind, ResumeSource } from './audit-kind.js';
 export { WIRE_SCHEMAS } from './wire.js';
 export type { WireTypeName } from './wire.js';
-export { HUB_OPS, HUB_OP_NAMES, PendingTurnSchema, HealthSchema } from './rpc/ops.js';
+export { HUB_OPS, HUB_OP_NAMES, PendingTurnSchema, HealthSchema, PostAckSchema } from './rpc/ops.js';
 export { auditRecordMatches } from './rpc/audit-filter.js';
 export type { AuditRecordFilter } from './rpc/audit-filter.js';
-export type { HubOp, HubRequest, HubResponse, PendingTurn, Health } from './rpc/ops.js';
+export type { HubOp, HubRequest, HubResponse, PendingTurn, Health, PostAck } from './rpc/ops.js';
 export {
   HubsPingRequestSchema,
   HUBS_PING_MAX_REQUEST_BYTES,

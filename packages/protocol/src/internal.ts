@@ -13,7 +13,7 @@
 export { KeyedSerial } from './keyed-serial.js';
 // The hub's side of the wire: turning any throwable into a wire error, the stored form of a rule, parsed requests,
 // glob matching, and the request guards of its RPC server. Clients never need them.
-export { toNetworkError } from './errors.js';
+export { toHubError, toNetworkError } from './errors.js';
 export { StoredRuleSchema } from './rule.js';
 export { parseGlob, matchGlobTokens } from './glob.js';
 export type { GlobToken } from './glob.js';

@@ -1,4 +1,4 @@
-import { AuthError, type NetworkErrorOptions } from './errors.js';
+import { AuthError, type Ag2netErrorOptions } from './errors.js';
 import { repr } from './repr.js';
 
 /**
@@ -11,7 +11,7 @@ export class RemoteAgentOwnerError extends AuthError {
   /** The owner the passport named (`''` for none). */
   readonly owner: string;
 
-  constructor(owner: string, options: Omit<NetworkErrorOptions, 'details'> = {}) {
+  constructor(owner: string, options: Omit<Ag2netErrorOptions, 'details'> = {}) {
     super(
       owner === ''
         ? 'a remote_agent passport must name its owner'

@@ -7,7 +7,7 @@ import {
   ErrorReason,
   HUB_OPS,
   RETRYABLE_ERROR_CODES,
-  UnknownNetworkError,
+  UnknownHubError,
   encodeAg2Envelope,
   errorFromWire,
   isFinalError,
@@ -83,7 +83,7 @@ describe('conformance fixtures (TypeScript side)', () => {
     for (const c of wire) {
       const err = errorFromWire(c.wire);
       expect(err.code).toBe(c.code);
-      expect(err instanceof UnknownNetworkError).toBe(!c.known);
+      expect(err instanceof UnknownHubError).toBe(!c.known);
       if (c.malformed !== true) expect(err.toWire()).toEqual(c.wire);
     }
   });

@@ -18,6 +18,7 @@ import {
   isTerminalChannelState,
   repr,
   type Envelope,
+  type PostAck,
   CloseReason,
 } from '@ag2net/protocol';
 import { deniedError, type Party } from '../governance/arbiter.js';
@@ -30,13 +31,6 @@ import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
 import type { HubContext } from './context.js';
 import { appendOnce, type Appended } from './append.js';
 import { ackOf, activateLocked, beginCloseLocked } from './lifecycle.js';
-
-/** The reply to an admitted post. */
-export interface PostAck {
-  readonly envelope_id: string;
-  readonly sequence: number;
-  readonly created_at: string;
-}
 
 /**
  * Admits a client's envelope, in AG2's order with ag2net's fixes: the sender is the caller; the sender is

@@ -10,6 +10,7 @@ import {
   repr,
   type Envelope,
   type EnvelopeInput,
+  type PostAck,
   CloseReason,
 } from '@ag2net/protocol';
 import { detachEnded } from '../snapshots/attach.js';
@@ -34,10 +35,7 @@ export function hubEnvelope(rt: ChannelRuntime, eventType: string, data: Record<
 }
 
 /** The ack an admitted envelope gets (also for a retried post of the same envelope id). */
-export function ackOf(
-  envelopeId: string,
-  ref: AdmittedRef,
-): { envelope_id: string; sequence: number; created_at: string } {
+export function ackOf(envelopeId: string, ref: AdmittedRef): PostAck {
   return { envelope_id: envelopeId, sequence: ref.sequence, created_at: ref.createdAt };
 }
 

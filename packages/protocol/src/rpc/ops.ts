@@ -55,6 +55,17 @@ export const HealthSchema = z.strictObject({
 export type Health = z.infer<typeof HealthSchema>;
 
 /**
+ * The hub's answer to an admitted `post`: the envelope's id, its `sequence` in the channel and when the hub stamped
+ * it. A retried post of the same envelope id gets the same ack.
+ */
+export const PostAckSchema = z.strictObject({
+  envelope_id: IdSchema,
+  sequence: z.number().int().positive(),
+  created_at: TimestampSchema,
+});
+export type PostAck = z.infer<typeof PostAckSchema>;
+
+/**
  * One record of the hub's audit trail: `id` (unique; a record published twice keeps its id), `kind` (an
  * `AuditKind`: `agent_registered`, `channel_closed`, `expectation_violated`, …), `at` (when it happened, hub clock)
  * and the kind's fields, AG2's names (`channel_id`, `agent_id`, `reason`, …). The set of kinds is open.
@@ -340,11 +351,7 @@ export const HUB_OPS = {
     idempotent: true,
     maxRequestBytes: MAX_ENVELOPE_BYTES,
     request: EnvelopeSchema,
-    response: z.strictObject({
-      envelope_id: IdSchema,
-      sequence: z.number().int().positive(),
-      created_at: TimestampSchema,
-    }),
+    response: PostAckSchema,
   },
   readWal: {
     caller: true,
