@@ -15,6 +15,9 @@ import {
 } from '@ag2net/protocol';
 import { z } from 'zod';
 
+// The bridge's HTTP API: what its routes accept and answer. The web console (bridge/console) parses the bridge's
+// replies with these same schemas, so this module stays browser-safe: zod and @ag2net/protocol only.
+
 /** A whole number in a query string. */
 const QueryInt = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
@@ -45,6 +48,7 @@ export const SessionSchema = z.strictObject({
   name: z.string(),
   operator: z.boolean(),
 });
+export type Session = z.infer<typeof SessionSchema>;
 export const MeSchema = z.strictObject({
   name: z.string(),
   operator: z.boolean(),
@@ -97,6 +101,7 @@ export const ChannelPreviewSchema = z.strictObject({
   last_activity_at: TimestampSchema.nullable(),
   last_message: MessagePreviewSchema.nullable(),
 });
+export type ChannelPreview = z.infer<typeof ChannelPreviewSchema>;
 
 export const ChannelsPageSchema = z.strictObject({
   channels: z.array(ChannelMetadataSchema),
@@ -126,6 +131,8 @@ export const ActivityReplySchema = z.strictObject({
     }),
   ),
 });
+/** One agent's line of `ActivityReplySchema`. */
+export type AgentActivity = z.infer<typeof ActivityReplySchema>['agents'][number];
 export const ChannelReplySchema = z.strictObject({ channel: ChannelMetadataSchema });
 export const OpenChannelSchema = z.strictObject({
   type: z.string().min(1).max(64),
@@ -190,6 +197,7 @@ export const AuditQuerySchema = z.strictObject({
   cursor: Cursor,
 });
 export const AuditPageSchema = HUB_OPS.readAudit.response;
+export type AuditRecord = z.infer<typeof AuditPageSchema>['records'][number];
 
 export const HubHealthSchema = z.strictObject({
   health: HealthSchema,
@@ -207,6 +215,7 @@ export const HubStatusSchema = z.strictObject({
   hubs: z.array(HealthSchema),
   delivery: DeliveryLagSchema.nullable(),
 });
+export type HubStatus = z.infer<typeof HubStatusSchema>;
 
 export const StreamQuerySchema = z.strictObject({
   /** Channel stream: the first sequence to send (default: after `Last-Event-ID`, else 1, the whole log). */

@@ -16,7 +16,7 @@ import {
   SessionSchema,
   SkillReplySchema,
   TasksPageSchema,
-} from './api-types.js';
+} from '../../src/api-schemas.js';
 
 /**
  * A refused or failed request: the bridge's error code, message and details (the hub's, as it sent them), and the

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Api, describeError, setUnauthorizedHandler } from './api.js';
-import type { AgentActivity, Passport, Session } from './api-types.js';
+import type { Passport } from '@ag2net/protocol';
+import type { AgentActivity, Session } from '../../src/api-schemas.js';
 import { ErrorAlert } from './components.js';
 import { ConsoleContext, type Console } from './context.js';
 import { nameIds, shortId } from './logic/ids.js';

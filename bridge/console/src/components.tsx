@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { AgentActivity } from './api-types.js';
+import type { AgentActivity } from '../../src/api-schemas.js';
 import { pastTime, parseTime } from './logic/time.js';
 
 /** The error alert every refused or failed request shows: the code and the message. */

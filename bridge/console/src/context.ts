@@ -1,7 +1,8 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Api } from './api.js';
-import type { AgentActivity, Passport, Session } from './api-types.js';
+import type { Passport } from '@ag2net/protocol';
+import type { AgentActivity, Session } from '../../src/api-schemas.js';
 
 /** What every view of a signed-in console reads: the API as the person, who they are, names, the error alert. */
 export interface Console {

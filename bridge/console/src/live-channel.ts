@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api } from './api.js';
-import type { Channel, Envelope } from './api-types.js';
+import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import { expiredAtOf } from './logic/history.js';
 import { foldEnvelopes } from './logic/live.js';
 import { stateAfterLog } from './logic/turn.js';
@@ -12,7 +12,7 @@ const SAFETY_READ_MS = 30_000;
 /** One channel as its page shows it: everything from one stream of its log. */
 export interface LiveChannel {
   /** The metadata last read, with every lifecycle event of the log folded in; `null` until the first read. */
-  readonly channel: Channel | null;
+  readonly channel: ChannelMetadata | null;
   /** The adapter state last read, caught up with the log where the log says it (`null`: not visible). */
   readonly state: Readonly<Record<string, unknown>> | null;
   /** The transcript so far, in sequence order. */
@@ -41,7 +41,7 @@ export function useLiveChannel(options: {
   readonly onIds: (ids: readonly string[]) => void;
 }): LiveChannel {
   const { api, channelId: id } = options;
-  const [read, setRead] = useState<Channel | null>(null);
+  const [read, setRead] = useState<ChannelMetadata | null>(null);
   const [adapterState, setAdapterState] = useState<Record<string, unknown> | null>(null);
   const [bySequence, setBySequence] = useState<ReadonlyMap<number, Envelope>>(new Map());
   const [refusedAt, setRefusedAt] = useState<string | null>(null);

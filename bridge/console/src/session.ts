@@ -1,4 +1,4 @@
-import { SessionSchema, type Session } from './api-types.js';
+import { SessionSchema, type Session } from '../../src/api-schemas.js';
 
 /** Where the signed-in session lives: this tab only, gone when it closes. */
 export const SESSION_KEY = 'ag2net.session';

@@ -1,4 +1,5 @@
-import { EnvelopeSchema, ErrorBodySchema, type Envelope } from './api-types.js';
+import { EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import { ErrorBodySchema } from '../../src/api-schemas.js';
 
 /** The envelope an SSE `envelope` event carries; `null` when its data is not one. */
 export function envelopeOfEvent(event: Event): Envelope | null {

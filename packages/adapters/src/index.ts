@@ -45,6 +45,7 @@ export {
 } from './defaults.js';
 export { SAY_TOOL } from './say-tool.js';
 export { closeOnTurnFailure } from './turn-failed.js';
+export { whoseTurn, type Turn } from './whose-turn.js';
 export { AdapterRegistry } from './registry.js';
 export { createDefaultAdapterRegistry } from './default-registry.js';
 export type { DefaultAdapterRegistryOptions } from './default-registry.js';

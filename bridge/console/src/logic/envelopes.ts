@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EV_CHANNEL_INVITE, EV_EXPECTATION_VIOLATED, EV_PACKET, EV_TEXT, EV_TURN_FAILED } from '@ag2net/protocol';
-import type { Envelope } from '../api-types.js';
+import type { Envelope } from '@ag2net/protocol';
 
 /** How the transcript shows an envelope (the `data-kind` of its line). */
 export type EnvelopeKind = 'message' | 'event' | 'violation' | 'failure';

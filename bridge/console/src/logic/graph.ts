@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Envelope } from '../api-types.js';
+import type { Envelope } from '@ag2net/protocol';
 import { envelopeKind } from './envelopes.js';
 
 // A workflow channel's transition graph (`knobs.graph`, AG2's `TransitionGraph.to_dict()`) laid out for an SVG.

@@ -1,4 +1,4 @@
-import type { Channel } from '../api-types.js';
+import type { ChannelMetadata } from '@ag2net/protocol';
 import { parseTime, remainingLabel } from './time.js';
 
 // A channel whose history expired: the hub's retention removed its log after the channel ended. Its metadata stays
@@ -17,7 +17,10 @@ export function expiredAtOf(
 }
 
 /** How long the history was kept after the channel ended ("1 h", "30 d", "1 h 30 min"); `null` when unknown. */
-export function keptLabel(channel: Pick<Channel, 'closed_at' | 'created_at'>, expiredAt: string): string | null {
+export function keptLabel(
+  channel: Pick<ChannelMetadata, 'closed_at' | 'created_at'>,
+  expiredAt: string,
+): string | null {
   const ended = parseTime(channel.closed_at) ?? parseTime(channel.created_at);
   const expired = parseTime(expiredAt);
   if (ended === null || expired === null || expired < ended) return null;

@@ -1,4 +1,4 @@
-import type { Channel } from '../api-types.js';
+import type { ChannelMetadata } from '@ag2net/protocol';
 
 /**
  * The distinguishing end of an id: its last 6 characters. Hub ids are ULIDs, whose first 10 characters are a
@@ -8,8 +8,13 @@ export function shortId(id: string): string {
   return id.length > 8 ? `…${id.slice(-6)}` : id;
 }
 
+/** What naming a channel reads of it. */
+export type ChannelNaming = Pick<ChannelMetadata, 'channel_id' | 'labels'> & {
+  readonly manifest: Pick<ChannelMetadata['manifest'], 'type'>;
+};
+
 /** How a list names a channel: its intent label when it has one, else its type and the end of its id. */
-export function channelLabel(channel: Pick<Channel, 'channel_id' | 'labels' | 'manifest'>): string {
+export function channelLabel(channel: ChannelNaming): string {
   const intent = (channel.labels['intent'] ?? '').trim();
   if (intent !== '') return intent;
   return `${channel.manifest.type} ${shortId(channel.channel_id)}`;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelSchema, EnvelopeSchema, type Envelope } from '../api-types.js';
+import { ChannelMetadataSchema, ChannelState, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
 import { foldEnvelope, foldEnvelopes, foldPreview, isEnded, mergeChannel } from './live.js';
 
-const channel = ChannelSchema.parse({
+const channel = ChannelMetadataSchema.parse({
   channel_id: 'c1',
   manifest: { type: 'consulting' },
   creator_id: 'me',
@@ -44,7 +44,7 @@ describe('foldEnvelope', () => {
   });
 
   it('never moves a channel back: an opening folded into a closed channel leaves it closed', () => {
-    const closed = { ...channel, state: 'closed', close_reason: 'done' };
+    const closed = { ...channel, state: ChannelState.Closed, close_reason: 'done' };
     expect(foldEnvelope(closed, envelope(3, 'ag2.channel.opened', 'me'))).toBe(closed);
     expect(foldEnvelope(closed, envelope(4, 'ag2.channel.expired', 'me', { reason: 'ttl_expired' }))).toBe(closed);
   });
@@ -60,17 +60,22 @@ describe('foldEnvelope', () => {
 
 describe('mergeChannel', () => {
   it('takes a read unless it is behind the log in the channel life', () => {
-    const closed = { ...channel, state: 'closed', close_reason: 'done', closed_at: '2026-01-01T12:01:00.000Z' };
-    const staleRead = { ...channel, state: 'active', labels: { intent: 'new label' } };
+    const closed = {
+      ...channel,
+      state: ChannelState.Closed,
+      close_reason: 'done',
+      closed_at: '2026-01-01T12:01:00.000Z',
+    };
+    const staleRead = { ...channel, state: ChannelState.Active, labels: { intent: 'new label' } };
     expect(mergeChannel(closed, staleRead)).toEqual({
       ...staleRead,
-      state: 'closed',
+      state: ChannelState.Closed,
       close_reason: 'done',
       closed_at: closed.closed_at,
       pending_acks: channel.pending_acks,
     });
     const fresh = { ...closed, close_reason: 'done later' };
-    expect(mergeChannel({ ...channel, state: 'active' }, fresh)).toBe(fresh);
+    expect(mergeChannel({ ...channel, state: ChannelState.Active }, fresh)).toBe(fresh);
     expect(mergeChannel(undefined, staleRead)).toBe(staleRead);
   });
 });

@@ -1,4 +1,5 @@
-import type { Channel, ChannelPreview, Envelope } from '../api-types.js';
+import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
+import type { ChannelPreview } from '../../../src/api-schemas.js';
 import { EV_CHANNEL_INVITE_ACK, EV_PACKET, EV_TEXT } from '@ag2net/protocol';
 import { messageText } from './envelopes.js';
 
@@ -34,7 +35,7 @@ function reasonOf(envelope: Pick<Envelope, 'event_data'>): string {
  * `pending_acks`, `closed` and `expired` end it (with the close reason and time). Any other envelope, and a lifecycle
  * event the channel is already past, leave it as it is.
  */
-export function foldEnvelope(channel: Channel, envelope: Envelope): Channel {
+export function foldEnvelope(channel: ChannelMetadata, envelope: Envelope): ChannelMetadata {
   switch (envelope.event_type) {
     case EV_OPENED:
       return rank(channel.state) < rank('active') ? { ...channel, state: 'active', pending_acks: [] } : channel;
@@ -59,7 +60,7 @@ export function foldEnvelope(channel: Channel, envelope: Envelope): Channel {
 }
 
 /** `channel` with each of `envelopes` folded in, in sequence order. */
-export function foldEnvelopes(channel: Channel, envelopes: readonly Envelope[]): Channel {
+export function foldEnvelopes(channel: ChannelMetadata, envelopes: readonly Envelope[]): ChannelMetadata {
   return [...envelopes].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0)).reduce(foldEnvelope, channel);
 }
 
@@ -67,7 +68,7 @@ export function foldEnvelopes(channel: Channel, envelopes: readonly Envelope[]):
  * A fresh read of the metadata against what the console knew: the read wins, unless it is behind in the channel's
  * life (the hub had not updated its metadata yet when it answered); then the lifecycle fields known stay.
  */
-export function mergeChannel(known: Channel | undefined, read: Channel): Channel {
+export function mergeChannel(known: ChannelMetadata | undefined, read: ChannelMetadata): ChannelMetadata {
   if (known === undefined || known.channel_id !== read.channel_id || rank(read.state) >= rank(known.state)) return read;
   return {
     ...read,

@@ -1,5 +1,6 @@
-import type { Channel, ChannelPreview } from '../api-types.js';
-import { channelLabel } from './ids.js';
+import type { Participant } from '@ag2net/protocol';
+import type { ChannelPreview } from '../../../src/api-schemas.js';
+import { channelLabel, type ChannelNaming } from './ids.js';
 
 /** The words a search looks for: lower-case, split on white space. */
 export function searchTerms(query: string): string[] {
@@ -15,7 +16,7 @@ export function searchTerms(query: string): string[] {
  * every channel.
  */
 export function channelMatches(
-  channel: Pick<Channel, 'channel_id' | 'labels' | 'manifest' | 'participants'>,
+  channel: ChannelNaming & { readonly participants: readonly Pick<Participant, 'agent_id'>[] },
   terms: readonly string[],
   context: { readonly nameOf: (id: string) => string; readonly preview: ChannelPreview | undefined },
 ): boolean {

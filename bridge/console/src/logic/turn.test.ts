@@ -1,40 +1,52 @@
+import { ChannelMetadataSchema, EnvelopeSchema, type ChannelMetadata, type Envelope } from '@ag2net/protocol';
 import { describe, expect, it } from 'vitest';
-import { stateAfterLog, turnLabel, whoseTurn } from './turn.js';
+import { channelTurn, stateAfterLog, turnLabel } from './turn.js';
 
-const participants = [
-  { agent_id: 'me', role: 'initiator', order: 0 },
-  { agent_id: 'ex', role: 'respondent', order: 1 },
-];
-const channel = (type: string, state = 'active') => ({ state, participants, manifest: { type } });
+function channel(type: string, state = 'active'): ChannelMetadata {
+  return ChannelMetadataSchema.parse({
+    channel_id: 'c1',
+    manifest: { type },
+    creator_id: 'me',
+    participants: [
+      { agent_id: 'me', role: 'initiator', order: 0 },
+      { agent_id: 'ex', role: 'respondent', order: 1 },
+    ],
+    state,
+    created_at: '2026-01-01T00:00:00.000Z',
+  });
+}
+
+function text(sender: string, envelopeId: string): Envelope {
+  return EnvelopeSchema.parse({
+    channel_id: 'c1',
+    sender_id: sender,
+    event_type: 'ag2.msg.text',
+    event_data: { text: 'hi' },
+    envelope_id: envelopeId,
+  });
+}
 const nameOf = (id: string): string => ({ ex: 'expert', tr: 'triage' })[id] ?? id;
 
-describe('whoseTurn', () => {
-  it('consulting: the initiator asks, the respondent answers, then nobody', () => {
+describe('channelTurn', () => {
+  it("reads the consulting adapter's turn: the initiator asks, the respondent answers, then nobody", () => {
     const c = channel('consulting');
     const state = { initiator_sent: false, respondent_replied: false, last_envelope_id: null };
-    expect(whoseTurn(c, state)).toEqual({ kind: 'agent', agentId: 'me' });
-    expect(whoseTurn(c, { ...state, initiator_sent: true })).toEqual({ kind: 'agent', agentId: 'ex' });
-    expect(whoseTurn(c, { ...state, initiator_sent: true, respondent_replied: true })).toEqual({
+    expect(channelTurn(c, state)).toEqual({ kind: 'agent', agentId: 'me' });
+    expect(channelTurn(c, { ...state, initiator_sent: true })).toEqual({ kind: 'agent', agentId: 'ex' });
+    expect(channelTurn(c, { ...state, initiator_sent: true, respondent_replied: true })).toEqual({
       kind: 'none',
       why: 'answered',
     });
   });
 
-  it('discussion and workflow: expected_next_speaker; a terminated workflow has none', () => {
-    expect(whoseTurn(channel('discussion'), { expected_next_speaker: 'ex' })).toEqual({ kind: 'agent', agentId: 'ex' });
-    expect(whoseTurn(channel('workflow'), { expected_next_speaker: 'tr' })).toEqual({ kind: 'agent', agentId: 'tr' });
-    expect(whoseTurn(channel('workflow'), { expected_next_speaker: null })).toEqual({ kind: 'none', why: 'finished' });
-  });
-
-  it('conversation: anyone; ended, pending and unseen states: nobody', () => {
-    expect(whoseTurn(channel('conversation'), { turn_count: 3 })).toEqual({ kind: 'anyone' });
-    expect(whoseTurn(channel('consulting', 'closed'), { initiator_sent: false })).toEqual({
+  it('conversation is anyone; a pending channel or an unseen state is nobody; an unknown protocol is nobody', () => {
+    expect(channelTurn(channel('conversation'), { turn_count: 3 })).toEqual({ kind: 'anyone' });
+    expect(channelTurn(channel('discussion', 'pending'), null)).toEqual({ kind: 'none', why: 'waiting for invitees' });
+    expect(channelTurn(channel('discussion'), null)).toEqual({ kind: 'none', why: 'unknown' });
+    expect(channelTurn(channel('custom'), { expected_next_speaker: 'ex' })).toEqual({
       kind: 'none',
-      why: 'closed',
+      why: 'unknown protocol',
     });
-    expect(whoseTurn(channel('discussion', 'pending'), null)).toEqual({ kind: 'none', why: 'waiting for invitees' });
-    expect(whoseTurn(channel('discussion'), null)).toEqual({ kind: 'none', why: 'unknown' });
-    expect(whoseTurn(channel('custom'), { expected_next_speaker: 'ex' })).toEqual({ kind: 'agent', agentId: 'ex' });
   });
 });
 
@@ -48,17 +60,34 @@ describe('turnLabel', () => {
 });
 
 describe('stateAfterLog', () => {
-  const text = (sender: string) => ({ event_type: 'ag2.msg.text', sender_id: sender });
   it("consulting: the log's ask and answer move a state read before them", () => {
     const c = channel('consulting');
-    const before = { initiator_sent: false, respondent_replied: false };
-    expect(whoseTurn(c, stateAfterLog(c, before, [text('me')]))).toEqual({ kind: 'agent', agentId: 'ex' });
-    expect(whoseTurn(c, stateAfterLog(c, before, [text('me'), text('ex')]))).toEqual({ kind: 'none', why: 'answered' });
+    const before = { initiator_sent: false, respondent_replied: false, last_envelope_id: null };
+    expect(channelTurn(c, stateAfterLog(c, before, [text('me', 'e1')]))).toEqual({ kind: 'agent', agentId: 'ex' });
+    expect(channelTurn(c, stateAfterLog(c, before, [text('me', 'e1'), text('ex', 'e2')]))).toEqual({
+      kind: 'none',
+      why: 'answered',
+    });
     expect(stateAfterLog(c, null, [])).toBeNull();
   });
 
-  it('other adapters: the state as read', () => {
-    const state = { expected_next_speaker: 'ex' };
-    expect(stateAfterLog(channel('discussion'), state, [text('ex')])).toBe(state);
+  it('discussion: only envelopes after the one that gave the speaker the turn are folded', () => {
+    const c = channel('discussion');
+    const afterAsk = {
+      participant_order: ['me', 'ex'],
+      expected_next_speaker: 'ex',
+      last_speaker_id: 'me',
+      last_envelope_id: 'e1',
+      turn_count: 1,
+    };
+    const log = [text('me', 'e1'), text('ex', 'e2')];
+    expect(channelTurn(c, stateAfterLog(c, afterAsk, log))).toEqual({ kind: 'agent', agentId: 'me' });
+    expect(stateAfterLog(c, afterAsk, [text('me', 'e1')])).toBe(afterAsk);
+  });
+
+  it('a state whose turn came from an envelope this log does not hold is returned as read', () => {
+    const c = channel('consulting');
+    const asked = { initiator_sent: true, respondent_replied: false, last_envelope_id: 'hidden' };
+    expect(stateAfterLog(c, asked, [text('ex', 'e2')])).toBe(asked);
   });
 });

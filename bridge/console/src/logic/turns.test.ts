@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EnvelopeSchema, type Envelope } from '../api-types.js';
+import { EnvelopeSchema, type Envelope } from '@ag2net/protocol';
 import {
   causeLine,
   failureDetail,

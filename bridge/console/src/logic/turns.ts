@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Envelope } from '../api-types.js';
+import type { Envelope } from '@ag2net/protocol';
 import { EV_PACKET, EV_TEXT, EV_TURN_FAILED } from '@ag2net/protocol';
 import { packetRouting } from './envelopes.js';
 import { parseTime } from './time.js';

@@ -1,7 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { describeError } from '../api.js';
-import type { Passport, Resume } from '../api-types.js';
+import type { Passport, Resume } from '@ag2net/protocol';
 import { Badge, ErrorAlert, Loading, Presence, Time, useNow, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 import { ModelLabel } from './model.js';

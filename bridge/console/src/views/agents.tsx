@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Resume } from '../api-types.js';
+import type { Resume } from '@ag2net/protocol';
 import { Badge, Empty, Presence, useNow, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 import { ModelLabel } from './model.js';

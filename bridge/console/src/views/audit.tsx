@@ -1,29 +1,14 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import type { AuditRecord } from '../api-types.js';
+import { AuditKind } from '@ag2net/protocol';
+import type { AuditRecord } from '../../../src/api-schemas.js';
 import { AgentChannelFilters, Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 import { auditAgents, auditSummary } from '../logic/audit.js';
 import { shortId } from '../logic/ids.js';
 
 /** Audit kinds the hub writes (the set is open: kinds seen in the trail are offered too). */
-const KNOWN_KINDS = [
-  'agent_registered',
-  'agent_unregistered',
-  'channel_created',
-  'channel_closed',
-  'channel_expired',
-  'delivery_dead_lettered',
-  'expectation_violated',
-  'quarantined',
-  'resume_set',
-  'rule_set',
-  'skill_set',
-  'task_event',
-  'task_terminated',
-  'turn_failed',
-  'violation_handler_failed',
-];
+const KNOWN_KINDS = Object.values(AuditKind).sort();
 const SHOWN_FIELDS = new Set(['id', 'kind', 'at']);
 /** Pages of 500 read per refresh, and the newest records shown of them. */
 const MAX_PAGES = 20;

@@ -1,7 +1,8 @@
 import { Fragment } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api.js';
-import type { Channel } from '../api-types.js';
+import { WORKFLOW_TYPE } from '@ag2net/adapters';
+import type { ChannelMetadata } from '@ag2net/protocol';
 import { Badge, ErrorAlert, Loading, Presence, Time, useNow } from '../components.js';
 import { useConsole } from '../context.js';
 import { useLiveChannel } from '../live-channel.js';
@@ -10,7 +11,7 @@ import { nameIds } from '../logic/ids.js';
 import { expiredOnLabel, keptLabel } from '../logic/history.js';
 import { isEnded } from '../logic/live.js';
 import { parseTime, ttlLabel } from '../logic/time.js';
-import { turnLabel, whoseTurn } from '../logic/turn.js';
+import { channelTurn, turnLabel } from '../logic/turn.js';
 import { turnsOf } from '../logic/turns.js';
 import { Composer } from './composer.js';
 import { Transcript } from './transcript.js';
@@ -76,7 +77,7 @@ export function ChannelView(props: { channelId: string }) {
   }
 
   const ended = isEnded(channel.state);
-  const turn = whoseTurn(channel, state);
+  const turn = channelTurn(channel, state);
   const invited = myId !== null && channel.pending_acks.includes(myId);
   const isParticipant = myId !== null && channel.participants.some((p) => p.agent_id === myId);
   const expires = parseTime(channel.expires_at);
@@ -199,8 +200,14 @@ export function ChannelView(props: { channelId: string }) {
       </div>
       <ErrorAlert error={error} onDismiss={() => setError(null)} />
       {expiredAt === null ? null : <HistoryExpired channel={channel} expiredAt={expiredAt} />}
-      {expiredAt !== null ? null : channel.manifest.type === 'workflow' ? (
-        <WorkflowGraph channel={channel} state={state} envelopes={envelopes} myId={myId} nameOf={nameOf} />
+      {expiredAt !== null ? null : channel.manifest.type === WORKFLOW_TYPE ? (
+        <WorkflowGraph
+          channel={channel}
+          next={turn.kind === 'agent' ? turn.agentId : null}
+          envelopes={envelopes}
+          myId={myId}
+          nameOf={nameOf}
+        />
       ) : null}
       {expiredAt !== null ? null : (
         <>
@@ -264,7 +271,7 @@ export function ChannelView(props: { channelId: string }) {
  * What a channel whose history expired shows instead of its transcript: when it expired and how long the hub kept it
  * after the channel ended. Its metadata (the header) is all that is left.
  */
-function HistoryExpired(props: { channel: Channel; expiredAt: string }) {
+function HistoryExpired(props: { channel: ChannelMetadata; expiredAt: string }) {
   const kept = keptLabel(props.channel, props.expiredAt);
   return (
     <div class="card history-expired" role="status" data-testid="history-expired">

@@ -1,9 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Channel, ChannelPreview } from '../api-types.js';
+import { CONSULTING_TYPE, CONVERSATION_TYPE, DISCUSSION_TYPE, WORKFLOW_TYPE } from '@ag2net/adapters';
+import { ChannelState, type ChannelMetadata } from '@ag2net/protocol';
+import type { ChannelPreview } from '../../../src/api-schemas.js';
 import { Badge, Empty, FilterSelect, Loading, Time, useNow, usePoll, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 import { envelopeOfEvent } from '../stream.js';
-import { turnLabel, whoseTurn } from '../logic/turn.js';
+import { channelTurn, turnLabel } from '../logic/turn.js';
 import { expiredOnLabel } from '../logic/history.js';
 import { channelLabel } from '../logic/ids.js';
 import { foldEnvelope, foldPreview, isEnded, mergeChannel } from '../logic/live.js';
@@ -11,8 +13,8 @@ import { channelMatches, searchTerms } from '../logic/search.js';
 import { parseTime, ttlLabel } from '../logic/time.js';
 import { NewChannelForm } from './new-channel.js';
 
-const STATES = ['pending', 'active', 'closing', 'closed', 'expired'];
-const TYPES = ['consulting', 'conversation', 'discussion', 'workflow'];
+const STATES = Object.values(ChannelState);
+const TYPES = [CONSULTING_TYPE, CONVERSATION_TYPE, DISCUSSION_TYPE, WORKFLOW_TYPE];
 /** How long a channel's adapter state is trusted before the list asks again (a delivery asks at once). */
 const STATE_MAX_AGE_MS = 5000;
 /**
@@ -24,7 +26,7 @@ const READ_EVERY_MS = { person: 5000, operator: 3000 } as const;
 
 /** A row of the list: the channel as its log says now, and its last message. */
 interface Row {
-  readonly channel: Channel;
+  readonly channel: ChannelMetadata;
   readonly preview: ChannelPreview | undefined;
 }
 
@@ -65,14 +67,16 @@ export function ChannelsView() {
             const old = known?.get(c.channel_id);
             next.set(c.channel_id, {
               channel: mergeChannel(old?.channel, c),
-              preview: newer(old?.preview, page.previews[c.channel_id]),
+              preview: newer(old?.preview, page.previews?.[c.channel_id]),
             });
           }
           return next;
         });
         learn([
           ...page.channels.flatMap((c) => c.participants.map((p) => p.agent_id)),
-          ...Object.values(page.previews).flatMap((p) => (p.last_message === null ? [] : [p.last_message.sender_id])),
+          ...Object.values(page.previews ?? {}).flatMap((p) =>
+            p.last_message === null ? [] : [p.last_message.sender_id],
+          ),
         ]);
       } catch (err) {
         reportError(err);
@@ -186,7 +190,7 @@ export function ChannelsView() {
           </thead>
           <tbody>
             {shown.map(({ channel: c, preview }) => {
-              const turn = whoseTurn(c, states.get(c.channel_id) ?? null);
+              const turn = channelTurn(c, states.get(c.channel_id) ?? null);
               const expires = parseTime(c.expires_at);
               const href = `#/channels/${encodeURIComponent(c.channel_id)}`;
               const message = preview?.last_message ?? null;

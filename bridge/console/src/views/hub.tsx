@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
-import type { Health, HubStatus } from '../api-types.js';
+import type { Health } from '@ag2net/protocol';
+import type { HubStatus } from '../../../src/api-schemas.js';
 import { Badge, Loading, usePoll, ViewHeader } from '../components.js';
 import { useConsole } from '../context.js';
 import { shortDuration } from '../logic/time.js';

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { describeError } from '../api.js';
-import type { Channel } from '../api-types.js';
+import { CONSULTING_TYPE, CONVERSATION_TYPE, DISCUSSION_TYPE, WORKFLOW_TYPE } from '@ag2net/adapters';
+import { ChannelState } from '@ag2net/protocol';
 import { ErrorAlert } from '../components.js';
 import { useConsole } from '../context.js';
 import { checkGraph, type GraphCheck } from '../logic/graph-check.js';
@@ -10,10 +11,10 @@ import { WorkflowGraph } from './workflow-graph.js';
 
 /** Every channel type a person can open, with what it is for. */
 const TYPES = [
-  ['consulting', 'consulting — one question, one answer'],
-  ['conversation', 'conversation — free two-party chat'],
-  ['discussion', 'discussion — round robin among several'],
-  ['workflow', 'workflow — turns routed by a transition graph'],
+  [CONSULTING_TYPE, 'consulting — one question, one answer'],
+  [CONVERSATION_TYPE, 'conversation — free two-party chat'],
+  [DISCUSSION_TYPE, 'discussion — round robin among several'],
+  [WORKFLOW_TYPE, 'workflow — turns routed by a transition graph'],
 ] as const;
 
 /** TTLs offered; `''` is the hub's default (2 h). */
@@ -78,7 +79,7 @@ export function NewChannelForm(props: { onCancel: () => void }) {
 
   /** The workflow's invitees (names) and its checked graph. */
   const workflow = ((): { invitees: readonly string[]; check: GraphCheck } | null => {
-    if (type !== 'workflow' || myId === null || template === undefined) return null;
+    if (type !== WORKFLOW_TYPE || myId === null || template === undefined) return null;
     if (source === 'template') {
       const names = slotNames(template);
       const missing = template.slots.filter((s) => (names[s.key] ?? '') === '').map((s) => s.label.toLowerCase());
@@ -133,25 +134,16 @@ export function NewChannelForm(props: { onCancel: () => void }) {
     }
   };
 
-  const preview: Channel | null =
+  const preview: Parameters<typeof WorkflowGraph>[0]['channel'] | null =
     workflow?.check.ok === true && myId !== null
       ? {
-          channel_id: 'preview',
-          manifest: { type: 'workflow' },
           creator_id: myId,
           participants: [myId, ...workflow.invitees.map((n) => idOfName.get(n) ?? n)].map((agentId, order) => ({
             agent_id: agentId,
-            role: order === 0 ? 'initiator' : 'participant',
             order,
           })),
-          state: 'pending',
-          created_at: '',
-          expires_at: null,
-          closed_at: null,
-          close_reason: '',
+          state: ChannelState.Pending,
           knobs: { graph: workflow.check.graph },
-          labels: {},
-          pending_acks: [],
         }
       : null;
 
@@ -215,7 +207,7 @@ export function NewChannelForm(props: { onCancel: () => void }) {
           </select>
         </label>
       </div>
-      {type !== 'workflow' ? (
+      {type !== WORKFLOW_TYPE ? (
         inviteBoxes
       ) : (
         <fieldset class="workflow-source" data-testid="workflow-source">
@@ -309,7 +301,7 @@ export function NewChannelForm(props: { onCancel: () => void }) {
           )}
           {preview === null ? null : (
             <div data-testid="graph-preview" class="graph-preview">
-              <WorkflowGraph channel={preview} state={null} envelopes={[]} myId={myId} nameOf={nameOf} />
+              <WorkflowGraph channel={preview} next={null} envelopes={[]} myId={myId} nameOf={nameOf} />
             </div>
           )}
         </fieldset>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Api, describeError } from '../api.js';
-import type { Session } from '../api-types.js';
+import type { Session } from '../../../src/api-schemas.js';
 import { ErrorAlert } from '../components.js';
 import { replaceRoute, type Route } from '../router.js';
 

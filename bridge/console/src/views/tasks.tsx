@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Task } from '../api-types.js';
+import { TaskState, type TaskMetadata } from '@ag2net/protocol';
 import {
   AgentChannelFilters,
   Badge,
@@ -13,13 +13,13 @@ import {
 } from '../components.js';
 import { useConsole } from '../context.js';
 
-const STATES = ['created', 'running', 'completed', 'failed', 'expired', 'cancelled'];
+const STATES = Object.values(TaskState);
 
 /** The tasks the caller may see (owned, or of their channels; every task for the operator), with filters. */
 export function TasksView() {
   const { api, agents, myId, nameOf, learn, reportError } = useConsole();
   const now = useNow(10_000);
-  const [tasks, setTasks] = useState<readonly Task[] | null>(null);
+  const [tasks, setTasks] = useState<readonly TaskMetadata[] | null>(null);
   const [state, setState] = useState('');
   const [agent, setAgent] = useState('');
   const [channel, setChannel] = useState('');

@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import type { Envelope } from '../api-types.js';
+import type { Envelope } from '@ag2net/protocol';
 import { Time } from '../components.js';
 import { envelopeKind, eventSummary, isPrivate, messageText, packetRouting } from '../logic/envelopes.js';
 

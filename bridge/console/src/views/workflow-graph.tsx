@@ -1,4 +1,4 @@
-import type { Channel, Envelope } from '../api-types.js';
+import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import {
   ANY_NODE,
   END_NODE,
@@ -13,13 +13,16 @@ import {
 
 /** A workflow channel's transition graph, with the current speaker and the path its messages took. */
 export function WorkflowGraph(props: {
-  channel: Channel;
-  state: Readonly<Record<string, unknown>> | null;
+  channel: Pick<ChannelMetadata, 'knobs' | 'creator_id' | 'state'> & {
+    readonly participants: readonly Pick<ChannelMetadata['participants'][number], 'agent_id' | 'order'>[];
+  };
+  /** Whose turn it is (`channelTurn`): marked as the current speaker; `null` for nobody in particular. */
+  next: string | null;
   envelopes: readonly Envelope[];
   myId: string | null;
   nameOf: (id: string) => string;
 }) {
-  const { channel, state, envelopes, myId } = props;
+  const { channel, next, envelopes, myId } = props;
   const parsed = GraphDictSchema.safeParse(channel.knobs['graph']);
   if (!parsed.success) return null;
   const label = (id: string): string =>
@@ -30,8 +33,7 @@ export function WorkflowGraph(props: {
   const ended = channel.state !== 'active' && channel.state !== 'pending';
   // Speakers only: the end is where a finished workflow went, shown by the channel's state, not a turn taken.
   const visited = new Set(path);
-  const next = state?.['expected_next_speaker'];
-  const current = typeof next === 'string' && !ended ? next : null;
+  const current = ended ? null : next;
   const at = new Map(layout.nodes.map((n) => [n.id, n]));
   const drawn = layout.edges.flatMap((edge) => {
     const from = at.get(edge.from);
