@@ -56,28 +56,14 @@ export type { ToolContext, ToolClient, TaskDirectory } from './tools/context.js'
 export { DEFAULT_DELEGATE_TIMEOUT_S } from './tools/delegate.js';
 export { createDefaultHandler } from './runtime/handler.js';
 export type { DefaultHandlerOptions } from './runtime/handler.js';
-export { turnReport } from './runtime/turn-report.js';
-export type { TurnMeasures } from './runtime/turn-report.js';
-export { channelLabel } from './runtime/turn-observer.js';
 export type { TurnObserver, TurnOutcome, TurnResult } from './runtime/turn-observer.js';
 export { registerAgent, attachAgent } from './runtime/register.js';
 export type { RegisterAgentOptions } from './runtime/register.js';
 export { ChannelWaiters } from './runtime/waiters.js';
 export type { ChannelWatch } from './runtime/waiters.js';
-export { renderCurrentInput } from './runtime/turn-input.js';
-export type { CurrentInputOptions } from './runtime/turn-input.js';
-export { readLog, readLogUntil } from './runtime/log.js';
 export { hubTaskDirectory } from './runtime/tasks.js';
-export {
-  reportTurnFailure,
-  describeTurnFailure,
-  turnFailedData,
-  turnFailedEnvelopeId,
-  TURN_ERROR_CODE,
-} from './runtime/turn-failure.js';
+export { reportTurnFailure, describeTurnFailure } from './runtime/turn-failure.js';
 export type { TurnFailure } from './runtime/turn-failure.js';
-export { loadDirectory } from './runtime/directory.js';
-export type { Directory } from './runtime/directory.js';
 export { TaskMirror } from './tasks/mirror.js';
 export type { MirrorClient, MirroredTaskStart } from './tasks/mirror.js';
 export { runTask, currentTask, TaskCancelledError } from './tasks/run.js';

@@ -23,16 +23,23 @@ export type { RosterOptions } from './hub-roster.js';
 export type { AttachOptions, HubClientOptions, RegisterOptions } from './hub-client-options.js';
 export { CredentialsError, DEFAULT_INBOX_PREFIX, inboxPrefixOf } from './credentials.js';
 export { IdentityCredentialsError } from './identity.js';
-export { RENEW_AT_FRACTION } from './renewal.js';
 export { Participant, DisconnectedError } from './participant.js';
 export type { OpenOptions, NextOptions } from './participant.js';
-export type { SendOptions, DisconnectOptions, ParticipantHub } from './contracts.js';
+export type {
+  SendOptions,
+  DisconnectOptions,
+  ParticipantHub,
+  Poster,
+  ChannelOwner,
+  Disconnectable,
+} from './contracts.js';
+export type { HubReads } from './hub-reads.js';
+export type { DeliveryContext, DeliveryOutcome } from './inbox.js';
 export { DEFAULT_DISCONNECT_GRACE_MS, InboxClosedError, TurnAbortedError } from './inbox.js';
 export {
   EnvelopeTimeoutError,
   SubscriptionOverflowError,
   DEFAULT_SUBSCRIPTION_BUFFER,
-  RECENT_DELIVERIES,
 } from './subscriptions.js';
 export type { Subscription, SubscribeOptions, ReceiveOptions } from './subscriptions.js';
 export { AgentClient } from './agent-client.js';
@@ -54,5 +61,4 @@ export { ackInvite, isInviteFor } from './invites.js';
 export { silentLogger } from './logger.js';
 export { HistoryExpiredDetailsSchema, historyExpiredAt, isHistoryExpired } from './history-expired.js';
 export type { HistoryExpiredDetails, HistoryExpiredError } from './history-expired.js';
-export { contextForTrace, traceIdFor } from './tracing.js';
 export type { Logger } from './logger.js';

@@ -1,4 +1,5 @@
-import { contextForTrace, type AgentClient, type Logger } from '@ag2net/client';
+import type { AgentClient, Logger } from '@ag2net/client';
+import { contextForTrace } from '@ag2net/client/internal';
 import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { TokenUsage } from '../agent.js';
