@@ -2,6 +2,7 @@ import { HubRpc } from '@ag2net/client';
 import { EV_CHANNEL_INVITE, EV_TEXT, EnvelopeSchema, hubNames, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { GONE_CONFIRM_MS } from '@ag2net/hub/internal';
 import { describe, expect, it } from 'vitest';
 import { fileStack } from './support/file-stack.js';
 import { ackInviteAs } from './support/invites.js';
@@ -125,4 +126,44 @@ describe('hub-service failover', () => {
       }
     }
   }, 120_000);
+
+  it('a killed hub is replaced long before its lease expires, a paused one keeps its lease', async () => {
+    // A 60 s lease: a standby that serves within the 20 s below can only have seen the holder's connection close.
+    const prefix = uniqueName('pr');
+    const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 30_000 });
+    const first = startHubService({ natsUrl: stack.url, prefix, hubId: 'first', leaseTtlMs: 60_000 });
+    stack.track(first);
+    await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
+      timeoutMs: 20_000,
+      what: 'the first hub to serve',
+    });
+    const { epoch } = await rpc.call('health', {});
+    const alice = (await rpc.call('register', { passport: { name: 'alice' } })).passport.agent_id ?? '';
+    const second = startHubService({ natsUrl: stack.url, prefix, hubId: 'second', leaseTtlMs: 60_000 });
+    stack.track(second);
+    await waitFor(() => second.output().includes('started; competing for the lease'), {
+      timeoutMs: 20_000,
+      what: 'the standby',
+    });
+
+    // Paused three times longer than a standby's judgement takes: its connection stays open, so it stays the holder.
+    first.pause();
+    await new Promise((resolve) => setTimeout(resolve, 3 * GONE_CONFIRM_MS));
+    first.resume();
+    const afterPause = await rpc.call('health', {}, { timeout: 5000 });
+    expect(afterPause).toMatchObject({ hub_id: 'first', role: 'active', epoch });
+    expect(second.output()).not.toContain('took the lease over');
+
+    await first.stop('SIGKILL');
+    await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).hub_id === 'second', {
+      timeoutMs: 20_000,
+      what: 'the standby to take over from the killed hub',
+    });
+    expect(second.output()).toContain('took the lease over from a hub whose connection is gone');
+    const health = await rpc.call('health', {});
+    expect(health.epoch).toBeGreaterThan(epoch);
+    expect((await rpc.call('getAgent', { name_or_id: 'alice' }, { caller: alice })).passport?.agent_id).toBe(alice);
+    const bob = await rpc.call('register', { passport: { name: 'bob' } });
+    expect(bob.passport.name).toBe('bob');
+  }, 90_000);
 });

@@ -75,8 +75,10 @@ describe('hubServicePermissions', () => {
     expect(p.pub.allow.filter((s) => s.startsWith('$JS.ACK.'))).toEqual(['$JS.ACK.ACME_WAL.hub_delivery.>']);
   });
 
-  it('subscribes only to its RPC subjects, the roster and its own reply inbox, and answers each request once', () => {
-    expect(p.sub.allow).toEqual(['acme.hub.v1.>', 'acme.hubs.v1.ping', '_HUB_INBOX_acme.>']);
+  it("subscribes only to its RPC subjects, the roster, the hubs' presence and its own reply inbox, and answers each request once", () => {
+    expect(p.sub.allow).toEqual(['acme.hub.v1.>', 'acme.hubs.v1.ping', 'acme.hubs.v1.alive.*', '_HUB_INBOX_acme.>']);
+    expect(p.pub.allow).toContain('acme.hubs.v1.alive.*');
+    expect(names.hubAlive('hub-2')).toBe('acme.hubs.v1.alive.hub-2');
     expect(hubServiceInboxPrefix(names)).toBe('_HUB_INBOX_acme');
     expect(p.resp).toEqual({ max: 1, ttlMs: 0 });
   });
@@ -105,7 +107,10 @@ describe('registrant, operator caller and operator', () => {
     for (const { pub, sub } of [identity, registrant]) {
       expect([...pub.allow, ...sub.allow].filter((s) => s.startsWith('acme.hubs') || s === '>')).toEqual([]);
     }
-    expect(hubServicePermissions(names).pub.allow.filter((s) => s.startsWith('acme.hubs'))).toEqual([]);
+    // A hub probes the others' presence (nothing answers there) but does not ask the roster.
+    expect(hubServicePermissions(names).pub.allow.filter((s) => s.startsWith('acme.hubs'))).toEqual([
+      'acme.hubs.v1.alive.*',
+    ]);
     const operator = operatorPermissions(names);
     expect(operator.pub.allow).toEqual(['>']);
     expect(operator.pub.deny.filter((s) => s.startsWith('acme.hubs'))).toEqual([]);

@@ -124,6 +124,8 @@ function hubStreams(names: HubNames): StreamUse[] {
  * log, the lease, the registry and the RPC server):
  * - RPC: subscribe to `<p>.hub.v1.>` (queue group `hub`) and answer each request once (`allow_responses`);
  * - the roster: subscribe to `<p>.hubs.v1.ping` (`names.hubsPing`, no queue group) and answer it the same way;
+ * - presence: subscribe to its own `<p>.hubs.v1.alive.<hub_id>` and probe the other hubs' (`names.hubAlive`; nothing
+ *   is ever answered there);
  * - streams `<P>_WAL`, `<P>_INBOX`, `<P>_AUDIT` and `KV_<bucket>` of its buckets: info, create and update; on the
  *   WAL, the audit trail and the buckets also leader and direct reads, consumers of its own (create, info, delete,
  *   pull) and the flow control of its ordered consumers; on the WAL a purge (by a channel's subject, after its
@@ -158,10 +160,14 @@ export function hubServicePermissions(names: HubNames): UserPermissions {
         `${names.prefix}.audit.>`,
         ...names.buckets.map((b) => `$KV.${b}.>`),
         `$JS.ACK.${names.walStream}.${names.deliveryConsumer}.>`,
+        names.hubAliveAll,
       ],
       deny: [],
     },
-    sub: { allow: [`${names.prefix}.hub.v1.>`, names.hubsPing, `${hubServiceInboxPrefix(names)}.>`], deny: [] },
+    sub: {
+      allow: [`${names.prefix}.hub.v1.>`, names.hubsPing, names.hubAliveAll, `${hubServiceInboxPrefix(names)}.>`],
+      deny: [],
+    },
     resp: { max: 1, ttlMs: 0 },
   };
 }

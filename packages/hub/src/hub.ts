@@ -27,6 +27,7 @@ import { WalReader, WalWriter } from './nats/wal.js';
 import { withDefaults, type HubOptions, type ResolvedHubOptions } from './options.js';
 import { RpcServer } from './rpc-server.js';
 import { HubRoster } from './hub-roster.js';
+import { GoneWatch, HubPresence } from './presence.js';
 import { KeyedSerial } from '@ag2net/protocol/internal';
 import { snapshotOf, type HubSnapshot } from './snapshot.js';
 import { SNAPSHOT_IDLE_MS, SnapshotStore } from './snapshots/store.js';
@@ -145,6 +146,12 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
  */
 export const HUB_RECONNECT_WAIT_MS = 250;
 
+/**
+ * How often a standby looks at the lease, ms (at most; a third of a short lease when that is less): a released lease
+ * is taken at once, and a holder whose connection is gone is probed at this pace (`GoneWatch`).
+ */
+const STANDBY_POLL_MS = 250;
+
 /** Why a term (one holding of the lease) ended. */
 type TermEnd = 'closed' | 'lost' | 'failed';
 
@@ -166,6 +173,9 @@ class HubInstance implements Hub {
   readonly #rpc: RpcServer;
   /** Answers the roster (`names.hubsPing`) in every role, from the election's start to the close. */
   readonly #roster: HubRoster;
+  /** This hub's presence subscription, and a standby's probes of the holder's (`HubPresence`). */
+  readonly #presence: HubPresence;
+  readonly #goneWatch: GoneWatch;
   readonly #deliverer: Deliverer;
   readonly #startedAt: number;
   readonly #closedResult: Promise<void | Error>;
@@ -187,6 +197,9 @@ class HubInstance implements Hub {
     });
     this.#rpc.observe(ctx.observer);
     this.#roster = new HubRoster(ctx.nc, ctx.names, { logger: ctx.logger, importAccount });
+    this.#presence = new HubPresence(ctx.nc, ctx.names, { hubId: opts.hubId, logger: ctx.logger });
+    this.#goneWatch = new GoneWatch(this.#presence);
+    void this.#watchConnection().catch((err: unknown) => ctx.logger.error({ err }, 'connection watch failed'));
     this.#deliverer = new Deliverer(ctx);
     this.#startedAt = Date.now();
     this.#closedResult = new Promise((resolve) => (this.#settleClosed = resolve));
@@ -218,6 +231,7 @@ class HubInstance implements Hub {
 
   startElection(): void {
     this.#roster.start(() => this.health());
+    this.#presence.start();
     this.#election = this.#campaign().catch((err: unknown) => {
       // #campaign catches everything it awaits; this is the last line, so that nothing is ever unhandled.
       this.ctx.logger.error({ err }, 'election failed');
@@ -231,12 +245,13 @@ class HubInstance implements Hub {
    */
   async #campaign(): Promise<void> {
     const retryMs = Math.min(1000, Math.max(50, Math.floor(this.opts.leaseTtlMs / 3)));
+    const standbyMs = Math.min(retryMs, STANDBY_POLL_MS);
     const signal = this.#stop.signal;
     let failures = 0;
     while (!this.#closed) {
       let epoch: number | null = null;
       try {
-        epoch = await this.ctx.lease.tryAcquire();
+        epoch = (await this.ctx.lease.tryAcquire()) ?? (await this.#takeOverFromGone());
       } catch (err) {
         failures += 1;
         this.ctx.logger.warn({ err, failures }, 'lease attempt failed');
@@ -245,12 +260,49 @@ class HubInstance implements Hub {
       }
       if (epoch === null) {
         failures = 0; // the lease bucket answered: another hub holds the lease
-        await pause(backoffMs(0, retryMs, retryMs), signal);
+        await pause(backoffMs(0, standbyMs, standbyMs), signal);
         continue;
       }
       const end = await this.#serveTerm(epoch);
       failures = end === 'failed' ? failures + 1 : 0;
       if (end !== 'closed') await pause(backoffMs(failures, retryMs, MAX_BACKOFF_MS), signal);
+    }
+  }
+
+  /**
+   * Takes the lease over from the hub that holds it once its NATS connection has been seen gone for
+   * `GONE_CONFIRM_MS` (`GoneWatch`): a dead hub is replaced in about a second instead of its lease time. `null` while
+   * the holder is connected, or when the key moved meanwhile.
+   */
+  async #takeOverFromGone(): Promise<number | null> {
+    const holder = this.ctx.lease.observedHolder();
+    if (holder === null || holder.hubId === this.hubId) return null;
+    if (!(await this.#goneWatch.confirmedGone(holder))) return null;
+    const epoch = await this.ctx.lease.takeOver(holder);
+    if (epoch !== null) {
+      this.ctx.logger.warn({ from: holder.hubId, epoch }, 'took the lease over from a hub whose connection is gone');
+    }
+    return epoch;
+  }
+
+  /**
+   * Follows this hub's own connection: a holder that loses it suspends its lease at once (`Lease.suspend`: nothing is
+   * served or written until a renewal proves nobody took over), and a standby restarts its judgement of the holder.
+   */
+  async #watchConnection(): Promise<void> {
+    for await (const status of this.ctx.nc.status()) {
+      if (status.type === 'disconnect') {
+        this.#goneWatch.disconnected();
+        if (this.ctx.lease.holds()) {
+          this.ctx.lease.suspend();
+          this.ctx.logger.warn(
+            { epoch: this.ctx.epoch },
+            'NATS connection lost; serving nothing until the lease is renewed',
+          );
+        }
+      } else if (status.type === 'reconnect') {
+        this.#goneWatch.reconnected();
+      }
     }
   }
 
@@ -448,6 +500,7 @@ class HubInstance implements Hub {
     this.#stop.abort();
     await this.#election;
     await this.#roster.stop();
+    await this.#presence.stop();
     if (this.ownsConnection && !this.ctx.nc.isClosed()) {
       await this.ctx.nc.close().catch((err: unknown) => this.ctx.logger.warn({ err }, 'closing NATS failed'));
     }

@@ -6,3 +6,4 @@
 export { walStreamConfig, inboxStreamConfig } from './nats/provision.js';
 export type { StreamNames } from './nats/provision.js';
 export { deliveryLag } from './observe/delivery-lag.js';
+export { GONE_CONFIRM_MS } from './presence.js';

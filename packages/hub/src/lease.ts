@@ -69,6 +69,13 @@ export class Lease {
   #foreign: { since: number; revision: number } | null = null;
   /** The newest foreign revision told to `onForeign`. */
   #reported = 0;
+  /** A standby's last read of another hub's record at the key (`observedHolder`). */
+  #observed: ObservedHolder | null = null;
+  /**
+   * `now()` at which the holder's connection went down (`suspend`), until a renewal sent after it succeeds; `null`
+   * when not suspended.
+   */
+  #suspendedAt: number | null = null;
   readonly #now: () => number;
   readonly #onForeign: NonNullable<LeaseOptions['onForeign']>;
   readonly #value: string;
@@ -108,6 +115,7 @@ export class Lease {
     const seenAt = this.#now();
     const value = readLeaseValue(entry);
     let expected: number;
+    this.#observed = value.kind === 'held' && entry !== null ? { hubId: value.hubId, revision: entry.revision } : null;
     switch (value.kind) {
       case 'held':
         this.#foreign = null;
@@ -129,6 +137,32 @@ export class Lease {
       default:
         return exhaustive(value);
     }
+    return this.#acquireAt(expected, ttlMs);
+  }
+
+  /**
+   * The other hub whose record `tryAcquire` last found at the key, with that record's revision; `null` when the last
+   * attempt found none (or this hub holds the lease).
+   */
+  observedHolder(): ObservedHolder | null {
+    return this.#observed;
+  }
+
+  /**
+   * Takes the lease over from a holder whose NATS connection is gone (`HubPresence`), without waiting for its record
+   * to expire: a CAS write on `holder.revision`, the revision of the holder's record the caller saw gone. It fails
+   * (`null`) when the key moved since, e.g. the holder renewed. Safe because a holder whose connection went down
+   * suspends its lease (`suspend`) until a renewal, a CAS on its own revision, succeeds again: after this write none
+   * can, so the former holder serves nothing more (see docs/architecture.md, "Seeing a hub's death").
+   */
+  async takeOver(holder: ObservedHolder): Promise<number | null> {
+    const ttlMs = (await this.kv.status()).ttl;
+    this.#observed = null;
+    return this.#acquireAt(holder.revision, ttlMs);
+  }
+
+  /** The acquiring CAS write on `expected` (0: the key must have no value); the epoch, or `null` when it moved. */
+  async #acquireAt(expected: number, ttlMs: number): Promise<number | null> {
     const start = this.#now();
     try {
       const revision = await this.kv.put(KEY, this.#value, { previousSeq: expected });
@@ -140,12 +174,29 @@ export class Lease {
       this.#held = true;
       this.#uncertain = false;
       this.#foreign = null;
+      this.#observed = null;
+      this.#suspendedAt = null;
       return revision;
     } catch (err) {
       if (isWrongLastSequence(err)) return null;
       if (err instanceof Error && /wrong last sequence|key exists/i.test(err.message)) return null;
       throw err;
     }
+  }
+
+  /**
+   * The holder's NATS connection went down: `holds()` is false from now until a renewal sent after this call
+   * succeeds. While the connection is down a standby may see this hub gone and take the lease over (`takeOver`);
+   * the renewal, a CAS on this hub's revision, then fails and the term ends, and until then this hub writes and
+   * serves nothing. A renewal that succeeds proves nobody took the lease over. No-op when not held.
+   */
+  suspend(): void {
+    if (this.#held) this.#suspendedAt = this.#now();
+  }
+
+  /** Whether the lease is suspended by a connection loss and not yet renewed since. */
+  suspended(): boolean {
+    return this.#held && this.#suspendedAt !== null;
   }
 
   /**
@@ -181,6 +232,11 @@ export class Lease {
 
   /** True while this hub may write: the lease was acquired or renewed and its local deadline has not passed. */
   holds(): boolean {
+    return this.#suspendedAt === null && this.#validByClock();
+  }
+
+  /** Held and before the local deadline, whether or not suspended. */
+  #validByClock(): boolean {
     return this.#held && this.#now() < this.deadline();
   }
 
@@ -206,6 +262,7 @@ export class Lease {
    */
   async release(): Promise<void> {
     this.#held = false;
+    this.#suspendedAt = null;
     this.#term += 1;
     this.#validUntil = 0;
     await Promise.all(this.#renewals);
@@ -255,6 +312,7 @@ export class Lease {
     this.#written = Math.max(this.#written, revision);
     if (term !== this.#term || !this.#held) return 'lost';
     this.#revision = revision;
+    if (this.#suspendedAt !== null && start > this.#suspendedAt) this.#suspendedAt = null;
     this.#validUntil = Math.max(this.#validUntil, this.#ttlMs > 0 ? start + this.#ttlMs : Number.POSITIVE_INFINITY);
     this.#uncertain = false;
     return 'renewed';
@@ -294,7 +352,8 @@ export class Lease {
    */
   async #reassert(term: number, revision: number): Promise<'renewed' | 'lost' | 'unknown'> {
     this.#noteForeign(revision);
-    if (!this.holds()) return this.#lose();
+    // A suspension does not matter here: the CAS below fails if a standby took the key over.
+    if (!this.#validByClock()) return this.#lose();
     const start = this.#now();
     try {
       return this.#renewed(term, start, await this.kv.update(KEY, this.#value, revision));
@@ -351,9 +410,17 @@ export class Lease {
 
   #lose(): 'lost' {
     this.#held = false;
+    this.#suspendedAt = null;
     this.#validUntil = 0;
     return 'lost';
   }
+}
+
+/** Another hub's record at the lease key, as a standby read it. */
+export interface ObservedHolder {
+  readonly hubId: string;
+  /** The key's revision holding that record. */
+  readonly revision: number;
 }
 
 function exhaustive(value: never): never {

@@ -107,7 +107,7 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     servers: options.servers ?? 'nats://127.0.0.1:4222',
     connection: options.connection ?? null,
     prefix: options.prefix ?? DEFAULT_PREFIX,
-    hubId: options.hubId ?? newId(),
+    hubId: hubIdOf(options.hubId),
     clock: options.clock ?? systemClock,
     logger: options.logger ?? silentLogger,
     adapters: options.adapters ?? createDefaultAdapterRegistry(),
@@ -143,3 +143,14 @@ function retention(ms: number | null): number | null {
  * delivery it is still working on (to a replica, whose turn lock then refuses to run it twice).
  */
 export const DEFAULT_INBOX_ACK_WAIT_MS = 10_000;
+
+/** A hub id is one subject token (`names.hubAlive`): letters, digits, `_` and `-`, at most 64. */
+const HUB_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function hubIdOf(hubId: string | undefined): string {
+  if (hubId === undefined) return newId();
+  if (!HUB_ID.test(hubId)) {
+    throw new TypeError(`hubId ${JSON.stringify(hubId.slice(0, 80))} must be 1 to 64 letters, digits, "_" or "-"`);
+  }
+  return hubId;
+}

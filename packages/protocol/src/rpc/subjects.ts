@@ -51,6 +51,15 @@ export interface HubNames {
    * its own `Health` (no queue group), so that one request collects the whole roster.
    */
   readonly hubsPing: string;
+  /**
+   * `<prefix>.hubs.v1.alive.<hub_id>`: a hub's presence. Each hub subscribes to its own from the start of its election
+   * to its close and never answers, so that a request there times out while the hub is connected and gets "no
+   * responders" from the server once its connection is gone: how a standby sees the active hub's death before its
+   * lease expires. Only hubs may publish or subscribe here.
+   */
+  hubAlive(hubId: string): string;
+  /** Every hub's presence subject (`<prefix>.hubs.v1.alive.*`), for permissions. */
+  readonly hubAliveAll: string;
 }
 
 /** The names of the hub with `prefix`. */
@@ -89,6 +98,8 @@ export function hubNames(prefix: string = DEFAULT_PREFIX): HubNames {
     ],
     deliveryConsumer: 'hub_delivery',
     hubsPing: `${p}.hubs.${RPC_VERSION}.ping`,
+    hubAlive: (hubId) => `${p}.hubs.${RPC_VERSION}.alive.${hubId}`,
+    hubAliveAll: `${p}.hubs.${RPC_VERSION}.alive.*`,
   };
 }
 
