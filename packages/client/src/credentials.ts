@@ -1,4 +1,4 @@
-import { IdSchema } from '@ag2net/protocol';
+import { Ag2netError, ErrorCode, IdSchema } from '@ag2net/protocol';
 import { createUser, fromSeed } from '@nats-io/nkeys';
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -29,9 +29,12 @@ const UserClaimsSchema = z.looseObject({
 });
 export type UserClaims = z.infer<typeof UserClaimsSchema>;
 
-/** Credentials that are not a user JWT, or not a `.creds` file. Local, never on the wire. */
-export class CredentialsError extends Error {
+/** Credentials that are not a user JWT, or not a `.creds` file. Code `invalid_config`. Local, never on the wire. */
+export class CredentialsError extends Ag2netError {
   override readonly name = 'CredentialsError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.InvalidConfig, message, options);
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { HubResponse, Passport } from '@ag2net/protocol';
+import { Ag2netError, ErrorCode, type HubResponse, type Passport } from '@ag2net/protocol';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   agentIdOf,
@@ -17,9 +17,12 @@ const EXPIRY_MARGIN_MS = 5_000;
 const RACED_WAIT_MS = 3_000;
 const RACED_POLL_MS = 100;
 
-/** The identity's credentials cannot be used (they belong to another identity, or are missing). Local. */
-export class IdentityCredentialsError extends Error {
+/** The identity's credentials cannot be used (they belong to another identity, or are missing). Code `auth_failed`. Local. */
+export class IdentityCredentialsError extends Ag2netError {
   override readonly name = 'IdentityCredentialsError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.AuthFailed, message, options);
+  }
 }
 
 /** An identity's NATS credentials as its connection uses them. */

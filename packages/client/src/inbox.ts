@@ -1,4 +1,11 @@
-import { DELIVERY_ORIGIN_HUB, DeliveryHeader, EnvelopeSchema, type Envelope } from '@ag2net/protocol';
+import {
+  Ag2netError,
+  DELIVERY_ORIGIN_HUB,
+  DeliveryHeader,
+  EnvelopeSchema,
+  ErrorCode,
+  type Envelope,
+} from '@ag2net/protocol';
 import { KeyedSerial } from '@ag2net/protocol/internal';
 import { jetstream, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { RecentIds } from './dedupe.js';
@@ -38,14 +45,23 @@ export interface InboxOptions {
   readonly handlers: InboxHandlers;
 }
 
-/** The turns still running were aborted (`disconnect` ran out of grace, or the participant's inbox closed). */
-export class TurnAbortedError extends Error {
+/**
+ * The turns still running were aborted (`disconnect` ran out of grace, or the participant's inbox closed). Code
+ * `cancelled`. Local.
+ */
+export class TurnAbortedError extends Ag2netError {
   override readonly name = 'TurnAbortedError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.Cancelled, message, options);
+  }
 }
 
-/** The inbox stopped delivering while nobody disconnected it (connection closed, consumer deleted). Local. */
-export class InboxClosedError extends Error {
+/** The inbox stopped delivering while nobody disconnected it (connection closed, consumer deleted). Code `closed`. Local. */
+export class InboxClosedError extends Ag2netError {
   override readonly name = 'InboxClosedError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.Closed, message, options);
+  }
 }
 
 /** A delivery unhandled because of an error of the client itself is handed back after this delay, in ms. */

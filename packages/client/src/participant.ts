@@ -1,4 +1,6 @@
 import {
+  Ag2netError,
+  ErrorCode,
   textData,
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
@@ -54,9 +56,12 @@ export interface NextOptions extends ReceiveOptions {
 
 const NEVER_ABORTED = new AbortController().signal;
 
-/** The participant was disconnected. */
-export class DisconnectedError extends Error {
+/** The participant was disconnected. Code `closed`. Local. */
+export class DisconnectedError extends Ag2netError {
   override readonly name = 'DisconnectedError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.Closed, message, options);
+  }
 }
 
 /**

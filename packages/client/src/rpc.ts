@@ -1,8 +1,10 @@
 import {
   AccessDeniedError,
+  Ag2netError,
+  ErrorCode,
   HUB_OPS,
+  HubError,
   InternalError,
-  NetworkError,
   RpcReplySchema,
   errorFromWire,
   hubNames,
@@ -44,14 +46,20 @@ export interface HubRpcOptions {
   readonly requestTimeoutMs?: number;
 }
 
-/** The hub could not be reached in time: no responder or every attempt timed out. Local, never on the wire. */
-export class HubUnavailableError extends Error {
+/**
+ * The hub could not be reached in time: no responder or every attempt timed out. Code `unavailable`, retryable (a
+ * later call may find a hub). Local: the client raises it, the hub never answers it.
+ */
+export class HubUnavailableError extends Ag2netError {
   override readonly name = 'HubUnavailableError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.Unavailable, message, options);
+  }
 }
 
 /**
  * Typed request/reply to the hub. Requests are validated before they leave, replies when they arrive; a hub error
- * is rethrown as its typed `NetworkError`, and a request NATS refuses (a permissions violation: the connection's
+ * is rethrown as its typed `HubError`, and a request NATS refuses (a permissions violation: the connection's
  * credentials do not allow the operation's subject, or its reply inbox) as `AccessDeniedError`, never resent. When
  * no hub answers (failover in progress), the hub answers `unavailable`,
  * or an attempt of an idempotent operation times out, the same request is sent again until `retryForMs` runs out:
@@ -135,7 +143,7 @@ function withEnvelopeId(request: unknown): unknown {
  * `unavailable`), or when it timed out and the operation is idempotent (a timed-out request may have been applied).
  */
 function isRetryable(err: unknown, idempotent: boolean): boolean {
-  if (err instanceof NetworkError) return mayResend(err, { idempotent });
+  if (err instanceof HubError) return mayResend(err, { idempotent });
   if (err instanceof errors.TimeoutError) return idempotent;
   if (err instanceof errors.RequestError) return err.isNoResponders();
   if (err instanceof errors.NoRespondersError) return true;

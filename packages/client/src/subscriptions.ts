@@ -1,4 +1,4 @@
-import type { Envelope } from '@ag2net/protocol';
+import { Ag2netError, ErrorCode, type Envelope } from '@ag2net/protocol';
 
 /**
  * How many recent deliveries a person's client keeps for one-shot waits (`nextEnvelope`, `waitForChannelEvent`) that
@@ -40,16 +40,22 @@ export interface ReceiveOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Timed out waiting for an envelope. Local, never on the wire. */
-export class EnvelopeTimeoutError extends Error {
+/** Timed out waiting for an envelope. Code `timeout`. Local, never on the wire. */
+export class EnvelopeTimeoutError extends Ag2netError {
   override readonly name = 'EnvelopeTimeoutError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.Timeout, message, options);
+  }
 }
 
-/** A subscription's reader fell more than its `maxBuffered` envelopes behind; the subscription has ended. Local. */
-export class SubscriptionOverflowError extends Error {
+/**
+ * A subscription's reader fell more than its `maxBuffered` envelopes behind; the subscription has ended. Code
+ * `closed`. Local.
+ */
+export class SubscriptionOverflowError extends Ag2netError {
   override readonly name = 'SubscriptionOverflowError';
   constructor(readonly maxBuffered: number) {
-    super(`subscription fell more than ${maxBuffered} envelopes behind and was ended`);
+    super(ErrorCode.Closed, `subscription fell more than ${maxBuffered} envelopes behind and was ended`);
   }
 }
 

@@ -1,6 +1,14 @@
-/** The turn lock was lost while the turn ran; the turn is aborted with this reason. Local, never on the wire. */
-export class TurnLockLostError extends Error {
+import { Ag2netError, ErrorCode } from '@ag2net/protocol';
+
+/**
+ * The turn lock was lost while the turn ran (another replica may hold it now); the turn is aborted with this reason.
+ * Code `conflict`. Local, never on the wire.
+ */
+export class TurnLockLostError extends Ag2netError {
   override readonly name = 'TurnLockLostError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.Conflict, message, options);
+  }
 }
 
 /**
