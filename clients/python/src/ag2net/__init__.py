@@ -32,27 +32,17 @@ from .errors import (
     error_from_wire,
     is_final_error,
 )
+from .event_types import EV_CHANNEL_CLOSED, EV_CHANNEL_INVITE, EV_CHANNEL_INVITE_ACK, EV_TEXT, is_protocol_event
 from .history import HISTORY_EXPIRED, HistoryExpiredDetails, history_expired, history_expired_details
 from .hub_client import OPERATOR_CALLER, HubClient
+from .human import HumanCallback, HumanClient
 from .identity import IdentityCredentialsError
 from .ids import is_reply_form_id, new_id, reply_envelope_id
 from .inbox import Subscription
+from .invites import ack_invite, is_invite_for
 from .models import ChannelMetadata, Envelope, Passport
-from .participant import (
-    EV_CHANNEL_CLOSED,
-    EV_CHANNEL_INVITE,
-    EV_CHANNEL_INVITE_ACK,
-    EV_TEXT,
-    Channel,
-    HumanCallback,
-    HumanClient,
-    Participant,
-    PendingTurn,
-    PostAck,
-    ack_invite,
-    is_invite_for,
-    is_protocol_event,
-)
+from .op_results import PendingTurn, PostAck
+from .participant import Channel, Participant
 from .parts import DataPart, Part, Rendered, TextPart, ensure_parts, parts_of, parts_text, text_data
 from .rpc import HUB_OPS, HubRpc, OpSpec
 from .turn_locks import TURN_LOCK_TTL, TurnLocks

@@ -20,9 +20,10 @@ from ag2 import Agent
 from ag2.network import Envelope as Ag2Envelope
 
 from .agent import AgentClient
+from .event_types import EV_TEXT, is_protocol_event
 from .hub_client import HubClient
+from .invites import ack_invite, is_invite_for
 from .models import Envelope
-from .participant import EV_TEXT, ack_invite, is_invite_for, is_protocol_event
 
 EV_PACKET = "ag2.packet"
 EV_TURN_FAILED = "ag2.turn.failed"

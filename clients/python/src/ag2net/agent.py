@@ -7,18 +7,17 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from .callbacks import MaybeAwaitable, settle
 from .errors import NetworkError, TurnLockLostError, is_final_error
+from .event_types import EV_EXPECTATION_VIOLATED, is_protocol_event
 from .inbox import ACK, Settle
+from .invites import ack_invite, is_invite_for
 from .models import Envelope, Passport
-from .participant import EV_EXPECTATION_VIOLATED, Participant, ack_invite, is_invite_for, is_protocol_event
+from .participant import Participant
+from .participant_hub import ParticipantHub
 from .turn_locks import TurnLease, TurnLocks
 from .turn_retries import DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF, TurnAttempts
-
-if TYPE_CHECKING:
-    from .hub_client import HubClient
 
 log = logging.getLogger("ag2net")
 
@@ -48,7 +47,7 @@ class AgentClient(Participant):
 
     def __init__(
         self,
-        hub: HubClient,
+        hub: ParticipantHub,
         passport: Passport,
         *,
         handler: AgentHandler | None = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlunparse
 
 import nats
@@ -9,7 +10,7 @@ import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.client import RawCredentials
 
-from .credentials import DEFAULT_INBOX_PREFIX, UserCredentials, format_creds, inbox_prefix_of
+from .credentials import DEFAULT_INBOX_PREFIX, UserCredentials, format_creds, inbox_prefix_of, load_creds
 
 
 class CredentialSource:
@@ -83,3 +84,15 @@ def server_of(nc: NatsClient) -> str:
         raise RuntimeError("the NATS connection is not connected")
     netloc = url.hostname or "127.0.0.1"
     return urlunparse((url.scheme or "nats", f"{netloc}:{url.port or 4222}", "", "", "", ""))
+
+
+def credentials_of(creds: str | Path | None, jwt: str | None, seed: str | None) -> UserCredentials | None:
+    """The credentials `HubClient.connect` was given (`creds`: a `.creds` file's text or path; or `jwt` and `seed`),
+    or None."""
+    if creds is not None:
+        return load_creds(creds)
+    if jwt is None and seed is None:
+        return None
+    if jwt is None or seed is None:
+        raise TypeError("HubClient.connect: jwt and seed go together")
+    return UserCredentials(jwt=jwt, seed=seed)

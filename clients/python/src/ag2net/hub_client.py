@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,24 +17,28 @@ import nats.errors
 from nats.aio.client import Client as NatsClient
 
 from .agent import AgentClient, AgentHandler, TurnFailedListener
-from .connection import CredentialSource, open_connection, server_of
-from .credentials import UserCredentials, create_identity_keys, load_creds, public_key_of
+from .connection import CredentialSource, credentials_of, open_connection, server_of
+from .credentials import create_identity_keys, public_key_of
 from .errors import ProtocolError
 from .hub_reads import HubReads
+from .human import HumanClient
 from .identity import (
     IdentityCredentials,
     IdentityCredentialsError,
     IdentityGrant,
+    is_name_taken,
     issued_identity,
+    registration_extras,
     usable_credentials,
     wait_for_persisted,
 )
+from .identity_renewal import keep_renewed
 from .ids import new_id
 from .inbox import DEFAULT_DISCONNECT_GRACE
 from .models import Passport
-from .participant import HumanClient, Participant
+from .participant import Participant
+from .participant_start import ParticipantStart, agent_starter, human_starter
 from .passport import check_passport
-from .renewal import run_renewal
 from .rpc import DEFAULT_PREFIX, DEFAULT_RETRY_FOR, HUB_OPS, HubRpc
 from .turn_locks import TURN_LOCK_TTL
 from .turn_retries import DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF
@@ -45,11 +47,8 @@ log = logging.getLogger("ag2net")
 
 #: The caller token of the deployment's operator (`OPERATOR_CALLER`): only operator credentials may use it.
 OPERATOR_CALLER = "$operator"
-#: The `details.reason` of a `register` refused because another identity holds the name.
-_NAME_TAKEN = "name_taken"
 
 _P = TypeVar("_P", bound=Participant)
-_Start = Callable[["HubClient", Passport], Awaitable[_P]]
 
 
 class HubClient(HubReads):
@@ -103,7 +102,7 @@ class HubClient(HubReads):
             return HubClient(
                 connection, prefix, retry_for, False, servers=None, secured=False, default_caller=default_caller
             )
-        credentials = _credentials_of(creds, jwt, seed)
+        credentials = credentials_of(creds, jwt, seed)
         source = CredentialSource(credentials) if credentials is not None else None
         nc = await open_connection(servers, source)
         return HubClient(
@@ -149,20 +148,15 @@ class HubClient(HubReads):
         and `on_turn_failed` may be `async def`s or plain functions."""
         if passport.get("kind") == "human":
             raise TypeError("register() is for agents; use register_human() for kind='human'")
-        grant = await self._register_identity(passport, _extras(resume, skill_md, rule), creds_path)
-
-        async def start(hub: HubClient, stamped: Passport) -> AgentClient:
-            client = AgentClient(
-                hub,
-                stamped,
-                handler=handler,
-                max_turn_attempts=max_turn_attempts,
-                turn_retry_backoff=turn_retry_backoff,
-                on_turn_failed=on_turn_failed,
-            )
-            await client._start_agent(exclusive_turns, turn_lock_ttl)
-            return client
-
+        grant = await self._register_identity(passport, registration_extras(resume, skill_md, rule), creds_path)
+        start = agent_starter(
+            handler,
+            exclusive_turns=exclusive_turns,
+            turn_lock_ttl=turn_lock_ttl,
+            max_turn_attempts=max_turn_attempts,
+            turn_retry_backoff=turn_retry_backoff,
+            on_turn_failed=on_turn_failed,
+        )
         return await self._start(grant, start)
 
     async def register_human(
@@ -177,8 +171,10 @@ class HubClient(HubReads):
         """Registers a person (kind `human`); invites are accepted automatically unless `auto_ack_invites` is False."""
         if passport.get("kind") not in (None, "human"):
             raise TypeError(f"register_human() requires kind='human'; got {passport.get('kind')!r}")
-        grant = await self._register_identity({**passport, "kind": "human"}, _extras(resume, None, rule), creds_path)
-        return await self._start(grant, _human_starter(auto_ack_invites))
+        grant = await self._register_identity(
+            {**passport, "kind": "human"}, registration_extras(resume, None, rule), creds_path
+        )
+        return await self._start(grant, human_starter(auto_ack_invites))
 
     async def attach(
         self,
@@ -198,19 +194,14 @@ class HubClient(HubReads):
         the `attach` operation when they expired). An unknown name is registered with `passport`; when another replica
         registers it first, this attaches to that identity."""
         grant = await self._attach_identity(name, passport, creds_path, human=False, raced=False)
-
-        async def start(hub: HubClient, stamped: Passport) -> AgentClient:
-            client = AgentClient(
-                hub,
-                stamped,
-                handler=handler,
-                max_turn_attempts=max_turn_attempts,
-                turn_retry_backoff=turn_retry_backoff,
-                on_turn_failed=on_turn_failed,
-            )
-            await client._start_agent(exclusive_turns, turn_lock_ttl)
-            return client
-
+        start = agent_starter(
+            handler,
+            exclusive_turns=exclusive_turns,
+            turn_lock_ttl=turn_lock_ttl,
+            max_turn_attempts=max_turn_attempts,
+            turn_retry_backoff=turn_retry_backoff,
+            on_turn_failed=on_turn_failed,
+        )
         return await self._start(grant, start)
 
     async def attach_human(
@@ -226,7 +217,7 @@ class HubClient(HubReads):
         if grant[0].kind != "human":
             await grant[1].close()
             raise TypeError(f"attach_human({name!r}): not a human identity")
-        return await self._start(grant, _human_starter(auto_ack_invites))
+        return await self._start(grant, human_starter(auto_ack_invites))
 
     async def _register_identity(
         self, passport: dict[str, Any], extra: dict[str, Any], creds_path: str | Path | None
@@ -284,7 +275,7 @@ class HubClient(HubReads):
         try:
             return await self._register_identity(fields, {}, creds_path)
         except ProtocolError as err:
-            if not _name_taken(err):
+            if not is_name_taken(err):
                 raise
             # Another replica registered the name between the lookup and the registration: attach to that identity
             # (on a secured deployment, with the credentials that replica persisted at the shared `creds_path`).
@@ -342,20 +333,10 @@ class HubClient(HubReads):
             parent=self,
         )
 
-        async def renew() -> float:
-            fresh = (await hub.call("renewCredentials", {}))["credentials"]
-            renewed = UserCredentials(jwt=str(fresh["jwt"]), seed=credentials.user.seed)
-            source.update(renewed)
-            credentials.persist(renewed)
-            # nats-py closes a connection for good when the server reports its JWT expired (it reconnects only after
-            # network errors), so the connection reconnects now and presents the renewed JWT before the old one lapses.
-            await nc.force_reconnect()
-            return datetime.fromisoformat(str(fresh["expires_at"])).timestamp()
-
-        hub._renewal = asyncio.create_task(run_renewal(credentials.lifetime, renew, who=f"{name} ({agent_id})"))
+        hub._renewal = keep_renewed(hub, nc, source, credentials, who=f"{name} ({agent_id})")
         return hub
 
-    async def _start(self, grant: _Grant, start: _Start[_P]) -> _P:
+    async def _start(self, grant: _Grant, start: ParticipantStart[_P]) -> _P:
         """Starts the participant of `grant` on its bound hub client; closes that client when the start fails."""
         passport, hub = grant
         try:
@@ -402,39 +383,3 @@ class HubClient(HubReads):
 
 #: A registered identity and the hub client bound to it.
 _Grant = tuple[Passport, HubClient]
-
-
-def _human_starter(auto_ack_invites: bool) -> _Start[HumanClient]:
-    async def start(hub: HubClient, passport: Passport) -> HumanClient:
-        client = HumanClient(hub, passport, auto_ack_invites)
-        await client._start()
-        return client
-
-    return start
-
-
-def _name_taken(err: ProtocolError) -> bool:
-    reason = err.details.get("reason") if err.details is not None else None
-    return reason == _NAME_TAKEN or "already registered" in err.message
-
-
-def _credentials_of(creds: str | Path | None, jwt: str | None, seed: str | None) -> UserCredentials | None:
-    """The credentials `HubClient.connect` was given, or None."""
-    if creds is not None:
-        return load_creds(creds)
-    if jwt is None and seed is None:
-        return None
-    if jwt is None or seed is None:
-        raise TypeError("HubClient.connect: jwt and seed go together")
-    return UserCredentials(jwt=jwt, seed=seed)
-
-
-def _extras(resume: dict[str, Any] | None, skill_md: str | None, rule: dict[str, Any] | None) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
-    if resume is not None:
-        extra["resume"] = resume
-    if skill_md is not None:
-        extra["skill_md"] = skill_md
-    if rule is not None:
-        extra["rule"] = rule
-    return extra

@@ -21,11 +21,14 @@ from .credentials import (
     read_creds_file,
     write_creds_file,
 )
+from .errors import ProtocolError
 from .models import Passport
 from .renewal import CredentialLifetime
 
 log = logging.getLogger("ag2net")
 
+#: The `details.reason` of a `register` refused because another identity holds the name.
+_NAME_TAKEN = "name_taken"
 #: Persisted credentials that expire sooner than this are treated as expired (fresh ones are asked for), in seconds.
 EXPIRY_MARGIN = 5.0
 #: How long `attach` looks for the credentials another replica is persisting after it won the registration, in s.
@@ -138,3 +141,23 @@ def lifetime_of(jwt: str, expires_at: float) -> CredentialLifetime:
     """A JWT's lifetime: from its `iat` (or now) to `expires_at`; a JWT without expiry is never renewed."""
     iat = decode_user_claims(jwt).iat
     return CredentialLifetime(issued_at=time.time() if iat is None else iat, expires_at=expires_at)
+
+
+def registration_extras(
+    resume: dict[str, Any] | None, skill_md: str | None, rule: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The optional fields of a `register` request beside the passport: those given."""
+    extra: dict[str, Any] = {}
+    if resume is not None:
+        extra["resume"] = resume
+    if skill_md is not None:
+        extra["skill_md"] = skill_md
+    if rule is not None:
+        extra["rule"] = rule
+    return extra
+
+
+def is_name_taken(err: ProtocolError) -> bool:
+    """Whether a `register` was refused because another identity holds the name."""
+    reason = err.details.get("reason") if err.details is not None else None
+    return reason == _NAME_TAKEN or "already registered" in err.message

@@ -3,30 +3,18 @@
 from __future__ import annotations
 
 import inspect
-import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from typing import Any
 
-from pydantic import BaseModel
-
-from .callbacks import MaybeAwaitable, settle
 from .errors import DisconnectedError, EnvelopeTimeoutError
+from .event_types import EV_CHANNEL_CLOSED, EV_CHANNEL_EXPIRED, EV_TEXT, is_protocol_event
 from .ids import new_id, reply_envelope_id
-from .inbox import ACK, DEFAULT_DISCONNECT_GRACE, Inbox, Predicate, Settle, Subscription, Subscriptions
+from .inbox import DEFAULT_DISCONNECT_GRACE, Inbox, Predicate, Settle, Subscription, Subscriptions
 from .models import ChannelMetadata, Envelope, Passport
+from .op_results import PendingTurn, PostAck
+from .participant_hub import ParticipantHub
 from .parts import Rendered, text_data
 
-if TYPE_CHECKING:
-    from .hub_client import HubClient
-
-log = logging.getLogger("ag2net")
-
-EV_TEXT = "ag2.msg.text"
-EV_CHANNEL_INVITE = "ag2.channel.invite"
-EV_CHANNEL_INVITE_ACK = "ag2.channel.invite.ack"
-EV_CHANNEL_CLOSED = "ag2.channel.closed"
-EV_CHANNEL_EXPIRED = "ag2.channel.expired"
-EV_EXPECTATION_VIOLATED = "ag2.expectation.violated"
 #: How many recent deliveries a person's client keeps for one-shot waits that start after they arrived.
 RECENT_DELIVERIES = 256
 #: Time `open` waits for every invitee to accept, in seconds (the hub's ack timeout is 30 s).
@@ -34,30 +22,10 @@ OPEN_TIMEOUT = 60.0
 _READ_WAL_PAGE = 1000
 
 
-def is_protocol_event(event_type: str) -> bool:
-    """`ag2.channel.*` and `ag2.task.*`: never a turn, and run without the turn lock."""
-    return event_type.startswith(("ag2.channel.", "ag2.task."))
-
-
-class PendingTurn(BaseModel):
-    """A turn the hub expects from the caller (`pendingTurnsFor`): in `channel_id`, answering the envelope
-    `triggering_envelope_id` (`None` for a channel's opening turn), expected since `expected_at`."""
-
-    channel_id: str
-    triggering_envelope_id: str | None
-    expected_at: str | None = None
-
-
-class PostAck(BaseModel):
-    envelope_id: str
-    sequence: int
-    created_at: str
-
-
 class Participant:
     """An identity with a durable inbox, subscriptions to its deliveries, sending and its per-caller operations."""
 
-    def __init__(self, hub: HubClient, passport: Passport) -> None:
+    def __init__(self, hub: ParticipantHub, passport: Passport) -> None:
         if passport.agent_id is None:
             raise ValueError("participant has an unstamped passport (not registered)")
         self.hub = hub
@@ -343,61 +311,7 @@ class Channel:
         return await self._owner.read_wal(self.channel_id, since=since)
 
 
-async def ack_invite(participant: Participant, invite: Envelope) -> None:
-    """Accepts an invite: posts `ag2.channel.invite.ack` answering it."""
-    await participant.send_envelope(
-        {
-            "channel_id": invite.channel_id,
-            "event_type": EV_CHANNEL_INVITE_ACK,
-            "event_data": {"channel_id": invite.channel_id},
-            "causation_id": invite.envelope_id,
-        }
-    )
-
-
-def is_invite_for(participant: Participant, envelope: Envelope) -> bool:
-    return envelope.event_type == EV_CHANNEL_INVITE and envelope.sender_id != participant.agent_id
-
-
-#: What a person's client does with a delivery: `(envelope)`, an `async def` or a plain function.
-HumanCallback = Callable[[Envelope], MaybeAwaitable]
-
-
 def _check_predicate(predicate: Predicate | None) -> None:
     """A coroutine function's result is always truthy: as a predicate it would match everything."""
     if predicate is not None and inspect.iscoroutinefunction(predicate):
         raise TypeError("a predicate is a plain function (envelope) -> bool, not an async def")
-
-
-class HumanClient(Participant):
-    """A person (kind `human`): invites accepted automatically; deliveries go to callbacks and subscriptions; a
-    one-shot wait (`next_envelope`) also sees recent deliveries no wait took yet, so a wait started right after a
-    send still gets an answer that arrived first."""
-
-    keeps_recent_deliveries = True
-
-    def __init__(self, hub: HubClient, passport: Passport, auto_ack_invites: bool = True) -> None:
-        super().__init__(hub, passport)
-        self._auto_ack = auto_ack_invites
-        self._callbacks: list[HumanCallback] = []
-
-    def on_envelope(self, callback: HumanCallback) -> None:
-        """Adds a push callback (an `async def` or a plain function); several run in the order they were added, one
-        at a time. One that raises is logged."""
-        self._callbacks.append(callback)
-
-    async def close_channel(self, channel_id: str, reason: str = "human_closed") -> ChannelMetadata:
-        return await super().close_channel(channel_id, reason)
-
-    async def _handle(self, envelope: Envelope) -> Settle:
-        if self._auto_ack and is_invite_for(self, envelope):
-            try:
-                await ack_invite(self, envelope)
-            except Exception as err:  # noqa: BLE001 - logged; the delivery is acked
-                log.warning("invite ack failed: %s", err)
-        for callback in list(self._callbacks):
-            try:
-                await settle(callback(envelope))
-            except Exception as err:  # noqa: BLE001 - logged; the delivery is acked
-                log.error("envelope callback failed: %s", err)
-        return ACK
