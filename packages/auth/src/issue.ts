@@ -1,4 +1,4 @@
-import { IdSchema, type HubNames } from '@ag2net/protocol';
+import { Ag2netError, ErrorCode, IdSchema, type HubNames } from '@ag2net/protocol';
 import { decode, encodeUser, fmtCreds, type User } from '@nats-io/jwt';
 import { fromPublic, fromSeed } from '@nats-io/nkeys';
 import { isPublicKey } from './keys.js';
@@ -10,9 +10,12 @@ export const MAX_IDENTITY_TTL_SECONDS = 86_400;
 /** The default lifetime of an identity's credentials, in seconds (one hour). */
 export const DEFAULT_IDENTITY_TTL_SECONDS = 3_600;
 
-/** A bad issuance request: a malformed key, id or lifetime. */
-export class IssuanceError extends Error {
+/** A bad issuance request: a malformed key, id or lifetime. Code `invalid_request`. */
+export class IssuanceError extends Ag2netError {
   override readonly name = 'IssuanceError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.InvalidRequest, message, options);
+  }
 }
 
 /** Options of `issueUserJwt`. */

@@ -8,6 +8,7 @@ import {
   type LanguageModelV3,
   type LanguageModelV3Prompt,
 } from '@ai-sdk/provider';
+import { Ag2netError, type ErrorCode } from '@ag2net/protocol';
 import { wrapLanguageModel } from 'ai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FailureKind, excTypeOf, modelErrorCause, promptTexts, type FailureCause } from './cause.js';
@@ -40,7 +41,7 @@ export interface ModelLimits {
   readonly retryDelayMs?: number;
 }
 
-/** Stable codes of a failed model call, carried in `ag2.turn.failed` as `code`. */
+/** Stable codes of a failed model call, carried in `ag2.turn.failed` as `code`; the `model` codes of `ERROR_CODES`. */
 export const ModelFailureCode = {
   /** The endpoint refused the credentials (HTTP 401 or 403). */
   Auth: 'model_auth',
@@ -54,7 +55,7 @@ export const ModelFailureCode = {
   Rejected: 'model_rejected',
   /** The call failed otherwise before the endpoint answered (e.g. a base URL the HTTP client refuses). */
   Error: 'model_error',
-} as const;
+} as const satisfies Record<string, ErrorCode>;
 export type ModelFailureCode = (typeof ModelFailureCode)[keyof typeof ModelFailureCode];
 
 /** What a `ModelCallError` knows beyond its code and reason. */
@@ -70,20 +71,21 @@ export interface ModelCallErrorOptions {
 /**
  * A model call failed for good (after its retries). `reason` is one short sentence for people; it never holds the
  * prompt, the key or the endpoint's body. The provider's error is the `cause`; `detail` says what it was in words
- * that may be shown (`null` when not known). Local: never on the wire as such — the default handler turns it into an
- * `ag2.turn.failed` event.
+ * that may be shown (`null` when not known). `code` is one of `ModelFailureCode`; `model_timeout` and
+ * `model_unavailable` are retryable (a later call may succeed). Local: never on the wire as such — the default handler
+ * turns it into an `ag2.turn.failed` event.
  */
-export class ModelCallError extends Error {
+export class ModelCallError extends Ag2netError {
   override readonly name = 'ModelCallError';
   readonly detail: FailureCause | null;
   readonly model: { readonly provider: string; readonly model: string } | null;
   constructor(
-    readonly code: ModelFailureCode,
+    override readonly code: ModelFailureCode,
     readonly reason: string,
     readonly attempts: number,
     options: ModelCallErrorOptions = {},
   ) {
-    super(reason, 'cause' in options ? { cause: options.cause } : undefined);
+    super(code, reason, { cause: options.cause });
     this.detail = options.detail ?? null;
     this.model = options.model ?? null;
   }

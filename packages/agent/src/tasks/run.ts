@@ -1,5 +1,5 @@
 import type { AgentClient } from '@ag2net/client';
-import { EV_TASK_CANCELLED, newId, parseDuration, type TaskSpec } from '@ag2net/protocol';
+import { Ag2netError, EV_TASK_CANCELLED, ErrorCode, newId, parseDuration, type TaskSpec } from '@ag2net/protocol';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { currentTurn } from '../runtime/turn-context.js';
 import { TaskMirror } from './mirror.js';
@@ -33,9 +33,12 @@ export interface TaskHandle {
   checkpoint(state: Record<string, unknown>): Promise<void>;
 }
 
-/** Thrown out of a task that was cancelled; the message is the reason. */
-export class TaskCancelledError extends Error {
+/** Thrown out of a task that was cancelled; the message is the reason. Code `cancelled`. Local. */
+export class TaskCancelledError extends Ag2netError {
   override readonly name = 'TaskCancelledError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.Cancelled, message, options);
+  }
 }
 
 const current = new AsyncLocalStorage<TaskHandle>();
