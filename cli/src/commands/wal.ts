@@ -1,11 +1,12 @@
 import { EnvelopeSchema, OPERATOR_CALLER, participantIds, type Envelope } from '@ag2net/protocol';
+import { pause } from '@ag2net/protocol/internal';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { IntFlag, action, actionOn, type CommandEnv } from '../env.js';
 import { usageError } from '../exit.js';
 import { historyRefusal, requireHistory } from '../expired-history.js';
-import { FOLLOW_POLL_MS, pause } from '../follow.js';
+import { FOLLOW_POLL_MS } from '../follow.js';
 import type { CliIo } from '../io.js';
 import { NameBook, envelopePrinter } from '../render.js';
 import { resolveChannelId } from '../resolve.js';

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pause } from '@ag2net/protocol/internal';
 import type { Logger } from './logger.js';
 
 /** The share of a credential's lifetime after which it is renewed: two thirds. */
@@ -68,15 +68,5 @@ export async function runRenewal(options: RenewalOptions): Promise<void> {
         if (!(await pause(retryInMs, options.signal))) return;
       }
     }
-  }
-}
-
-/** Waits `ms`; false when `signal` aborted first. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,3 +1,5 @@
+import { pause } from '@ag2net/protocol/internal';
+
 /** What the keeper needs of the lease: a renewal that says how it went, and the holder's own view of validity. */
 export interface RenewableLease {
   /** `lost` = definitely gone (revision moved or key gone); `unknown` = the request failed or timed out. */
@@ -75,19 +77,8 @@ export async function keepLease(lease: RenewableLease, options: KeepLeaseOptions
   return 'stopped';
 }
 
-/** Waits `ms`, or less when `signal` aborts first; never rejects. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+/** Waits `ms`, or less when `signal` aborts first; never rejects (the one `pause` of @ag2net/protocol/internal). */
+export { pause };
 
 /** A bounded, jittered backoff: `base · 2^failures`, capped at `max`, then scaled by a random factor in [0.5, 1]. */
 export function backoffMs(failures: number, base: number, max: number): number {
