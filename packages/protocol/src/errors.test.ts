@@ -76,11 +76,19 @@ describe('network error classes', () => {
     expect(err).toBeInstanceOf(Ag2netError);
   });
 
-  it('keeps the former names NetworkError and UnknownNetworkError as the same classes', () => {
-    expect(NetworkError).toBe(HubError);
+  it('keeps the former names: every HubError is a NetworkError, which keeps its name when made directly', () => {
+    expect(new NotFoundError('x')).toBeInstanceOf(NetworkError);
+    expect(errorFromWire({ code: 'quota_exceeded', message: 'x' })).toBeInstanceOf(NetworkError);
+    expect(new Ag2netError('timeout', 'x')).not.toBeInstanceOf(NetworkError);
+    const old = new NetworkError('made with the old name');
+    expect([old instanceof HubError, old.name, old.code, old.retryable]).toEqual([
+      true,
+      'NetworkError',
+      'internal',
+      false,
+    ]);
     expect(UnknownNetworkError).toBe(UnknownHubError);
     expect(toNetworkError).toBe(toHubError);
-    expect(new NetworkError('x')).toBeInstanceOf(HubError);
   });
 
   it('gives a local error of the base class its code, retryability and wire form', () => {

@@ -93,13 +93,18 @@ export class HubError extends Ag2netError {
 }
 
 /**
- * The former name of `HubError`.
+ * The former name of `HubError`: `instanceof NetworkError` holds for every `HubError`. A class of its own so that an
+ * error still made with the old name keeps that name (an `ag2.turn.failed` cause carries it as `exc_type`).
  *
  * @deprecated Use `HubError` (one release of grace), or `Ag2netError` to catch every ag2net error.
  */
-export const NetworkError = HubError;
-/** @deprecated Use `HubError`. */
-export type NetworkError = HubError;
+export class NetworkError extends HubError {
+  override readonly name: string = 'NetworkError';
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof HubError;
+  }
+}
 /** @deprecated Use `Ag2netErrorOptions`. */
 export type NetworkErrorOptions = Ag2netErrorOptions;
 
