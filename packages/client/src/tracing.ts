@@ -1,5 +1,5 @@
-import { traceAnchorOf } from '@ag2net/protocol';
-import { SpanKind, SpanStatusCode, TraceFlags, context, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { contextForTrace as contextInTrace } from '@ag2net/protocol/internal';
+import { SpanKind, SpanStatusCode, context, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
 
 /** The client's tracer; its spans cost nothing until the application installs a tracer provider. */
@@ -7,22 +7,9 @@ function clientTracer(): Tracer {
   return trace.getTracer('@ag2net/client');
 }
 
-/**
- * The context a span for an envelope of trace `traceId` starts in: the active one when it already belongs to that
- * trace, else one whose remote parent is the trace's anchor (`traceAnchorOf`). A missing or foreign trace id leaves
- * the active context.
- */
+/** The context a span for an envelope of trace `traceId` starts in (`contextForTrace` of @ag2net/protocol/internal). */
 export function contextForTrace(traceId: string | null | undefined): Context {
-  const active = context.active();
-  const anchor = traceAnchorOf(traceId);
-  if (anchor === null) return active;
-  if (trace.getSpanContext(active)?.traceId === anchor.traceId) return active;
-  return trace.setSpanContext(active, {
-    traceId: anchor.traceId,
-    spanId: anchor.spanId,
-    traceFlags: TraceFlags.SAMPLED,
-    isRemote: true,
-  });
+  return contextInTrace(traceId, context.active(), trace);
 }
 
 /**

@@ -12,6 +12,8 @@
  */
 export { KeyedSerial } from './keyed-serial.js';
 export { pause } from './pause.js';
+export { contextForTrace } from './trace-context.js';
+export type { RemoteSpanContext, SpanContextApi } from './trace-context.js';
 // The hub's side of the wire: turning any throwable into a wire error, the stored form of a rule, parsed requests,
 // glob matching, and the request guards of its RPC server. Clients never need them.
 export { toHubError, toNetworkError } from './errors.js';

@@ -1,5 +1,5 @@
-import { traceAnchorOf } from '@ag2net/protocol';
-import { ProxyTracerProvider, TraceFlags, context, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { contextForTrace as contextInTrace } from '@ag2net/protocol/internal';
+import { ProxyTracerProvider, context, trace, type Context, type Tracer } from '@opentelemetry/api';
 
 const TRACER_NAME = '@ag2net/hub';
 
@@ -18,22 +18,9 @@ export function tracingEnabled(): boolean {
   return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(TRACER_NAME) !== undefined;
 }
 
-/**
- * The context a span for an envelope with `traceId` starts in: the active one when it already belongs to that
- * trace, else one whose remote parent is the trace's anchor (`traceAnchorOf`), so that the hub's spans join the
- * sender's trace. A missing or foreign trace id leaves the active context.
- */
+/** The context a span for an envelope of trace `traceId` starts in (`contextForTrace` of @ag2net/protocol/internal). */
 export function contextForTrace(traceId: string | null | undefined): Context {
-  const active = context.active();
-  const anchor = traceAnchorOf(traceId);
-  if (anchor === null) return active;
-  if (trace.getSpanContext(active)?.traceId === anchor.traceId) return active;
-  return trace.setSpanContext(active, {
-    traceId: anchor.traceId,
-    spanId: anchor.spanId,
-    traceFlags: TraceFlags.SAMPLED,
-    isRemote: true,
-  });
+  return contextInTrace(traceId, context.active(), trace);
 }
 
 /** The `trace_id` a request carries (a post is an envelope), if any. */
