@@ -1,5 +1,6 @@
 import { HubClient } from '@ag2net/client';
-import { EV_TEXT, traceAnchorOf } from '@ag2net/protocol';
+import { traceAnchorOf } from '@ag2net/protocol/internal';
+import { EV_TEXT } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,7 +1,8 @@
 import { Agent, createScriptedModel, registerAgent, type TurnOutcome } from '@ag2net/agent';
 import { HubClient } from '@ag2net/client';
 import { startHub } from '@ag2net/hub';
-import { EV_TEXT, traceAnchorOf } from '@ag2net/protocol';
+import { traceAnchorOf } from '@ag2net/protocol/internal';
+import { EV_TEXT } from '@ag2net/protocol';
 import { startTracing, type Tracing } from '@ag2net/telemetry';
 import { natsPerFile, uniqueName } from '@ag2net/test-support';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';

@@ -1,5 +1,6 @@
 import { ModelConfigSchema, ScriptStepSchema } from '@ag2net/agent';
-import { AuthBlockSchema, PrefixSchema, ResumeSchema, RuleSchema, formatIssues } from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
+import { AuthBlockSchema, PrefixSchema, ResumeSchema, RuleSchema } from '@ag2net/protocol';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';

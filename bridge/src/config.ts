@@ -1,5 +1,6 @@
 import { AuthFile } from '@ag2net/auth';
-import { DEFAULT_PREFIX, PrefixSchema, formatIssues } from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
+import { DEFAULT_PREFIX, PrefixSchema } from '@ag2net/protocol';
 import { ConfigError, readServiceConfig, reloadableFile, type ReloadLogger } from '@ag2net/telemetry';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

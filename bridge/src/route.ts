@@ -1,12 +1,6 @@
 import type { HumanClient } from '@ag2net/client';
-import {
-  AuthError,
-  InvalidRequestError,
-  formatIssues,
-  type HubOp,
-  type HubRequest,
-  type HubResponse,
-} from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
+import { AuthError, InvalidRequestError, type HubOp, type HubRequest, type HubResponse } from '@ag2net/protocol';
 import type { z } from 'zod';
 
 /**

@@ -1,6 +1,6 @@
 import { HubClient, silentLogger } from '@ag2net/client';
-import { AuthError, DEFAULT_PREFIX, MAX_REQUEST_DEPTH, OPERATOR_CALLER, repr } from '@ag2net/protocol';
-import { jsonDepthExceeds } from '@ag2net/protocol/internal';
+import { AuthError, DEFAULT_PREFIX, MAX_REQUEST_DEPTH, OPERATOR_CALLER } from '@ag2net/protocol';
+import { jsonDepthExceeds, repr } from '@ag2net/protocol/internal';
 import { watchConnection } from '@ag2net/telemetry';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -1,6 +1,7 @@
 import { AuthFile, hubServiceInboxPrefix, readManifest } from '@ag2net/auth';
 import { apiKeyAuthenticator, openRegistration, type HubOptions } from '@ag2net/hub';
-import { formatIssues, hubNames } from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
+import { hubNames } from '@ag2net/protocol';
 import { reloadableFile, type ReloadLogger } from '@ag2net/telemetry';
 import { credsAuthenticator, type ConnectionOptions } from '@nats-io/transport-node';
 import { readFile } from 'node:fs/promises';

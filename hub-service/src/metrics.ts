@@ -1,5 +1,5 @@
 import type { Hub, HubObserver, HubView } from '@ag2net/hub';
-import { violationRecordOf } from '@ag2net/protocol';
+import { violationRecordOf } from '@ag2net/protocol/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { LATENCY_BUCKETS_SECONDS } from '@ag2net/telemetry';
 

@@ -1,5 +1,6 @@
 import { ConversationAdapter } from '@ag2net/adapters';
 import { buildParticipants } from '@ag2net/adapters/internal';
+import { WalHeader } from '@ag2net/protocol/internal';
 import {
   ChannelMetadataSchema,
   ChannelState,
@@ -8,7 +9,6 @@ import {
   EV_CHANNEL_INVITE_ACK,
   EV_CHANNEL_OPENED,
   EV_TEXT,
-  WalHeader,
   createEnvelope,
   newId,
   type ChannelMetadata,

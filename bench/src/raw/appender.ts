@@ -1,4 +1,5 @@
-import { RpcReplySchema, WalHeader, newId } from '@ag2net/protocol';
+import { WalHeader } from '@ag2net/protocol/internal';
+import { RpcReplySchema, newId } from '@ag2net/protocol';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { POST_TIMEOUT_MS, type TextTemplate } from '../load/poster.js';

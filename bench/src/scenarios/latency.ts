@@ -1,5 +1,6 @@
 import { CONVERSATION_TYPE } from '@ag2net/adapters';
-import { WalHeader, hubNames, newId } from '@ag2net/protocol';
+import { WalHeader } from '@ag2net/protocol/internal';
+import { hubNames, newId } from '@ag2net/protocol';
 import { headers } from '@nats-io/transport-node';
 import { performance } from 'node:perf_hooks';
 import { closeMailboxes, openChannel, openMailboxes, registerAgents } from '../load/network.js';

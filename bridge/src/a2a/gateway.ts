@@ -1,7 +1,8 @@
 import { A2A_VERSION_HEADER, AgentCard as AgentCardCodec, type AgentCard } from '@a2a-js/sdk';
 import { LegacyRestTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ServerCallContext } from '@a2a-js/sdk/server';
-import { InvalidRequestError, NotFoundError, formatIssues, type Passport } from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
+import { InvalidRequestError, NotFoundError, type Passport } from '@ag2net/protocol';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { AgentsPageSchema, AgentsQuerySchema } from '../api-schemas.js';

@@ -1,4 +1,5 @@
-import { HUB_OPS, auditRecordMatches, type AuditRecordFilter, type HubResponse } from '@ag2net/protocol';
+import { auditRecordMatches, type AuditRecordFilter } from '@ag2net/protocol/internal';
+import { HUB_OPS, type HubResponse } from '@ag2net/protocol';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Option, type Command } from 'commander';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-import { formatIssues } from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
 import { z } from 'zod';
 import { ToolErrorCode, ToolFailure } from '../errors.js';
 import type { Logger } from '../log.js';

@@ -1,3 +1,4 @@
+import { repr } from '@ag2net/protocol/internal';
 import {
   ChannelManifestSchema,
   ChannelState,
@@ -5,7 +6,6 @@ import {
   ParticipantRole,
   ProtocolError,
   isProtocolEvent,
-  repr,
   type ChannelMetadata,
   type Envelope,
   CloseReason,

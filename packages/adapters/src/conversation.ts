@@ -1,10 +1,10 @@
+import { repr } from '@ag2net/protocol/internal';
 import {
   ChannelManifestSchema,
   EV_TEXT,
   ParticipantRole,
   ProtocolError,
   isParticipant,
-  repr,
   type ChannelMetadata,
   type Envelope,
   ViolationHandlerName,

@@ -1,8 +1,8 @@
+import { repr } from '@ag2net/protocol/internal';
 import {
   ChannelManifestSchema,
   EV_TEXT,
   ProtocolError,
-  repr,
   type ChannelMetadata,
   type Envelope,
   ViolationHandlerName,

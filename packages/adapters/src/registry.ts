@@ -1,4 +1,5 @@
-import { NotFoundError, repr } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { NotFoundError } from '@ag2net/protocol';
 import type { AdapterLookup, ChannelAdapter } from './types.js';
 
 /**

@@ -1,12 +1,5 @@
-import {
-  Ag2netError,
-  DELIVERY_ORIGIN_HUB,
-  DeliveryHeader,
-  EnvelopeSchema,
-  ErrorCode,
-  type Envelope,
-} from '@ag2net/protocol';
-import { KeyedSerial } from '@ag2net/protocol/internal';
+import { Ag2netError, EnvelopeSchema, ErrorCode, type Envelope } from '@ag2net/protocol';
+import { KeyedSerial, DELIVERY_ORIGIN_HUB, DeliveryHeader } from '@ag2net/protocol/internal';
 import { jetstream, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { RecentIds } from './dedupe.js';
 import type { ParticipantHub } from './contracts.js';

@@ -1,14 +1,7 @@
 import { HubClient, ackInvite, isInviteFor, type Logger } from '@ag2net/client';
 import { startHub } from '@ag2net/hub';
-import {
-  DELIVERY_ORIGIN_HUB,
-  DeliveryHeader,
-  EV_CHANNEL_INVITE,
-  EV_TEXT,
-  hubNames,
-  newId,
-  type Envelope,
-} from '@ag2net/protocol';
+import { DELIVERY_ORIGIN_HUB, DeliveryHeader } from '@ag2net/protocol/internal';
+import { EV_CHANNEL_INVITE, EV_TEXT, hubNames, newId, type Envelope } from '@ag2net/protocol';
 import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';

@@ -1,6 +1,6 @@
 import { createDefaultAdapterRegistry, sequence, type ChannelAdapter } from '@ag2net/adapters';
+import { Access } from '@ag2net/protocol/internal';
 import {
-  Access,
   ChannelMetadataSchema,
   ChannelState,
   EV_CHANNEL_INVITE_ACK,

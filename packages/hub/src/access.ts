@@ -1,9 +1,8 @@
 import type { AdapterState, HubAdapter } from '@ag2net/adapters';
+import { Access, CallerSchema, repr } from '@ag2net/protocol/internal';
 import {
-  Access,
   AccessDeniedError,
   AuthError,
-  CallerSchema,
   ChannelState,
   EV_CHANNEL_INVITE_ACK,
   EV_CHANNEL_INVITE_REJECT,
@@ -15,7 +14,6 @@ import {
   ProtocolError,
   isChannelProtocolEvent,
   isTerminalChannelState,
-  repr,
   visibleTo,
   type ChannelMetadata,
   type Envelope,

@@ -1,3 +1,4 @@
+import { repr } from '@ag2net/protocol/internal';
 import {
   AccessDeniedError,
   AuthError,
@@ -5,7 +6,6 @@ import {
   HUB_OPS,
   OPERATOR_CALLER,
   UnavailableError,
-  repr,
   type HubOp,
   type RateBlock,
 } from '@ag2net/protocol';

@@ -1,5 +1,5 @@
-import { HUBS_PING_MAX_REQUEST_BYTES, HubsPingRequestSchema, type Health, type HubNames } from '@ag2net/protocol';
-import { toNetworkError } from '@ag2net/protocol/internal';
+import type { Health, HubNames } from '@ag2net/protocol';
+import { toNetworkError, HUBS_PING_MAX_REQUEST_BYTES, HubsPingRequestSchema } from '@ag2net/protocol/internal';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { CallerOrigins } from './caller-origin.js';
 import type { Logger } from './logger.js';

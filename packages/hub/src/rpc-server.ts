@@ -4,13 +4,12 @@ import {
   InternalError,
   InvalidRequestError,
   MAX_REQUEST_DEPTH,
-  formatIssues,
   type HubNames,
   type HubOp,
   type HubResponse,
   type WireError,
 } from '@ag2net/protocol';
-import { clip, jsonDepthExceeds, toNetworkError, type HubRequestParsed } from '@ag2net/protocol/internal';
+import { clip, jsonDepthExceeds, toNetworkError, type HubRequestParsed, formatIssues } from '@ag2net/protocol/internal';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { authorize, callerOf, type AccessDirectory, type CheckedCaller } from './access.js';

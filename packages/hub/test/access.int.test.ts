@@ -1,6 +1,6 @@
 import { sequence } from '@ag2net/adapters';
+import { Access } from '@ag2net/protocol/internal';
 import {
-  Access,
   EV_CONTEXT_SET,
   EV_TEXT,
   HUB_OPS,

@@ -1,13 +1,6 @@
 import { ALLOW, ruleBasedArbiter, type HubArbiter, type Logger } from '@ag2net/hub';
-import {
-  EV_CHANNEL_EXPIRED,
-  EV_TEXT,
-  EnvelopeSchema,
-  WalHeader,
-  hubNames,
-  newId,
-  type HubNames,
-} from '@ag2net/protocol';
+import { WalHeader } from '@ag2net/protocol/internal';
+import { EV_CHANNEL_EXPIRED, EV_TEXT, EnvelopeSchema, hubNames, newId, type HubNames } from '@ag2net/protocol';
 import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';

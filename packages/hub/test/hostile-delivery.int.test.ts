@@ -3,11 +3,11 @@
  * no envelope each cost their own delivery at most, never the deliveries behind them.
  */
 import { ConversationAdapter, createDefaultAdapterRegistry } from '@ag2net/adapters';
+import { WalHeader } from '@ag2net/protocol/internal';
 import {
   ChannelManifestSchema,
   EV_CHANNEL_OPENED,
   EV_TEXT,
-  WalHeader,
   createEnvelope,
   newId,
   type ChannelManifestInput,

@@ -1,4 +1,5 @@
-import { EV_TEXT, WalHeader, newId, type Envelope } from '@ag2net/protocol';
+import { WalHeader } from '@ag2net/protocol/internal';
+import { EV_TEXT, newId, type Envelope } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
 import { headers } from '@nats-io/transport-node';

@@ -2,7 +2,8 @@
  * `health.quarantined` counts each record the hub skipped once, whichever of its paths found it: delivery, the
  * writer's catch-up before an append, hydrate. Foreign messages are planted straight into a channel's WAL.
  */
-import { WalHeader, newId, type Envelope } from '@ag2net/protocol';
+import { WalHeader } from '@ag2net/protocol/internal';
+import { newId, type Envelope } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';

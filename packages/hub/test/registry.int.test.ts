@@ -1,4 +1,5 @@
-import { NetworkError, defaultRule, newId } from '@ag2net/protocol';
+import { defaultRule } from '@ag2net/protocol/internal';
+import { NetworkError, newId } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATOR_LIMITS, withinCeilings } from '../src/index.js';

@@ -4,7 +4,8 @@
  * goes after them, and a hub hydrating the same WAL cold ends in the live state.
  */
 import { ALLOW, ruleBasedArbiter, type HubArbiter } from '@ag2net/hub';
-import { EV_TEXT, WalHeader, newId, type Envelope, type HubResponse } from '@ag2net/protocol';
+import { WalHeader } from '@ag2net/protocol/internal';
+import { EV_TEXT, newId, type Envelope, type HubResponse } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';

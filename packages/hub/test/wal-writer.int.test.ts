@@ -1,8 +1,8 @@
+import { WalHeader } from '@ag2net/protocol/internal';
 import {
   ConflictError,
   EV_TEXT,
   UnavailableError,
-  WalHeader,
   createEnvelope,
   hubNames,
   newId,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DurationSchema, IdSchema, TimestampSchema, UserPublicKeySchema, WIRE_SCHEMAS } from '../src/index.js';
+import { DurationSchema, IdSchema, TimestampSchema, WIRE_SCHEMAS } from '../src/index.js';
+import { UserPublicKeySchema } from '../src/internal.js';
 import { SCHEMA_FILE_SUFFIX } from './schema-document.js';
 
 /** Which side of the wire a schema is read from: what a client may write, or what the hub writes. */

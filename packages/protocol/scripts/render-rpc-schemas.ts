@@ -1,4 +1,5 @@
-import { HUB_OPS, HUB_OP_NAMES, RPC_VERSION, RpcReplySchema } from '../src/index.js';
+import { HUB_OPS, HUB_OP_NAMES, RpcReplySchema } from '../src/index.js';
+import { RPC_VERSION } from '../src/rpc/subjects.js';
 import type { HubOp } from '../src/index.js';
 import { SCHEMA_FILE_SUFFIX, renderSchemaDocument } from './schema-document.js';
 

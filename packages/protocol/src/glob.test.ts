@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_GLOB_LENGTH, globProblem } from '@ag2net/protocol';
-import { matchGlobTokens, parseGlob } from '@ag2net/protocol/internal';
+import { matchGlobTokens, parseGlob, MAX_GLOB_LENGTH, globProblem } from '@ag2net/protocol/internal';
 
 function match(name: string, pattern: string): boolean {
   const parsed = parseGlob(pattern);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IdSchema, createIdFactory, isId, newId, parseHubUrn } from '@ag2net/protocol';
+import { IdSchema, createIdFactory, isId, newId } from '@ag2net/protocol';
+import { parseHubUrn } from './ids.js';
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 

@@ -69,11 +69,9 @@ export {
   visibleTo,
 } from './envelope.js';
 export type { Envelope, EnvelopeInput } from './envelope.js';
-export { IdSchema, createIdFactory, newId, isId, parseHubUrn } from './ids.js';
+export { IdSchema, createIdFactory, newId, isId } from './ids.js';
 export type { Id, IdFactory } from './ids.js';
-export { replyEnvelopeId, isReplyFormId, isReplyIdOf } from './reply-id.js';
-export { traceAnchorOf } from './trace-id.js';
-export type { TraceAnchor } from './trace-id.js';
+export { replyEnvelopeId } from './reply-id.js';
 export {
   ERROR_CODES,
   WIRE_ERROR_CODES,
@@ -168,11 +166,8 @@ export {
   InboxBlockSchema,
   LimitsBlockSchema,
   RuleSchema,
-  defaultRule,
 } from './rule.js';
 export type { ChannelTypeAccess, AccessBlock, RateBlock, InboxBlock, LimitsBlock, Rule, RuleInput } from './rule.js';
-export { MAX_GLOB_LENGTH, MAX_GLOBS_PER_LIST, globProblem } from './glob.js';
-export type { ParsedGlob } from './glob.js';
 export { HandoffSchema, FinishSchema, handoff, finish } from './handoff.js';
 export type { Handoff, Finish } from './handoff.js';
 export {
@@ -184,9 +179,8 @@ export {
   TaskMetadataSchema,
 } from './task.js';
 export type { TaskSpec, TaskMetadata, TaskMetadataInput } from './task.js';
-export { repr } from './repr.js';
 export { encodeAg2Json, encodeAg2Envelope, toAg2Dict } from './ag2-json.js';
-export { ViolationHandlerName, ViolationRecordSchema, violationRecordOf } from './violation.js';
+export { ViolationHandlerName, ViolationRecordSchema } from './violation.js';
 export type { ViolationRecord } from './violation.js';
 export {
   CloseReason,
@@ -197,50 +191,17 @@ export {
 export { AuditKind, ResumeSource } from './audit-kind.js';
 export { WIRE_SCHEMAS } from './wire.js';
 export type { WireTypeName } from './wire.js';
-export { HUB_OPS, HUB_OP_NAMES, PendingTurnSchema, HealthSchema, PostAckSchema } from './rpc/ops.js';
-export { auditRecordMatches } from './rpc/audit-filter.js';
-export type { AuditRecordFilter } from './rpc/audit-filter.js';
-export type { HubOp, HubRequest, HubResponse, PendingTurn, Health, PostAck } from './rpc/ops.js';
-export {
-  HubsPingRequestSchema,
-  HUBS_PING_MAX_REQUEST_BYTES,
-  HubRosterSchema,
-  DeliveryLagSchema,
-} from './rpc/hub-roster.js';
+export { HUB_OPS, HUB_OP_NAMES, PendingTurnSchema, HealthSchema, PostAckSchema, AuditRecordSchema } from './rpc/ops.js';
+export type { HubOp, HubRequest, HubResponse, PendingTurn, Health, PostAck, AuditRecord } from './rpc/ops.js';
+export { HubRosterSchema, DeliveryLagSchema } from './rpc/hub-roster.js';
 export type { HubRoster, DeliveryLag } from './rpc/hub-roster.js';
-export {
-  PrefixSchema,
-  DEFAULT_PREFIX,
-  RPC_VERSION,
-  hubNames,
-  WalHeader,
-  DeliveryHeader,
-  DELIVERY_ORIGIN_HUB,
-} from './rpc/subjects.js';
-export {
-  Access,
-  OPERATOR_CALLER,
-  CallerSchema,
-  UserPublicKeySchema,
-  IssuedCredentialsSchema,
-  IdentityReplySchema,
-  TurnLockHolderSchema,
-} from './rpc/access.js';
+export { PrefixSchema, DEFAULT_PREFIX, hubNames } from './rpc/subjects.js';
+export { OPERATOR_CALLER, IssuedCredentialsSchema } from './rpc/access.js';
 export type { IssuedCredentials } from './rpc/access.js';
 export type { HubNames } from './rpc/subjects.js';
 export { RpcReplySchema } from './rpc/envelope-reply.js';
 export type { RpcReply } from './rpc/envelope-reply.js';
-export {
-  DEFAULT_MAX_REQUEST_BYTES,
-  LARGE_REQUEST_BYTES,
-  MAX_ENVELOPE_BYTES,
-  MAX_REQUEST_DEPTH,
-  LIST_PAGE_BYTES,
-} from './rpc/ops.js';
-export { REPR_MAX_CHARS, REPR_MAX_DEPTH } from './repr.js';
-export type { ReprOptions } from './repr.js';
-export { formatIssues, MAX_LISTED_ISSUES, MAX_ISSUES_MESSAGE_CHARS } from './issues.js';
-export type { FormatIssuesOptions } from './issues.js';
+export { DEFAULT_MAX_REQUEST_BYTES, LARGE_REQUEST_BYTES, MAX_ENVELOPE_BYTES, MAX_REQUEST_DEPTH } from './rpc/ops.js';
 export { MAX_DURATION_SECONDS } from './duration.js';
 export {
   TurnReportSchema,

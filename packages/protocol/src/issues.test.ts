@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_ISSUES_MESSAGE_CHARS, formatIssues } from '@ag2net/protocol';
+import { MAX_ISSUES_MESSAGE_CHARS, formatIssues } from '@ag2net/protocol/internal';
 
 function issuesOf(schema: z.ZodType, value: unknown): z.core.$ZodIssue[] {
   const parsed = schema.safeParse(value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repr } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
 
 describe('repr', () => {
   it.each([

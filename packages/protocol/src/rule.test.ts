@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InboxBlockSchema, LimitsBlockSchema, RuleSchema, defaultRule } from '@ag2net/protocol';
+import { defaultRule } from '@ag2net/protocol/internal';
+import { InboxBlockSchema, LimitsBlockSchema, RuleSchema } from '@ag2net/protocol';
 
 const DEFAULT_RULE = {
   version: 1,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { violationRecordOf } from '@ag2net/protocol/internal';
 import {
   AuditKind,
   CloseReason,
@@ -7,7 +8,6 @@ import {
   ViolationHandlerName,
   createEnvelope,
   expectationViolatedReason,
-  violationRecordOf,
 } from '@ag2net/protocol';
 
 const AG2_FIELDS = { expectation: 'reply_within', violators: ['bob'], detail: { seconds: 30 } };

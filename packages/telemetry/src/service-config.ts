@@ -1,4 +1,4 @@
-import { formatIssues } from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 

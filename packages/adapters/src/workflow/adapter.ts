@@ -1,3 +1,4 @@
+import { formatIssues, repr } from '@ag2net/protocol/internal';
 import {
   ChannelState,
   ContextSetDataSchema,
@@ -7,9 +8,7 @@ import {
   PacketDataSchema,
   ProtocolError,
   createEnvelope,
-  formatIssues,
   isParticipant,
-  repr,
   type ChannelManifest,
   type ChannelMetadata,
   type Envelope,

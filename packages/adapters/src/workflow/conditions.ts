@@ -1,4 +1,5 @@
-import { EV_PACKET, repr, type Envelope } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { EV_PACKET, type Envelope } from '@ag2net/protocol';
 import { z } from 'zod';
 import { parseOrThrow } from './errors.js';
 import { isRecord, pythonEquals } from './records.js';

@@ -1,4 +1,5 @@
-import { ProtocolError, formatIssues } from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
+import { ProtocolError } from '@ag2net/protocol';
 import type { z } from 'zod';
 
 /**

@@ -1,4 +1,5 @@
-import { ProtocolError, repr, type ChannelMetadata } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { ProtocolError, type ChannelMetadata } from '@ag2net/protocol';
 import { WorkflowGraphError } from './errors.js';
 import type { GraphCache } from './graph-cache.js';
 import type { TransitionGraph } from './graph.js';

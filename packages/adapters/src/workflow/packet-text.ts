@@ -1,4 +1,5 @@
-import { EV_CONTEXT_SET, createEnvelope, repr, type Envelope } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { EV_CONTEXT_SET, createEnvelope, type Envelope } from '@ag2net/protocol';
 import { isRecord } from './records.js';
 
 /** Input of `buildContextSetEnvelope`. */

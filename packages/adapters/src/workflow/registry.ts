@@ -1,4 +1,4 @@
-import { repr } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
 import { Always, ContextEquals, FromSpeaker, ToolCalled } from './conditions.js';
 import { WorkflowGraphError } from './errors.js';
 import { AgentTarget, RevertToInitiatorTarget, RoundRobinTarget, StayTarget, TerminateTarget } from './targets.js';

@@ -1,4 +1,5 @@
-import { repr, type Envelope, CloseReason } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { type Envelope, CloseReason } from '@ag2net/protocol';
 import { z } from 'zod';
 import { parseOrThrow } from './errors.js';
 import type { TransitionDecision, TransitionTarget, WorkflowState } from './types.js';

@@ -1,5 +1,6 @@
 import type { Channel } from '@ag2net/client';
-import { AccessDeniedError, CloseReason, isTerminalChannelState, repr, type ChannelMetadata } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { AccessDeniedError, CloseReason, isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
 import type { ToolContext } from './context.js';
 import { message } from './format.js';
 

@@ -1,4 +1,5 @@
-import { EV_TEXT, repr, visibleTo, type Envelope } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { EV_TEXT, visibleTo, type Envelope } from '@ag2net/protocol';
 import { readLog } from '../runtime/log.js';
 import type { ToolContext } from './context.js';
 

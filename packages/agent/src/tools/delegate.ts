@@ -1,10 +1,10 @@
 import type { Channel } from '@ag2net/client';
+import { repr } from '@ag2net/protocol/internal';
 import {
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
   EV_CHANNEL_INVITE_REJECT,
   EV_TEXT,
-  repr,
   type Envelope,
   type Passport,
 } from '@ag2net/protocol';

@@ -1,4 +1,5 @@
-import { repr, type Passport, type Resume } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import type { Passport, Resume } from '@ag2net/protocol';
 import { renderFallbackSkill } from '../skills.js';
 import type { ToolContext } from './context.js';
 

@@ -1,5 +1,5 @@
+import { repr } from '@ag2net/protocol/internal';
 import type { ChannelMetadata } from '@ag2net/protocol';
-import { repr } from '@ag2net/protocol';
 import type { ToolContext } from './context.js';
 import { message } from './format.js';
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EV_TASK_CANCEL_REQUEST, isTerminalTaskState, repr, type TaskMetadata } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { EV_TASK_CANCEL_REQUEST, isTerminalTaskState, type TaskMetadata } from '@ag2net/protocol';
 import type { TaskDirectory, ToolContext } from './context.js';
 import { currentTask } from '../tasks/run.js';
 import { message, pyFloat } from './format.js';

@@ -1,14 +1,12 @@
 import {
   HUB_OPS,
-  auditRecordMatches,
   IdSchema,
   InvalidRequestError,
-  LIST_PAGE_BYTES,
   type HubNames,
   type HubResponse,
   type IdFactory,
 } from '@ag2net/protocol';
-import type { HubRequestParsed } from '@ag2net/protocol/internal';
+import { type HubRequestParsed, auditRecordMatches, LIST_PAGE_BYTES } from '@ag2net/protocol/internal';
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { isoAt, type Clock } from '../clock.js';
 import { jsonBytes } from '../core/paging.js';

@@ -1,10 +1,10 @@
+import { violationRecordOf } from '@ag2net/protocol/internal';
 import {
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
   ChannelEndDataSchema,
   participantIds,
   type Envelope,
-  violationRecordOf,
 } from '@ag2net/protocol';
 import type { HubContext } from '../core/context.js';
 import { AuditKind } from '@ag2net/protocol';

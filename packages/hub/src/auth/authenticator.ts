@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AuthError, repr, type AuthBlock } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { AuthError, type AuthBlock } from '@ag2net/protocol';
 
 /** The auth scheme of AG2's `ApiKeyAuth`: the passport's `auth.claim.token` is the identity's API key. */
 export const API_KEY_SCHEME = 'api_key';

@@ -4,11 +4,10 @@ import {
   AuthError,
   InvalidRequestError,
   NotFoundError,
-  repr,
   type HubResponse,
   type IssuedCredentials,
 } from '@ag2net/protocol';
-import type { HubRequestParsed } from '@ag2net/protocol/internal';
+import { type HubRequestParsed, repr } from '@ag2net/protocol/internal';
 import { REGISTRY_KEY, admit, type Registered } from '../core/agent-ops.js';
 import { issueFor } from './issuance.js';
 import type { HubContext } from '../core/context.js';

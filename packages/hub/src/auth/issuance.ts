@@ -1,5 +1,6 @@
 import { identityInboxPrefix } from '@ag2net/auth';
-import { AccessDeniedError, repr, type IssuedCredentials } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { AccessDeniedError, type IssuedCredentials } from '@ag2net/protocol';
 import type { HubContext } from '../core/context.js';
 import { NO_CREDENTIALS, stillFresh, type StoredCredentials } from '../core/credential-state.js';
 import type { AgentRecord } from '../core/registry.js';

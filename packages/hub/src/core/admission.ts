@@ -1,3 +1,4 @@
+import { isReplyFormId, isReplyIdOf, formatIssues, repr } from '@ag2net/protocol/internal';
 import {
   AccessDeniedError,
   AuthError,
@@ -12,11 +13,7 @@ import {
   ProtocolError,
   isChannelProtocolEvent,
   isParticipant,
-  isReplyFormId,
-  isReplyIdOf,
-  formatIssues,
   isTerminalChannelState,
-  repr,
   type Envelope,
   type PostAck,
   CloseReason,

@@ -6,16 +6,14 @@ import {
   ProtocolError,
   RemoteAgentOwnerError,
   TaskState,
-  defaultRule,
   effectiveKind,
   isTerminalTaskState,
-  repr,
   type IssuedCredentials,
   type Passport,
   type Resume,
   type Rule,
 } from '@ag2net/protocol';
-import type { HubRequestParsed } from '@ag2net/protocol/internal';
+import { type HubRequestParsed, defaultRule, repr } from '@ag2net/protocol/internal';
 import { AuditKind, ResumeSource } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import { withinCeilings } from '../governance/operator-limits.js';

@@ -1,3 +1,4 @@
+import { repr } from '@ag2net/protocol/internal';
 import {
   ConflictError,
   EV_CHANNEL_CLOSED,
@@ -5,7 +6,6 @@ import {
   ProtocolError,
   UnavailableError,
   isTerminalChannelState,
-  repr,
   type Envelope,
   type HubNames,
 } from '@ag2net/protocol';

@@ -5,14 +5,13 @@ import {
   createEnvelope,
   isParticipant,
   isTerminalChannelState,
-  repr,
   type ChannelMetadata,
   type Envelope,
   type HubResponse,
   type PendingTurn,
   CloseReason,
 } from '@ag2net/protocol';
-import type { HubRequestParsed } from '@ag2net/protocol/internal';
+import { type HubRequestParsed, repr } from '@ag2net/protocol/internal';
 import type { AdapterState } from '@ag2net/adapters';
 import { isOperator, mayRead, type CheckedCaller } from '../access.js';
 import type { ChannelRuntime } from './channel-runtime.js';

@@ -8,12 +8,11 @@ import {
   createEnvelope,
   isTerminalChannelState,
   parseDuration,
-  repr,
   type ChannelManifest,
   type ChannelMetadata,
   CloseReason,
 } from '@ag2net/protocol';
-import type { HubRequestParsed } from '@ag2net/protocol/internal';
+import { type HubRequestParsed, repr } from '@ag2net/protocol/internal';
 import { isoAt } from '../clock.js';
 import { deniedError } from '../governance/arbiter.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';

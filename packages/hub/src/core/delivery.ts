@@ -1,4 +1,5 @@
-import { ChannelState, DELIVERY_ORIGIN_HUB, DeliveryHeader, type Envelope } from '@ag2net/protocol';
+import { DELIVERY_ORIGIN_HUB, DeliveryHeader } from '@ag2net/protocol/internal';
+import { ChannelState, type Envelope } from '@ag2net/protocol';
 import type { ConsumeOptions, Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,3 +1,4 @@
+import { repr } from '@ag2net/protocol/internal';
 import {
   ChannelState,
   EV_CHANNEL_CLOSED,
@@ -7,7 +8,6 @@ import {
   createEnvelope,
   isTerminalChannelState,
   participantIds,
-  repr,
   type Envelope,
   type EnvelopeInput,
   type PostAck,

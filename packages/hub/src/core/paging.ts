@@ -1,4 +1,5 @@
-import { InvalidRequestError, LIST_PAGE_BYTES } from '@ag2net/protocol';
+import { LIST_PAGE_BYTES } from '@ag2net/protocol/internal';
+import { InvalidRequestError } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /** NATS's default `max_payload`, used while the connection has not reported its own. */

@@ -1,4 +1,4 @@
-import { formatIssues } from '@ag2net/protocol';
+import { formatIssues } from '@ag2net/protocol/internal';
 import type { z } from 'zod';
 
 /** A stored record parsed, or why it did not parse. */

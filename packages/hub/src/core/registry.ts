@@ -4,16 +4,13 @@ import {
   ErrorReason,
   ProtocolError,
   ResumeSchema,
-  UserPublicKeySchema,
-  defaultRule,
   effectiveKind,
-  repr,
   type Passport,
   type PassportKind,
   type Resume,
   type Rule,
 } from '@ag2net/protocol';
-import { StoredRuleSchema } from '@ag2net/protocol/internal';
+import { StoredRuleSchema, UserPublicKeySchema, defaultRule, repr } from '@ag2net/protocol/internal';
 import type { KvEntry } from '@nats-io/kv';
 import type { FencedKv } from '../nats/fenced-kv.js';
 import { z } from 'zod';

@@ -1,4 +1,5 @@
-import { NotFoundError, repr } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { NotFoundError } from '@ag2net/protocol';
 import type { AgentRegistry } from './registry.js';
 
 type Names = Pick<AgentRegistry, 'get' | 'idForName'>;

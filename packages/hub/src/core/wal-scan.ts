@@ -1,4 +1,5 @@
-import { EnvelopeSchema, WalHeader, formatIssues, type Envelope, type HubNames } from '@ag2net/protocol';
+import { WalHeader, formatIssues } from '@ag2net/protocol/internal';
+import { EnvelopeSchema, type Envelope, type HubNames } from '@ag2net/protocol';
 import {
   DeliverPolicy,
   type JetStreamClient,

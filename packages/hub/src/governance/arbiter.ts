@@ -1,7 +1,7 @@
+import { repr } from '@ag2net/protocol/internal';
 import {
   AccessDeniedError,
   InboxFullError,
-  repr,
   type ChannelManifest,
   type Envelope,
   type NetworkError,

@@ -1,5 +1,6 @@
 import type { AdapterState } from '@ag2net/adapters';
-import { ChannelState, participantIds, repr, type ChannelMetadata, type Expectation } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
+import { ChannelState, participantIds, type ChannelMetadata, type Expectation } from '@ag2net/protocol';
 import type { ChannelFacts } from './facts.js';
 
 /** What an evaluator sees of a channel at one sweep: no log, only the facts kept at admission. */

@@ -1,4 +1,4 @@
-import { repr } from '@ag2net/protocol';
+import { repr } from '@ag2net/protocol/internal';
 import { BUILTIN_EVALUATORS, type ExpectationEvaluator } from './evaluators.js';
 import { BUILTIN_HANDLERS, type ViolationHandler } from './violation-handlers.js';
 

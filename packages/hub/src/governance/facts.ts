@@ -1,4 +1,5 @@
 import type { AdapterState, HubAdapter } from '@ag2net/adapters';
+import { violationRecordOf } from '@ag2net/protocol/internal';
 import {
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
@@ -11,7 +12,6 @@ import {
   type Envelope,
   ViolationHandlerName,
   expectationViolatedReason,
-  violationRecordOf,
 } from '@ag2net/protocol';
 import { LazyMap, LazySet } from './lazy-collections.js';
 import { keysOf } from './violation-record.js';

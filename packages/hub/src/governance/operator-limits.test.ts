@@ -1,4 +1,5 @@
-import { defaultRule, RuleSchema } from '@ag2net/protocol';
+import { defaultRule } from '@ag2net/protocol/internal';
+import { RuleSchema } from '@ag2net/protocol';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATOR_LIMITS, operatorLimitsWithDefaults, withinCeilings } from './operator-limits.js';
 

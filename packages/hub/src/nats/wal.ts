@@ -1,12 +1,5 @@
-import {
-  ConflictError,
-  EnvelopeSchema,
-  UnavailableError,
-  WalHeader,
-  repr,
-  type Envelope,
-  type HubNames,
-} from '@ag2net/protocol';
+import { WalHeader, repr } from '@ag2net/protocol/internal';
+import { ConflictError, EnvelopeSchema, UnavailableError, type Envelope, type HubNames } from '@ag2net/protocol';
 import {
   DeliverPolicy,
   JetStreamApiCodes,

@@ -1,3 +1,4 @@
+import { repr } from '@ag2net/protocol/internal';
 import {
   EV_TASK_CANCELLED,
   EV_TASK_CANCEL_REQUEST,
@@ -5,7 +6,6 @@ import {
   TaskCancelDataSchema,
   TaskState,
   isTerminalTaskState,
-  repr,
   type Envelope,
   type TaskMetadata,
 } from '@ag2net/protocol';

@@ -8,11 +8,10 @@ import {
   isTerminalChannelState,
   isTerminalTaskState,
   parseDuration,
-  repr,
   type TaskMetadata,
   TaskEndReason,
 } from '@ag2net/protocol';
-import type { HubRequestParsed } from '@ag2net/protocol/internal';
+import { type HubRequestParsed, repr } from '@ag2net/protocol/internal';
 import { AuditKind } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
 import { countObservation } from '../core/agent-ops.js';

@@ -1,4 +1,4 @@
-import { TurnLockHolderSchema } from '@ag2net/protocol';
+import { TurnLockHolderSchema } from '@ag2net/protocol/internal';
 import { z } from 'zod';
 
 /** The longest TTL `acquireTurnLock` accepts (its `ttl_ms` schema), in ms. */
