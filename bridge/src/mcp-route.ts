@@ -80,10 +80,11 @@ export function mcpGateway(options: McpGatewayOptions): McpGateway {
     serves: (path) => path === MCP_PATH,
     async serve(req, res, target) {
       // Stateless Streamable HTTP: no server-sent stream to resume (GET) and no session to end (DELETE).
-      if (req.method !== 'POST') throw new HttpError(405, 'invalid_request', 'MCP here takes POST only (stateless)');
+      if (req.method !== 'POST')
+        throw new HttpError('invalid_request', 'MCP here takes POST only (stateless)', { status: 405 });
       const actor = await options.authorize(mcp, req, target.query);
       const human = actor.human;
-      if (human === null) throw new HttpError(403, 'access_denied', 'MCP acts as a signed-in person');
+      if (human === null) throw new HttpError('access_denied', 'MCP acts as a signed-in person');
       const body = await options.readBody(req);
       await serveMcpHttpRequest({
         req,

@@ -132,7 +132,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
       // Before the key is compared: guesses are limited too, per name from any address and per address for any name.
       if (!signIns.take(name, address, Date.now())) {
         observer?.rateLimited();
-        throw new HttpError(429, 'rate_limited', 'too many sign-ins; slow down');
+        throw new HttpError('rate_limited', 'too many sign-ins; slow down');
       }
       const isOperator = name === OPERATOR_CALLER;
       if (isOperator) {
@@ -188,10 +188,10 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     if (claims === 'invalid') throw new AuthError('the token is not valid (expired, or not signed by this bridge)');
     if (claims.operator) {
       if (operator === null || options.operatorKey === undefined) throw new AuthError('this bridge has no operator');
-      if (route.access === 'person') throw new HttpError(403, 'access_denied', 'the operator reads; it does not act');
+      if (route.access === 'person') throw new HttpError('access_denied', 'the operator reads; it does not act');
       return { role: 'operator', name: OPERATOR_CALLER, hub: operator, human: null };
     }
-    if (route.access === 'operator') throw new HttpError(403, 'access_denied', 'for the operator only');
+    if (route.access === 'operator') throw new HttpError('access_denied', 'for the operator only');
     const human = await people.person(claims.sub);
     return { role: 'person', name: claims.sub, hub: human.hub, human };
   };
@@ -202,7 +202,7 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
     const verified = token === null ? null : tokens.verify(token, Date.now());
     if (!limiter.take(rateKeyOf(verified, req.socket.remoteAddress), Date.now())) {
       observer?.rateLimited();
-      throw new HttpError(429, 'rate_limited', 'too many requests; slow down');
+      throw new HttpError('rate_limited', 'too many requests; slow down');
     }
     refuseQueryToken(route, query);
     return actorOf(route, token === null ? null : (verified ?? 'invalid'));
@@ -252,15 +252,16 @@ export async function startBridge(input: BridgeOptions = {}): Promise<Bridge> {
       return consoleFiles.serve(path, res);
     }
     const found = matchRoute(routes, req.method ?? 'GET', path);
-    if (found === null) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${path}`);
-    if (found === 'method') throw new HttpError(405, 'invalid_request', `${req.method ?? ''} is not allowed here`);
+    if (found === null) throw new HttpError('not_found', `no route ${req.method ?? ''} ${path}`);
+    if (found === 'method')
+      throw new HttpError('invalid_request', `${req.method ?? ''} is not allowed here`, { status: 405 });
     seen.route = found.route.path;
     const token = bearerTokenOf(found.route, req.headers.authorization, query);
     const verified = token === null ? null : tokens.verify(token, Date.now());
     // One budget per person however many tokens they hold; without a valid token, the client address's.
     if (!limiter.take(rateKeyOf(verified, req.socket.remoteAddress), Date.now())) {
       observer?.rateLimited();
-      throw new HttpError(429, 'rate_limited', 'too many requests; slow down');
+      throw new HttpError('rate_limited', 'too many requests; slow down');
     }
     refuseQueryToken(found.route, query);
     const actor = await actorOf(found.route, token === null ? null : (verified ?? 'invalid'));
@@ -345,23 +346,23 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
   for await (const chunk of req) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     size += buf.length;
-    if (size > maxBytes) throw new HttpError(413, 'invalid_request', `the body exceeds ${maxBytes} bytes`);
+    if (size > maxBytes) throw new HttpError('invalid_request', `the body exceeds ${maxBytes} bytes`, { status: 413 });
     chunks.push(buf);
   }
   if (size === 0) return {};
   if (!/^application\/json\b/i.test(type)) {
-    throw new HttpError(415, 'invalid_request', 'the body must be application/json');
+    throw new HttpError('invalid_request', 'the body must be application/json', { status: 415 });
   }
   const text = Buffer.concat(chunks).toString('utf8');
   // Checked before parsing, with the hub's own bound: a deeper body would overflow a stack where it is serialized.
   if (jsonDepthExceeds(text, MAX_REQUEST_DEPTH)) {
-    throw new HttpError(400, 'invalid_request', `the body nests deeper than ${MAX_REQUEST_DEPTH} levels`);
+    throw new HttpError('invalid_request', `the body nests deeper than ${MAX_REQUEST_DEPTH} levels`);
   }
   try {
     const value: unknown = JSON.parse(text);
     return value;
   } catch {
-    throw new HttpError(400, 'invalid_request', 'the body is not JSON');
+    throw new HttpError('invalid_request', 'the body is not JSON');
   }
 }
 

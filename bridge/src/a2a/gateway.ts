@@ -220,8 +220,9 @@ export function a2aGateway(options: A2aGatewayOptions): A2aGateway {
     },
     async serve(req, res, { path, query }) {
       const found = matchRoute(routes, req.method ?? 'GET', path);
-      if (found === null) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${path}`);
-      if (found === 'method') throw new HttpError(405, 'invalid_request', `${req.method ?? ''} is not allowed here`);
+      if (found === null) throw new HttpError('not_found', `no route ${req.method ?? ''} ${path}`);
+      if (found === 'method')
+        throw new HttpError('invalid_request', `${req.method ?? ''} is not allowed here`, { status: 405 });
       const name = found.params['name'] ?? '';
       if (found.route === rpcRoute) {
         await serveRpc({

@@ -25,8 +25,8 @@ describe('a2a errors', () => {
         },
       },
     });
-    expect(rpcRefusal(new HttpError(429, 'rate_limited', 'slow down')).body.error.code).toBe(-32042);
-    expect(rpcRefusal(new HttpError(413, 'invalid_request', 'too big')).status).toBe(413);
+    expect(rpcRefusal(new HttpError('rate_limited', 'slow down')).body.error.code).toBe(-32042);
+    expect(rpcRefusal(new HttpError('invalid_request', 'too big', { status: 413 })).status).toBe(413);
     expect(rpcRefusal(new Error('boom'))).toMatchObject({ status: 500, body: { error: { code: -32603 } } });
   });
 

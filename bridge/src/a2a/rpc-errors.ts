@@ -1,5 +1,5 @@
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { ErrorCode, NetworkError } from '@ag2net/protocol';
+import { ErrorCode, HubError } from '@ag2net/protocol';
 import { httpErrorOf } from '../http-errors.js';
 
 /** `google.rpc.ErrorInfo`'s type, as A2A carries it in an error's `data`. */
@@ -14,7 +14,7 @@ export const BRIDGE_RPC_CODES: Readonly<Record<string, number>> = {
   [ErrorCode.InvalidRequest]: -32600,
   [ErrorCode.AuthFailed]: -32040,
   [ErrorCode.AccessDenied]: -32041,
-  rate_limited: -32042,
+  [ErrorCode.RateLimited]: -32042,
   [ErrorCode.NotFound]: -32044,
   [ErrorCode.Unavailable]: -32053,
 };
@@ -39,7 +39,7 @@ export function rpcRefusal(err: unknown): {
  * not-found for what the caller may not see before this); anything else is left as it is (an internal error).
  */
 export function a2aErrorOf(err: unknown): unknown {
-  if (!(err instanceof NetworkError)) return err;
+  if (!(err instanceof HubError)) return err;
   switch (err.code) {
     case ErrorCode.InvalidRequest:
       return new RequestMalformedError({ message: err.message, cause: err });
