@@ -1,10 +1,17 @@
+import { Ag2netError, ErrorCode } from '@ag2net/protocol';
 import { formatIssues } from '@ag2net/protocol/internal';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 
-/** Thrown on bad flags, environment or files; the message is meant for the person starting the service. */
-export class ConfigError extends Error {
+/**
+ * Thrown on bad flags, environment or files; the message is meant for the person starting the service. Code
+ * `invalid_config`.
+ */
+export class ConfigError extends Ag2netError {
   override readonly name = 'ConfigError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.InvalidConfig, message, options);
+  }
 }
 
 /** Where each configuration key comes from: its command-line flag (without `--`) and its environment variable. */

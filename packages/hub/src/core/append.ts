@@ -1,6 +1,8 @@
 import { repr } from '@ag2net/protocol/internal';
 import {
+  Ag2netError,
   ConflictError,
+  ErrorCode,
   EV_CHANNEL_CLOSED,
   EV_CHANNEL_EXPIRED,
   ProtocolError,
@@ -136,9 +138,12 @@ function ownOrNot(ctx: HubContext, stored: StoredCopy): Appended {
   return { envelope: stored.envelope, fresh: stored.epoch === ctx.epoch };
 }
 
-/** Thrown by a re-check to say that another writer already did what the draft was for. */
-class AlreadyDone extends Error {
+/** Thrown by a re-check to say that another writer already did what the draft was for. Code `conflict`; never leaves. */
+class AlreadyDone extends Ag2netError {
   override readonly name = 'AlreadyDone';
+  constructor() {
+    super(ErrorCode.Conflict, 'another writer already did it');
+  }
 }
 
 /**

@@ -1,5 +1,13 @@
 import { WalHeader, repr } from '@ag2net/protocol/internal';
-import { ConflictError, EnvelopeSchema, UnavailableError, type Envelope, type HubNames } from '@ag2net/protocol';
+import {
+  Ag2netError,
+  ConflictError,
+  EnvelopeSchema,
+  ErrorCode,
+  UnavailableError,
+  type Envelope,
+  type HubNames,
+} from '@ag2net/protocol';
 import {
   DeliverPolicy,
   JetStreamApiCodes,
@@ -23,15 +31,20 @@ const BACKOFF_MAX_MS = 1_000;
 /**
  * The channel's tail is not where this writer expected it (`10071 wrong last sequence`): someone appended after the
  * entry at `expectedLast`. The caller reads the channel after `expectedLast`, folds what it finds and decides again.
+ * Code `conflict`; internal to the hub, never answered as such.
  */
-export class WalConflictError extends Error {
+export class WalConflictError extends Ag2netError {
   override readonly name = 'WalConflictError';
   constructor(
     readonly channelId: string,
     readonly expectedLast: number,
     options?: ErrorOptions,
   ) {
-    super(`another writer appended to channel ${channelId} after stream sequence ${expectedLast}`, options);
+    super(
+      ErrorCode.Conflict,
+      `another writer appended to channel ${channelId} after stream sequence ${expectedLast}`,
+      options,
+    );
   }
 }
 
