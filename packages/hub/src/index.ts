@@ -35,13 +35,11 @@ export type { CredentialsIssuerOptions } from './auth/issuer.js';
 export type { HubSnapshot, ChannelSnapshot } from './snapshot.js';
 export { createManualClock } from './manual-clock.js';
 export type { ManualClock } from './manual-clock.js';
-export { systemClock } from './clock.js';
 export type { Clock } from './clock.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
-export { globMatch, matchesAny } from './core/glob.js';
 export { ALLOW, ARBITER_FAILED, deny, allowAllArbiter, ruleBasedArbiter } from './governance/arbiter.js';
-export { DEFAULT_OPERATOR_LIMITS, withinCeilings } from './governance/operator-limits.js';
+export { DEFAULT_OPERATOR_LIMITS } from './governance/operator-limits.js';
 export type { OperatorLimits } from './governance/operator-limits.js';
 export type {
   HubArbiter,
@@ -58,5 +56,4 @@ export type { ExpectationEvaluator, ExpectationContext, Violation } from './gove
 export type { ChannelFacts, TurnFact } from './governance/facts.js';
 export { BUILTIN_HANDLERS } from './governance/violation-handlers.js';
 export type { ViolationHandler, ViolationNotice, FiredViolation } from './governance/violation-handlers.js';
-export { AuditKind, ResumeSource } from '@ag2net/protocol';
 export type { AuditRecord } from './audit/audit-log.js';

@@ -2,10 +2,10 @@ import { HubClient } from '@ag2net/client';
 import { startHub, type Logger } from '@ag2net/hub';
 import { HUBS_PING_MAX_REQUEST_BYTES } from '@ag2net/protocol/internal';
 import { MAX_REQUEST_DEPTH, RpcReplySchema, hubNames, newId } from '@ag2net/protocol';
-import { deliveryLag } from '@ag2net/hub/internal';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { natsPerFile, waitFor } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
+import { deliveryLag } from '../src/observe/delivery-lag.js';
 import { openNet } from './support.js';
 
 const nats = natsPerFile();

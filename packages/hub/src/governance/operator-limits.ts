@@ -38,7 +38,7 @@ export interface OperatorLimits {
 export type ResolvedOperatorLimits = Required<OperatorLimits>;
 
 /** The defaults, finite where a hostile agent could otherwise take without bound. */
-export const DEFAULT_OPERATOR_LIMITS: ResolvedOperatorLimits = Object.freeze({
+export const DEFAULT_OPERATOR_LIMITS: Required<OperatorLimits> = Object.freeze({
   postsPerMinute: 6_000,
   postBurst: 1_000,
   maxConcurrentChannels: 100,

@@ -12,7 +12,11 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { DEFAULT_OPERATOR_LIMITS, type ResolvedOperatorLimits } from '../governance/operator-limits.js';
+import {
+  DEFAULT_OPERATOR_LIMITS,
+  type OperatorLimits,
+  type ResolvedOperatorLimits,
+} from '../governance/operator-limits.js';
 import { TURN_LOCK_BUCKET_TTL_MS } from '../turn-locks/turn-lock-record.js';
 
 /** Where the hub keeps its state on NATS. */
@@ -39,7 +43,7 @@ export interface ProvisionOptions {
 }
 
 /** The quotas a stream config takes from the operator's limits. */
-export type StreamQuotas = Pick<ResolvedOperatorLimits, 'maxMessageBytes' | 'streamMaxBytes' | 'inboxMaxMessages'>;
+export type StreamQuotas = Pick<Required<OperatorLimits>, 'maxMessageBytes' | 'streamMaxBytes' | 'inboxMaxMessages'>;
 
 const NS_PER_MS = 1_000_000;
 
