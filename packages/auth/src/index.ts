@@ -24,10 +24,8 @@
  * const alice = keysFromSeed(personSeed(bridgeSecret, 'alice'));
  * ```
  */
-export { authInit, encodeAccounts, readManifest } from './init.js';
-export { dataAccountExports, dataAccountServices, identityAccountImports } from './accounts.js';
-export type { AccountService } from './accounts.js';
-export { DEFAULT_PUSH_TIMEOUT_MS, pushAccountJwt, revokeUser } from './revoke.js';
+export { authInit, readManifest } from './init.js';
+export { pushAccountJwt, revokeUser } from './revoke.js';
 export type { RevokeUserOptions, RevokedAccount, SystemRequester } from './revoke.js';
 export type { AccountJwts, AuthInitOptions, AuthLayout } from './init.js';
 export { AuthFile } from './files.js';
@@ -40,22 +38,18 @@ export {
   IssuanceError,
   credsFile,
   issueIdentityCredentials,
-  issueUserJwt,
   parseCredsFile,
 } from './issue.js';
-export type { IssueIdentityOptions, IssueUserOptions, IssuedCredentials } from './issue.js';
+export type { IssueIdentityOptions, IssuedCredentials } from './issue.js';
 export { createIdentityKeys, isPublicKey, keysFromSeed } from './keys.js';
 export type { NkeyPair } from './keys.js';
 export { personSeed } from './person-keys.js';
 export {
-  PUBLIC_OPS,
   hubServiceInboxPrefix,
-  hubServicePermissions,
   identityInboxPrefix,
   identityPermissions,
   operatorCallerInboxPrefix,
   operatorCallerPermissions,
-  operatorPermissions,
   registrantInboxPrefix,
   registrantPermissions,
 } from './permissions.js';
