@@ -1,5 +1,5 @@
 import { startBridge, type Bridge } from '@ag2net/bridge';
-import { HubClient, type AgentClient } from '@ag2net/client';
+import { HubClient, silentLogger, type AgentClient } from '@ag2net/client';
 import { EV_TEXT, EnvelopeSchema, newId, type Envelope } from '@ag2net/protocol';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -483,7 +483,7 @@ describe('bridge people', () => {
       secret,
       idleMs: 1000,
       port: 0,
-      logger: { debug: record, info: record, warn: record, error: record },
+      logger: { ...silentLogger, debug: record, info: record, warn: record, error: record },
     });
     // A token of replica a works here: the same secret.
     const first = await call(idle.url, '/v1/me', { token: token.alice });

@@ -56,5 +56,6 @@ export function stderrLogger(options: {
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
+    child: (more) => stderrLogger({ ...options, bindings: { ...bindings, ...more } }),
   };
 }

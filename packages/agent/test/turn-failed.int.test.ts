@@ -97,9 +97,18 @@ async function stopEndpoint(): Promise<void> {
 /** Every line logged, as the JSON pino would write (object fields and `msg`). */
 function capturingLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
-  const write = (level: string) => (obj: object, msg?: string) =>
-    void lines.push(JSON.stringify({ level, ...obj, msg }));
-  return { logger: { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') }, lines };
+  const make = (bindings: object): Logger => {
+    const write = (level: string) => (obj: object, msg?: string) =>
+      void lines.push(JSON.stringify({ level, ...bindings, ...obj, msg }));
+    return {
+      debug: write('debug'),
+      info: write('info'),
+      warn: write('warn'),
+      error: write('error'),
+      child: (more) => make({ ...bindings, ...more }),
+    };
+  };
+  return { logger: make({}), lines };
 }
 
 /** A local port nothing listens on: a connection to it is refused. */

@@ -11,6 +11,7 @@ import {
 } from '@ag2net/protocol';
 import type { ParticipantHub } from './contracts.js';
 import type { DeliveryContext, DeliveryOutcome } from './inbox.js';
+import type { Logger } from './logger.js';
 import { ackInvite, isInviteFor } from './invites.js';
 import { Participant } from './participant.js';
 import { TurnLease } from './turn-lease.js';
@@ -90,9 +91,12 @@ export class AgentClient extends Participant {
   readonly #onTurnFailed: TurnFailedListener | undefined;
   readonly #suppressed = new Set<string>();
   readonly #cancelListeners = new Set<TaskCancelListener>();
+  /** The hub client's logger, naming this agent on every line. */
+  readonly #log: Logger;
 
   private constructor(hub: ParticipantHub, passport: Passport, options: AgentClientOptions) {
     super(hub, passport);
+    this.#log = hub.logger.child({ agent: passport.name, agentId: this.agentId });
     this.#handler = options.handler ?? acceptInvites;
     this.#attempts = new TurnAttempts(options.maxTurnAttempts, options.turnRetryBackoffMs);
     this.#onTurnFailed = options.onTurnFailed;
@@ -129,7 +133,7 @@ export class AgentClient extends Participant {
       try {
         listener(data.data.task_id, data.data.reason, envelope);
       } catch (err) {
-        this.hub.logger.error({ err, agent: this.passport.name, agentId: this.agentId }, 'task cancel listener failed');
+        this.#log.error({ err }, 'task cancel listener failed');
       }
     }
   }
@@ -188,24 +192,19 @@ export class AgentClient extends Participant {
     const { attempts, retryInMs } = this.#attempts.fail(envelope.envelope_id, { final });
     const fields = {
       err: error,
-      agent: this.passport.name,
-      agentId: this.agentId,
       channelId: envelope.channel_id,
       envelopeId: envelope.envelope_id,
     };
     if (retryInMs !== null) {
-      this.hub.logger.warn({ ...fields, attempts, retryInMs }, 'turn failed; retrying');
+      this.#log.warn({ ...fields, attempts, retryInMs }, 'turn failed; retrying');
       return { settle: 'nak', delayMs: retryInMs };
     }
-    if (final) this.hub.logger.error({ ...fields, attempts }, 'turn failed with a final error; not retried');
-    else this.hub.logger.error({ ...fields, attempts }, 'turn failed; giving up');
+    if (final) this.#log.error({ ...fields, attempts }, 'turn failed with a final error; not retried');
+    else this.#log.error({ ...fields, attempts }, 'turn failed; giving up');
     try {
       await this.#onTurnFailed?.(envelope, error, attempts);
     } catch (err) {
-      this.hub.logger.error(
-        { err, agent: this.passport.name, agentId: this.agentId, envelopeId: envelope.envelope_id },
-        'turn failure listener failed',
-      );
+      this.#log.error({ err, envelopeId: envelope.envelope_id }, 'turn failure listener failed');
     }
     return { settle: 'ack' };
   }
@@ -223,10 +222,7 @@ export class AgentClient extends Participant {
     try {
       acquired = await locks.acquire(channelId, { signal: stop });
     } catch (err) {
-      this.hub.logger.warn(
-        { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
-        'turn lock unavailable',
-      );
+      this.#log.warn({ err, channelId: envelope.channel_id }, 'turn lock unavailable');
       return { kind: 'busy' };
     }
     if (!acquired) return { kind: 'busy' };
@@ -235,19 +231,12 @@ export class AgentClient extends Participant {
       acquiredAt,
       stop,
       renew: (signal) => locks.renew(channelId, { signal }),
-      onRenewError: (err) =>
-        this.hub.logger.warn(
-          { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
-          'turn lock renewal failed',
-        ),
+      onRenewError: (err) => this.#log.warn({ err, channelId: envelope.channel_id }, 'turn lock renewal failed'),
     });
     try {
       const run = await this.#callHandler(envelope, AbortSignal.any([stop, lease.signal]));
       if (lease.signal.aborted) {
-        this.hub.logger.warn(
-          { agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
-          'turn lock lost; turn aborted',
-        );
+        this.#log.warn({ channelId: envelope.channel_id }, 'turn lock lost; turn aborted');
       }
       return run;
     } finally {
@@ -256,12 +245,7 @@ export class AgentClient extends Participant {
         // Bounded: a lock whose release got no answer lapses by its TTL anyway.
         await locks
           .release(channelId, { signal: AbortSignal.timeout(locks.ttlMs) })
-          .catch((err: unknown) =>
-            this.hub.logger.warn(
-              { err, agent: this.passport.name, agentId: this.agentId, channelId: envelope.channel_id },
-              'turn lock release failed',
-            ),
-          );
+          .catch((err: unknown) => this.#log.warn({ err, channelId: envelope.channel_id }, 'turn lock release failed'));
       }
     }
   }
@@ -291,10 +275,7 @@ export class AgentClient extends Participant {
       const run = await this.#runTurn(trigger, this.turnSignal);
       if (run.kind === 'done') count += 1;
       else if (run.kind === 'failed') {
-        this.hub.logger.error(
-          { err: run.error, agent: this.passport.name, agentId: this.agentId, channelId: turn.channel_id },
-          'resumed turn failed',
-        );
+        this.#log.error({ err: run.error, channelId: turn.channel_id }, 'resumed turn failed');
       }
     }
     return count;

@@ -29,7 +29,14 @@ afterAll(async () => {
 function recordingLogger(): Logger & { readonly warnings: { obj: object; msg: string | undefined }[] } {
   const warnings: { obj: object; msg: string | undefined }[] = [];
   const noop = (): void => undefined;
-  return { debug: noop, info: noop, error: noop, warn: (obj, msg) => warnings.push({ obj, msg }), warnings };
+  const make = (bindings: object): Logger => ({
+    debug: noop,
+    info: noop,
+    error: noop,
+    warn: (obj, msg) => void warnings.push({ obj: { ...bindings, ...obj }, msg }),
+    child: (more) => make({ ...bindings, ...more }),
+  });
+  return { ...make({}), warnings };
 }
 
 async function net(logger: Logger): Promise<{ client: HubClient; prefix: string }> {

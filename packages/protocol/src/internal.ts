@@ -12,6 +12,8 @@
  */
 export { KeyedSerial } from './keyed-serial.js';
 export { pause } from './pause.js';
+export { silentLogger } from './logger.js';
+export type { Logger } from './logger.js';
 export { contextForTrace } from './trace-context.js';
 export type { RemoteSpanContext, SpanContextApi } from './trace-context.js';
 // The hub's side of the wire: turning any throwable into a wire error, the stored form of a rule, parsed requests,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { Logger } from '@ag2net/protocol/internal';
 
 /** What `/readyz` answers: ready or not, and in a few words why. */
 export interface Readiness {
@@ -9,10 +10,8 @@ export interface Readiness {
   readonly reason: string;
 }
 
-/** The narrow, pino-compatible logger the ops server writes to. */
-export interface OpsLogger {
-  warn(obj: object, msg?: string): void;
-}
+/** What the ops server writes to: `warn` of the ag2net `Logger` (pino's is one). */
+export type OpsLogger = Pick<Logger, 'warn'>;
 
 /** Options of `startOpsServer`. */
 export interface OpsServerOptions {

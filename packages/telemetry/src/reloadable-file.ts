@@ -1,15 +1,13 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import type { Logger } from '@ag2net/protocol/internal';
 
 /** Debounce of `ReloadableFile.watch`, in ms: how long changes must settle before the file is read. */
 export const DEFAULT_RELOAD_DEBOUNCE_MS = 50;
 
-/** The narrow pino-compatible logger a watched file reports to. */
-export interface ReloadLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-}
+/** What a watched file reports to: `info` and `warn` of the ag2net `Logger` (pino's is one). */
+export type ReloadLogger = Pick<Logger, 'info' | 'warn'>;
 
 /** What one `ReloadableFile.reload()` did. */
 export type FileReload =

@@ -28,14 +28,7 @@ import { describeTurnFailure, reportTurnFailure } from './turn-failure.js';
 import { renderCurrentInput } from './turn-input.js';
 import { withTurn } from './turn-context.js';
 import { turnReport } from './turn-report.js';
-import {
-  channelLabel,
-  observedTurn,
-  withBindings,
-  type TurnObserver,
-  type TurnRecord,
-  type TurnResult,
-} from './turn-observer.js';
+import { channelLabel, observedTurn, type TurnObserver, type TurnRecord, type TurnResult } from './turn-observer.js';
 import { ChannelWaiters } from './waiters.js';
 
 /** Options of `createDefaultHandler`. */
@@ -80,7 +73,7 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
   return async (envelope, client, turn) => {
     if (waiters.offer(envelope)) return;
     // Every line of the handler names the agent by name and id.
-    const logger = withBindings(options.logger ?? client.hub.logger, {
+    const logger = (options.logger ?? client.hub.logger).child({
       agent: client.passport.name,
       agentId: client.agentId,
     });
@@ -103,7 +96,7 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
           return await runTurn(envelope, client, { agent, adapters, waiters, logs, options, signal, record });
         } catch (err) {
           // Log lines name the channel by its label as well as its id, once the turn has read its metadata.
-          const log = record.channel === null ? logger : withBindings(logger, { channel: record.channel });
+          const log = record.channel === null ? logger : logger.child({ channel: record.channel });
           // A cancelled turn was stopped on purpose: nobody is waiting for a failure notice.
           if (signal.aborted) {
             log.info({ agent: client.passport.name, channelId: envelope.channel_id }, 'turn cancelled');
@@ -167,7 +160,7 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
     tasks: deps.options.tasks === undefined ? hubTaskDirectory(client) : deps.options.tasks,
     signal: deps.signal,
   };
-  const logger = withBindings(deps.options.logger ?? client.hub.logger, {
+  const logger = (deps.options.logger ?? client.hub.logger).child({
     agent: client.passport.name,
     agentId: self,
     channel: deps.record.channel,

@@ -1,4 +1,4 @@
-import type { AgentClient, Logger } from '@ag2net/client';
+import type { AgentClient } from '@ag2net/client';
 import { contextForTrace } from '@ag2net/client/internal';
 import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
@@ -54,16 +54,6 @@ export interface TurnRecord {
  */
 export function channelLabel(metadata: Pick<ChannelMetadata, 'labels' | 'manifest'>): string {
   return metadata.labels['name'] ?? metadata.manifest.type;
-}
-
-/** `logger` with `bindings` added to every line (the client's narrow logger has no `child`). */
-export function withBindings(logger: Logger, bindings: object): Logger {
-  return {
-    debug: (obj, msg) => logger.debug({ ...bindings, ...obj }, msg),
-    info: (obj, msg) => logger.info({ ...bindings, ...obj }, msg),
-    warn: (obj, msg) => logger.warn({ ...bindings, ...obj }, msg),
-    error: (obj, msg) => logger.error({ ...bindings, ...obj }, msg),
-  };
 }
 
 /**
