@@ -1,63 +1,30 @@
-import { UnavailableError, createIdFactory, hubNames, type Health, type HubNames } from '@ag2net/protocol';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { UnavailableError, hubNames, type Health, type HubNames } from '@ag2net/protocol';
+import type { Hub } from './hub-api.js';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { AuditLog } from './audit/audit-log.js';
-import { noAdmission } from './auth/authenticator.js';
 import { createCredentialsIssuer } from './auth/issuer.js';
-import { ChannelTable } from './core/channel-table.js';
 import type { HubContext } from './core/context.js';
 import { Deliverer } from './core/delivery.js';
 import { hydrate } from './core/hydrate.js';
-import { AgentRegistry } from './core/registry.js';
-import { ChannelWaiters } from './core/waiters.js';
-import { createExpectationRegistry } from './governance/expectation-registry.js';
-import { InboxCounters } from './governance/inbox-counters.js';
-import { RateLimiter } from './governance/rate-limiter.js';
 import { accessDirectory } from './access.js';
 import { callerDirectory } from './core/credential-state.js';
 import { buildHandlers, openChannelCount } from './handlers.js';
 import { bindObserver } from './observe/channel-counts.js';
+import { buildHubContext } from './build-context.js';
+import { createExpectationRegistry } from './governance/expectation-registry.js';
 import { traceHandlers } from './observe/traced-handlers.js';
-import { Lease } from './lease.js';
-import { quarantineLeaseValue } from './core/quarantine.js';
-import { backoffMs, keepLease, pause, whileHeld, type RenewableLease } from './lease-keeper.js';
-import { fencedKv } from './nats/fenced-kv.js';
+import { backoffMs, pause, whileHeld } from './lease-keeper.js';
+import { keepTermLease, untilTermEnds, type TermEnd } from './term.js';
 import { provision } from './nats/provision.js';
-import { WalReader, WalWriter } from './nats/wal.js';
 import { withDefaults, type HubOptions, type ResolvedHubOptions } from './options.js';
 import { RpcServer } from './rpc-server.js';
 import { HubRoster } from './hub-roster.js';
 import { GoneWatch, HubPresence } from './presence.js';
-import { KeyedSerial } from '@ag2net/protocol/internal';
 import { snapshotOf, type HubSnapshot } from './snapshot.js';
-import { SNAPSHOT_IDLE_MS, SnapshotStore } from './snapshots/store.js';
+import { SNAPSHOT_IDLE_MS } from './snapshots/store.js';
 import { sweep } from './sweep.js';
-import { TaskTable } from './tasks/task-table.js';
 
-/** A running hub instance: the active writer, or a standby waiting for the lease. */
-export interface Hub {
-  readonly hubId: string;
-  readonly names: HubNames;
-  /** `active` while this instance holds the lease and serves; `standby` otherwise. */
-  readonly role: 'active' | 'standby';
-  /** The fencing epoch of the current lease (0 on a standby). */
-  readonly epoch: number;
-  /** Resolves when this instance becomes active. */
-  whenActive(): Promise<void>;
-  /** Runs the sweepers once now: handshake timeouts, channel and task TTLs, expectations. No-op on a standby. */
-  tick(): Promise<void>;
-  /** The hub's whole state as plain data. */
-  snapshot(): HubSnapshot;
-  health(): Health;
-  /** Graceful stop: stop admitting, finish what was admitted, stop delivering, release the lease. Idempotent. */
-  close(): Promise<void>;
-  /**
-   * Settles when the hub has stopped for good: `undefined` after `close()`, an `Error` when it stopped on its own
-   * (its NATS connection closed). A lost lease or a failed term is not an end: the hub campaigns again.
-   */
-  closed(): Promise<void | Error>;
-  [Symbol.asyncDispose](): Promise<void>;
-}
+export type { Hub } from './hub-api.js';
 
 /**
  * Starts a hub on NATS: provisions its streams and buckets, then competes for the single-writer lease. The active
@@ -79,59 +46,12 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       name: `hub-${opts.hubId}`,
     }));
   const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
   const resources = await provision(nc, jsm, names, {
     replicas: opts.replicas,
     leaseTtlMs: opts.leaseTtlMs,
     limits: opts.limits,
   });
-  const logger = opts.logger.child({ hubId: opts.hubId });
-  const ids = createIdFactory();
-  const serial = new KeyedSerial();
-  const lease = new Lease(resources.leases, jsm, names, opts.hubId, {
-    // Called only once the election runs, when `ctx` exists.
-    onForeign: ({ key, revision }) => void quarantineLeaseValue(ctx, key, revision),
-  });
-  // Every record the hub keeps in KV is written under the lease, as every WAL append is.
-  const mayWrite = (): boolean => lease.holds();
-  const channels = new ChannelTable(fencedKv(resources.channels, mayWrite));
-  const ctx: HubContext = {
-    nc,
-    js,
-    jsm,
-    names,
-    resources,
-    registry: new AgentRegistry(fencedKv(resources.agents, mayWrite)),
-    channels,
-    adapters: opts.adapters,
-    clock: opts.clock,
-    logger,
-    ids,
-    writer: new WalWriter(js, jsm, names),
-    reader: new WalReader(js, jsm, names),
-    serial,
-    waiters: new ChannelWaiters(),
-    inviteAckTimeoutMs: opts.inviteAckTimeoutMs,
-    inboxAckWaitMs: opts.inboxAckWaitMs,
-    retainClosedMs: opts.retainClosedMs,
-    epoch: 0,
-    deliveredThrough: 0,
-    arbiter: opts.arbiter,
-    expectations,
-    inboxes: new InboxCounters(),
-    rateLimiter: new RateLimiter(),
-    audit: new AuditLog(js, jsm, names, opts.clock, ids, logger),
-    tasks: new TaskTable(fencedKv(resources.tasks, mayWrite)),
-    lease,
-    limits: opts.limits,
-    counters: { quarantined: 0, deadLetters: 0, foreignWrites: 0 },
-    quarantinedIds: new Set(),
-    observer: opts.observer,
-    snapshots: new SnapshotStore(resources.snapshots, { serial, channels, mayWrite, logger }),
-    issuer,
-    // A hub that issues credentials admits nobody unless its operator says who may register.
-    authenticator: opts.authenticator ?? (issuer === null ? null : noAdmission()),
-  };
+  const ctx = buildHubContext({ opts, names, nc, jsm, resources, issuer, expectations });
   bindObserver(ctx);
   const hub = new HubInstance(ctx, opts, opts.connection === null);
   hub.startElection();
@@ -151,9 +71,6 @@ export const HUB_RECONNECT_WAIT_MS = 250;
  * is taken at once, and a holder whose connection is gone is probed at this pace (`GoneWatch`).
  */
 const STANDBY_POLL_MS = 250;
-
-/** Why a term (one holding of the lease) ended. */
-type TermEnd = 'closed' | 'lost' | 'failed';
 
 /** The longest pause between two campaigns after failures, ms. */
 const MAX_BACKOFF_MS = 5_000;
@@ -323,15 +240,14 @@ class HubInstance implements Hub {
       }
       this.ctx.epoch = epoch;
       phase = 'reading the lease period';
-      keeper = keepLease(this.#renewableLease(), {
-        renewMs: await this.#renewMs(),
-        checkMs: 50,
+      ({ keeper } = await keepTermLease({
+        lease: this.ctx.lease,
+        leases: this.ctx.resources.leases,
+        leaseTtlMs: this.opts.leaseTtlMs,
+        epoch,
+        logger: this.ctx.logger,
         signal: abort.signal,
-        onLapse: (lapsed) =>
-          lapsed
-            ? this.ctx.logger.warn({ epoch }, 'lease lapsed; serving nothing while it is renewed')
-            : this.ctx.logger.info({ epoch }, 'lease renewed after a lapse; serving again'),
-      });
+      }));
       let keeperResult: 'lost' | 'stopped' | null = null;
       void keeper.then((r) => (keeperResult = r));
       this.ctx.logger.info({ epoch, term }, 'lease acquired; hydrating');
@@ -355,7 +271,15 @@ class HubInstance implements Hub {
       this.#role = 'active';
       this.ctx.logger.info({ epoch, term }, 'active');
       for (const resolve of this.#activeWaiters.splice(0)) resolve();
-      end = await this.#untilTermEnds(keeper, abort.signal);
+      end = await untilTermEnds({
+        keeper,
+        signal: abort.signal,
+        logger: this.ctx.logger,
+        loops: [
+          { what: 'rpc subscription', done: this.#rpc.closed() },
+          { what: 'delivery consumer', done: this.#deliverer.closed() },
+        ],
+      });
     } catch (err) {
       this.ctx.logger.error({ err, epoch, term, phase }, 'term failed; stepping down');
       end = this.#closed ? 'closed' : 'failed';
@@ -370,59 +294,6 @@ class HubInstance implements Hub {
       if (end === 'lost') this.ctx.logger.error({ epoch, term }, 'lease lost; stepped down');
     }
     return end;
-  }
-
-  /** Resolves when the lease is lost, the hub closes, or a loop the hub cannot serve without ends. */
-  async #untilTermEnds(keeper: Promise<'lost' | 'stopped'>, signal: AbortSignal): Promise<TermEnd> {
-    const stopped = new Promise<'closed'>((resolve) => {
-      if (signal.aborted) resolve('closed');
-      else signal.addEventListener('abort', () => resolve('closed'), { once: true });
-    });
-    // A loop that ends because the term is ending anyway (step-down stops it) is no failure.
-    const loopEnded = (what: string, done: Promise<unknown>): Promise<TermEnd> =>
-      done.then(
-        (result) => {
-          if (signal.aborted) return 'closed';
-          this.ctx.logger.error({ err: result instanceof Error ? result : undefined, what }, 'required loop ended');
-          return 'failed';
-        },
-        (err: unknown) => {
-          if (signal.aborted) return 'closed';
-          this.ctx.logger.error({ err, what }, 'required loop failed');
-          return 'failed';
-        },
-      );
-    const lease = keeper.then((r) => (r === 'lost' ? ('lost' as const) : ('closed' as const)));
-    return Promise.race([
-      stopped,
-      lease,
-      loopEnded('rpc subscription', this.#rpc.closed()),
-      loopEnded('delivery consumer', this.#deliverer.closed()),
-    ]);
-  }
-
-  /**
-   * The renew interval: a sixth of the lease time the bucket really has (the first hub created it). The lease holds
-   * for 80 % of its time after the last renewal began, so an outage of the lease bucket (its stream electing a leader
-   * after a node died, 4–6 s on R3) is survived when it is shorter than 80 % − 1/6 of the lease, not 80 % − 1/3.
-   */
-  async #renewMs(): Promise<number> {
-    const bucketTtlMs = (await this.ctx.resources.leases.status()).ttl;
-    const ttlMs = bucketTtlMs > 0 ? Math.min(bucketTtlMs, this.opts.leaseTtlMs) : this.opts.leaseTtlMs;
-    return Math.max(50, Math.floor(ttlMs / 6));
-  }
-
-  #renewableLease(): RenewableLease {
-    const lease = this.ctx.lease;
-    return {
-      renew: async () => {
-        const result = await lease.renew();
-        if (result === 'unknown') this.ctx.logger.warn({ epoch: this.ctx.epoch }, 'lease renewal failed; retrying');
-        return result;
-      },
-      holds: () => lease.holds(),
-      renewable: () => lease.renewable(),
-    };
   }
 
   #startSweeper(): void {

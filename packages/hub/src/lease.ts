@@ -2,21 +2,13 @@ import type { HubNames } from '@ag2net/protocol';
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { headers } from '@nats-io/transport-node';
+import { ForeignWait, KV_OPERATION_HEADER } from './lease-foreign.js';
 import { RELEASE_OPERATION, heldValue, readLeaseValue, releasedValue } from './lease-record.js';
 
 const KEY = 'active';
 
-/** The header that makes a message on a KV subject a marker (nats.js `kvOperationHdr`). */
-const KV_OPERATION_HEADER = 'KV-Operation';
-
 /** Share of the lease time, before the server can expire the lease, after which the holder stops writing. */
 export const LEASE_SAFETY_MARGIN = 0.2;
-
-/**
- * How many revisions between two that a standby saw it reads one by one to tell that none of them was a hub's write
- * (see `Lease.tryAcquire`); a wider gap counts as one that may hide a hub's write.
- */
-const MAX_GAP_READS = 8;
 
 /** Options of `Lease`. */
 export interface LeaseOptions {
@@ -62,11 +54,8 @@ export class Lease {
   #written = 0;
   /** Renewals not answered yet: `release` waits for them, so that it frees the newest of this hub's writes. */
   readonly #renewals = new Set<Promise<unknown>>();
-  /**
-   * A standby's view of a foreign value at the key: since when (`now()` after the read that first showed it) it has
-   * seen nothing but foreign values there, and the last revision it saw. `null` when the key last held none.
-   */
-  #foreign: { since: number; revision: number } | null = null;
+  /** A standby's wait through foreign values at the key (`ForeignWait`). */
+  readonly #foreign: ForeignWait;
   /** The newest foreign revision told to `onForeign`. */
   #reported = 0;
   /** A standby's last read of another hub's record at the key (`observedHolder`). */
@@ -92,6 +81,7 @@ export class Lease {
     this.#onForeign = options.onForeign ?? (() => undefined);
     this.#value = heldValue(holderId);
     this.#js = jsm.jetstream();
+    this.#foreign = new ForeignWait(jsm, `KV_${names.leasesBucket}`, this.#keySubject());
   }
 
   /**
@@ -103,7 +93,7 @@ export class Lease {
    * this standby has seen, with nothing but foreign values after it, for a whole lease time. That last one is
    * safe: a live holder writes its own record over a foreign value at its next renewal (a sixth of the lease later)
    * while its lease is valid, and this standby either reads that record, or finds a revision it did not see gone
-   * from the key (`#onlyForeignBetween`); either starts the wait again. A whole lease time of foreign values with no
+   * from the key (`ForeignWait`); either starts the wait again. A whole lease time of foreign values with no
    * gap therefore means the holder's last write came before the first of them, so its validity (that write's start
    * plus 80 % of the lease, by its clock) ended before this standby's wait did (with the 20 % margin for the two
    * clocks' rates, as for the key's own expiry). The take-over is a CAS on the revision read last, so a holder's
@@ -118,20 +108,20 @@ export class Lease {
     this.#observed = value.kind === 'held' && entry !== null ? { hubId: value.hubId, revision: entry.revision } : null;
     switch (value.kind) {
       case 'held':
-        this.#foreign = null;
+        this.#foreign.reset();
         return null;
       case 'absent':
-        this.#foreign = null;
+        this.#foreign.reset();
         expected = 0;
         break;
       case 'released':
-        this.#foreign = null;
+        this.#foreign.reset();
         expected = entry?.revision ?? 0;
         break;
       case 'foreign': {
         expected = entry?.revision ?? 0;
         this.#noteForeign(expected);
-        if (!(await this.#foreignForWholeLease(expected, seenAt, ttlMs))) return null;
+        if (!(await this.#foreign.wholeLease(expected, seenAt, ttlMs))) return null;
         break;
       }
       default:
@@ -173,7 +163,7 @@ export class Lease {
       this.#validUntil = ttlMs > 0 ? start + ttlMs : Number.POSITIVE_INFINITY;
       this.#held = true;
       this.#uncertain = false;
-      this.#foreign = null;
+      this.#foreign.reset();
       this.#observed = null;
       this.#suspendedAt = null;
       return revision;
@@ -362,39 +352,6 @@ export class Lease {
       if (!isWrongLastSequence(err)) this.#uncertain = true;
       return 'unknown';
     }
-  }
-
-  /**
-   * Whether this standby has now seen nothing but foreign values at the key for a whole lease time, given the foreign
-   * value at `revision` it read at `seenAt`; starts or restarts the wait otherwise.
-   */
-  async #foreignForWholeLease(revision: number, seenAt: number, ttlMs: number): Promise<boolean> {
-    const watch = this.#foreign;
-    if (watch === null || revision < watch.revision || !(await this.#onlyForeignBetween(watch.revision, revision))) {
-      this.#foreign = { since: seenAt, revision };
-      return false;
-    }
-    watch.revision = revision;
-    return ttlMs > 0 && seenAt - watch.since >= ttlMs;
-  }
-
-  /**
-   * True when no revision strictly between `from` and `to` (both foreign values this standby read) can have been a
-   * hub's write at the key: each is still there and is another key's message or a foreign value. A revision that is
-   * gone was overwritten (the bucket keeps one value per key) or expired, and may have been a holder's record; a gap
-   * wider than `MAX_GAP_READS` is not read and counts the same.
-   */
-  async #onlyForeignBetween(from: number, to: number): Promise<boolean> {
-    if (to - from - 1 > MAX_GAP_READS) return false;
-    const subject = this.#keySubject();
-    for (let seq = from + 1; seq < to; seq += 1) {
-      const msg = await this.jsm.streams.getMessage(`KV_${this.names.leasesBucket}`, { seq });
-      if (msg === null) return false;
-      if (msg.subject !== subject) continue;
-      const operation = msg.header.get(KV_OPERATION_HEADER) || 'PUT';
-      if (readLeaseValue({ operation, string: () => msg.string() }).kind !== 'foreign') return false;
-    }
-    return true;
   }
 
   /** Tells `onForeign` of a foreign revision once, whoever (holder or standby) met it first. */
