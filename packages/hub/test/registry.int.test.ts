@@ -2,7 +2,8 @@ import { defaultRule } from '@ag2net/protocol/internal';
 import { NetworkError, newId } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_OPERATOR_LIMITS, withinCeilings } from '../src/index.js';
+import { DEFAULT_OPERATOR_LIMITS } from '../src/index.js';
+import { withinCeilings } from '../src/governance/operator-limits.js';
 import { T0, ULID, at, failure, nowIso, openChannel, openNet, rawFailure, register, say } from './support.js';
 
 const nats = natsPerFile();
