@@ -15,7 +15,7 @@
 export { startOpsServer } from './ops-server.js';
 export type { OpsLogger, OpsServer, OpsServerOptions, Readiness } from './ops-server.js';
 export { LATENCY_BUCKETS_SECONDS, createMetricsRegistry } from './registry.js';
-export { samplerFrom, startTracing, tracingRequested } from './tracing.js';
+export { startTracing } from './tracing.js';
 export type { Tracing, TracingOptions } from './tracing.js';
 export { watchConnection } from './connection-watch.js';
 export type { ConnectionWatch, WatchedConnection } from './connection-watch.js';
