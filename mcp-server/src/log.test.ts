@@ -18,6 +18,20 @@ describe('stderrLogger', () => {
     expect(JSON.stringify(record)).not.toContain('stack');
   });
 
+  it("child adds its bindings to every line, at the parent's level, and the parent's lines stay without them", () => {
+    const lines: string[] = [];
+    const log = stderrLogger({ level: 'info', write: (line) => lines.push(line), bindings: { server: 's' } });
+    const child = log.child({ agent: 'a' });
+    child.debug({}, 'hidden');
+    child.info({ channelId: 'c1' }, 'from the child');
+    log.info({}, 'from the parent');
+    expect(lines.map((line): unknown => JSON.parse(line))).toMatchObject([
+      { level: 'info', server: 's', agent: 'a', channelId: 'c1', msg: 'from the child' },
+      { level: 'info', server: 's', msg: 'from the parent' },
+    ]);
+    expect(lines[1]).not.toContain('agent');
+  });
+
   it('knows its levels', () => {
     expect(['debug', 'info', 'warn', 'error', 'silent', 'loud'].map(isLogLevel)).toEqual([
       true,
