@@ -1,8 +1,8 @@
 import { IdentityCredentialsError, type HumanClient } from '@ag2net/client';
-import { ErrorCode, NetworkError, type PassportInput } from '@ag2net/protocol';
+import { ErrorCode, HubError, type PassportInput } from '@ag2net/protocol';
 import { mkdir } from 'node:fs/promises';
 import type { CommandEnv } from './env.js';
-import { CliError, ExitCode, usageError } from './exit.js';
+import { CliError, usageError } from './exit.js';
 import { readApiKeysFile } from './keys-file.js';
 import {
   OtherKeyError,
@@ -107,7 +107,7 @@ function admissionRefusal(
     return new CliError(
       `${me} is registered with a key of its own, not the one the console derives for ${me}, and that key's ` +
         `credentials are not ${where}`,
-      ExitCode.AccessDenied,
+      ErrorCode.AccessDenied,
       {
         hint:
           `put ${me}.creds from before there (or pass --creds-dir <its directory>) and chat again, adding --rekey to ` +
@@ -118,7 +118,7 @@ function admissionRefusal(
   }
   if (err instanceof IdentityCredentialsError && ctx.held && ctx.credsPath !== undefined) {
     // A file is there, and it is not the person's: another identity's, or no identity's at all.
-    return new CliError(err.message, ExitCode.AccessDenied, {
+    return new CliError(err.message, ErrorCode.AccessDenied, {
       hint: `move ${target.stack.shown(ctx.credsPath)} away, or pass --creds-dir <the directory of ${me}'s own .creds>`,
       cause: err,
     });
@@ -127,15 +127,15 @@ function admissionRefusal(
     const where = ctx.credsPath === undefined ? 'here' : `at ${target.stack.shown(ctx.credsPath)}`;
     return new CliError(
       `${me} is registered, and chatting as ${me} needs its credentials, which are not ${where}`,
-      ExitCode.AccessDenied,
+      ErrorCode.AccessDenied,
       {
         hint: `pass --creds-dir <the directory of ${me}.creds>, or --as <another name>`,
         cause: err,
       },
     );
   }
-  if (err instanceof NetworkError && err.code === ErrorCode.AuthFailed) {
-    return new CliError(`${err.code}: ${err.message}`, ExitCode.AccessDenied, {
+  if (err instanceof HubError && err.code === ErrorCode.AuthFailed) {
+    return new CliError(`${err.code}: ${err.message}`, ErrorCode.AccessDenied, {
       hint: ctx.keyFound
         ? `the hub refused the admission key of ${me}: pass the right one with --api-key`
         : `${me} has no admission key: \`ag2net people add ${me}\` gives it one (then chat again), or pass --api-key`,

@@ -1,41 +1,34 @@
-import { ErrorCode, NetworkError } from '@ag2net/protocol';
-import { HubUnavailableError } from '@ag2net/client';
+import { Ag2netError, ErrorCode, ExitCode, HubError, exitCodeOf, type Ag2netErrorOptions } from '@ag2net/protocol';
 import { errors } from '@nats-io/transport-node';
 import { ZodError } from 'zod';
 
 /**
- * The command's exit codes, stable for scripts: 0 ok, 1 error, 2 usage (a bad flag or argument), 3 not found,
- * 4 access denied (NATS refused the credentials or a subject, or the hub refused the caller), 5 hub unavailable
- * (NATS unreachable, or no hub answered in time).
+ * The command's exit codes, stable for scripts: 0 ok, 1 error, 2 usage (a bad flag, argument or configuration),
+ * 3 not found, 4 access denied (NATS refused the credentials or a subject, or the hub refused the caller), 5
+ * unavailable (NATS unreachable, or no hub answered in time). Each error code has one (`exitCodeOf`, the table in
+ * `@ag2net/protocol` that conformance/fixtures/error-codes.json pins).
  */
-export const ExitCode = {
-  Ok: 0,
-  Error: 1,
-  Usage: 2,
-  NotFound: 3,
-  AccessDenied: 4,
-  Unavailable: 5,
-} as const;
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+export { ExitCode };
 
-/** A failure the command reports itself: a message, the exit code, and the fix when there is one. */
-export class CliError extends Error {
+/** A failure the command reports itself: a message, its code (which gives the exit code), and the fix when there is one. */
+export class CliError extends Ag2netError {
   override readonly name = 'CliError';
   readonly hint: string | null;
 
-  constructor(
-    message: string,
-    readonly exitCode: ExitCode,
-    options: ErrorOptions & { readonly hint?: string } = {},
-  ) {
-    super(message, { cause: options.cause });
+  constructor(message: string, code: ErrorCode, options: Ag2netErrorOptions & { readonly hint?: string } = {}) {
+    super(code, message, options);
     this.hint = options.hint ?? null;
+  }
+
+  /** The exit code of `code` (`exitCodeOf`). */
+  get exitCode(): ExitCode {
+    return exitCodeOf(this.code);
   }
 }
 
-/** A bad flag or argument (exit 2). */
+/** A bad flag or argument: `invalid_request` (exit 2). */
 export function usageError(message: string, hint: string | null = null): CliError {
-  return new CliError(message, ExitCode.Usage, hint === null ? {} : { hint });
+  return new CliError(message, ErrorCode.InvalidRequest, hint === null ? {} : { hint });
 }
 
 /** What the user can do about a failure: exit code and a hint that names the fix. */
@@ -57,33 +50,37 @@ export function diagnose(err: unknown): Diagnosis {
     const first = err.issues[0];
     const where = first === undefined || first.path.length === 0 ? '' : `${first.path.join('.')}: `;
     return {
-      exitCode: ExitCode.Usage,
+      exitCode: exitCodeOf(ErrorCode.InvalidRequest),
       message: `invalid argument: ${where}${first?.message ?? err.message}`,
       hint: null,
     };
   }
-  if (err instanceof NetworkError) return diagnoseNetwork(err);
-  if (err instanceof HubUnavailableError) {
-    return { exitCode: ExitCode.Unavailable, message: err.message, hint: UNAVAILABLE_HINT };
+  if (err instanceof HubError)
+    return { exitCode: exitCodeOf(err.code), message: `${err.code}: ${err.message}`, hint: hubHint(err.code) };
+  // A local error of the client or a library (no hub answered, a credentials file that is none): its code's exit.
+  if (err instanceof Ag2netError) {
+    return {
+      exitCode: exitCodeOf(err.code),
+      message: err.message,
+      hint: err.code === ErrorCode.Unavailable ? UNAVAILABLE_HINT : null,
+    };
   }
   const nats = natsCause(err);
   if (nats !== null) return nats;
   return { exitCode: ExitCode.Error, message: err instanceof Error ? err.message : String(err), hint: null };
 }
 
-function diagnoseNetwork(err: NetworkError): Diagnosis {
-  const message = `${err.code}: ${err.message}`;
-  switch (err.code) {
-    case ErrorCode.NotFound:
-      return { exitCode: ExitCode.NotFound, message, hint: null };
+/** The fix for a refusal of the hub, by its code. */
+function hubHint(code: string): string | null {
+  switch (code) {
     case ErrorCode.AccessDenied:
-      return { exitCode: ExitCode.AccessDenied, message, hint: DENIED_HINT };
+      return DENIED_HINT;
     case ErrorCode.AuthFailed:
-      return { exitCode: ExitCode.AccessDenied, message, hint: 'pass the admission key the hub expects: --api-key' };
+      return 'pass the admission key the hub expects: --api-key';
     case ErrorCode.Unavailable:
-      return { exitCode: ExitCode.Unavailable, message, hint: UNAVAILABLE_HINT };
+      return UNAVAILABLE_HINT;
     default:
-      return { exitCode: ExitCode.Error, message, hint: null };
+      return null;
   }
 }
 
@@ -92,7 +89,7 @@ function natsCause(err: unknown): Diagnosis | null {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth += 1) {
     if (e instanceof errors.AuthorizationError || e instanceof errors.UserAuthenticationExpiredError) {
       return {
-        exitCode: ExitCode.AccessDenied,
+        exitCode: exitCodeOf(ErrorCode.AccessDenied),
         message: `NATS refused the credentials: ${e.message}`,
         hint:
           'pass valid credentials with --creds <file> (NATS_CREDS); a person whose credentials expired is attached ' +
@@ -100,13 +97,21 @@ function natsCause(err: unknown): Diagnosis | null {
       };
     }
     if (e instanceof errors.PermissionViolationError) {
-      return { exitCode: ExitCode.AccessDenied, message: `NATS refused: ${e.message}`, hint: DENIED_HINT };
+      return { exitCode: exitCodeOf(ErrorCode.AccessDenied), message: `NATS refused: ${e.message}`, hint: DENIED_HINT };
     }
     if (e instanceof errors.NoRespondersError || e instanceof errors.TimeoutError) {
-      return { exitCode: ExitCode.Unavailable, message: `no hub answered: ${e.message}`, hint: UNAVAILABLE_HINT };
+      return {
+        exitCode: exitCodeOf(ErrorCode.Unavailable),
+        message: `no hub answered: ${e.message}`,
+        hint: UNAVAILABLE_HINT,
+      };
     }
     if (e instanceof errors.ConnectionError || e instanceof errors.ClosedConnectionError || isRefused(e)) {
-      return { exitCode: ExitCode.Unavailable, message: `cannot reach NATS: ${e.message}`, hint: UNAVAILABLE_HINT };
+      return {
+        exitCode: exitCodeOf(ErrorCode.Unavailable),
+        message: `cannot reach NATS: ${e.message}`,
+        hint: UNAVAILABLE_HINT,
+      };
     }
   }
   return null;

@@ -1,6 +1,6 @@
 import { isHistoryExpired } from '@ag2net/client';
-import type { ChannelMetadata } from '@ag2net/protocol';
-import { CliError, ExitCode } from './exit.js';
+import { ErrorCode, type ChannelMetadata } from '@ag2net/protocol';
+import { CliError } from './exit.js';
 
 /** What the line about a channel whose history expired is made of. */
 type Ended = Pick<ChannelMetadata, 'channel_id' | 'closed_at' | 'created_at' | 'expired_at'>;
@@ -37,7 +37,7 @@ export function expiredHistoryLine(channel: Ended): string | null {
 /** The failure of a command that needs the history of a channel whose history expired: that line, exit 3. */
 export function expiredHistoryError(channel: Ended, cause?: unknown): CliError {
   const line = expiredHistoryLine(channel) ?? `history of channel ${channel.channel_id} expired`;
-  return new CliError(line, ExitCode.NotFound, cause === undefined ? {} : { cause });
+  return new CliError(line, ErrorCode.NotFound, cause === undefined ? {} : { cause });
 }
 
 /** Throws `expiredHistoryError` when the channel's metadata says its history expired. */

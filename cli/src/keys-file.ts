@@ -1,6 +1,7 @@
 import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { CliError, ExitCode } from './exit.js';
+import { ErrorCode } from '@ag2net/protocol';
+import { CliError } from './exit.js';
 
 /** An API keys file as hub-service (`api-keys.json`) and the bridge (`bridge-people.json`) read it: name → key. */
 export const ApiKeysFileSchema = z.record(z.string().min(1).max(128), z.string().min(1).max(1024));
@@ -12,19 +13,23 @@ export async function readApiKeysFile(path: string): Promise<Record<string, stri
     text = await readFile(path, 'utf8');
   } catch (err) {
     if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return null;
-    throw new CliError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, ExitCode.Error, {
-      cause: err,
-    });
+    throw new CliError(
+      `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`,
+      ErrorCode.InvalidConfig,
+      {
+        cause: err,
+      },
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new CliError(`${path} is not JSON`, ExitCode.Error, { cause: err, hint: 'fix or remove the file' });
+    throw new CliError(`${path} is not JSON`, ErrorCode.InvalidConfig, { cause: err, hint: 'fix or remove the file' });
   }
   const parsed = ApiKeysFileSchema.safeParse(json);
   if (!parsed.success) {
-    throw new CliError(`${path} does not map names to keys ({ "<name>": "<key>" })`, ExitCode.Error, {
+    throw new CliError(`${path} does not map names to keys ({ "<name>": "<key>" })`, ErrorCode.InvalidConfig, {
       hint: 'fix or remove the file',
     });
   }

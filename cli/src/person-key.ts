@@ -1,6 +1,6 @@
 import { credsFile, keysFromSeed, parseCredsFile, personSeed } from '@ag2net/auth';
 import type { HubClient, HumanClient } from '@ag2net/client';
-import { ChannelState, ErrorCode, ErrorReason, NetworkError, ProtocolError, newId } from '@ag2net/protocol';
+import { Ag2netError, ChannelState, ErrorCode, ErrorReason, HubError, ProtocolError, newId } from '@ag2net/protocol';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { BRIDGE_SECRET_FILE, type StackFiles } from './stack.js';
 
@@ -36,15 +36,15 @@ export async function heldKey(credsPath: string, seed: string): Promise<HeldKey>
   }
 }
 
-/** The person is registered with another key than the one it asked for credentials with. */
-export class OtherKeyError extends Error {
+/** The person is registered with another key than the one it asked for credentials with. Code `auth_failed`. */
+export class OtherKeyError extends Ag2netError {
   override readonly name = 'OtherKeyError';
 
   constructor(
     readonly person: string,
     options?: ErrorOptions,
   ) {
-    super(`${person} is registered with another key`, options);
+    super(ErrorCode.AuthFailed, `${person} is registered with another key`, options);
   }
 }
 
@@ -85,7 +85,7 @@ export async function obtainPersonCredentials(options: PersonCredentialsOptions)
       reply = await hub.call('attach', { name_or_id: name, public_key: publicKey, ...auth });
     } catch (refused) {
       // `register` admitted the API key: a refusal now is the key the name is registered with.
-      if (refused instanceof NetworkError && refused.code === ErrorCode.AuthFailed) {
+      if (refused instanceof HubError && refused.code === ErrorCode.AuthFailed) {
         throw new OtherKeyError(name, { cause: refused });
       }
       throw refused;

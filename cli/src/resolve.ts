@@ -1,6 +1,6 @@
 import type { HubClient } from '@ag2net/client';
-import { NotFoundError, participantIds, type HubResponse, type Passport } from '@ag2net/protocol';
-import { CliError, ExitCode } from './exit.js';
+import { ErrorCode, NotFoundError, participantIds, type HubResponse, type Passport } from '@ag2net/protocol';
+import { CliError } from './exit.js';
 
 /** The most candidates the refusal of an ambiguous prefix lists. */
 export const MAX_CANDIDATES = 10;
@@ -110,7 +110,7 @@ export async function resolveAgent(hub: Hub, arg: string): Promise<Passport> {
       );
     } catch (refusal) {
       // Nobody's id starts so either: the hub's own answer, naming what it was asked for.
-      if (refusal instanceof CliError && refusal.exitCode === ExitCode.NotFound) throw err;
+      if (refusal instanceof CliError && refusal.code === ErrorCode.NotFound) throw err;
       throw refusal;
     }
     const passport = ids.get(id);
@@ -131,7 +131,7 @@ async function pick(
   const [only] = matches;
   if (matches.length === 1 && only !== undefined) return only.id;
   if (matches.length === 0) {
-    throw new CliError(`${what.kind} not found: ${arg}`, ExitCode.NotFound, {
+    throw new CliError(`${what.kind} not found: ${arg}`, ErrorCode.NotFound, {
       hint: `no ${what.kind} the caller may see has an id that starts with ${arg}: \`${what.list}\` lists them`,
     });
   }
@@ -141,7 +141,7 @@ async function pick(
     [`${arg} is ambiguous: ${matches.length} ${what.kind}s have an id that starts with it:`, ...shown, ...more].join(
       '\n',
     ),
-    ExitCode.Usage,
+    ErrorCode.InvalidRequest,
     { hint: `give more of the ${what.kind} id` },
   );
 }

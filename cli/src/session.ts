@@ -1,10 +1,10 @@
 import { AuthFile } from '@ag2net/auth';
 import { HubClient } from '@ag2net/client';
-import { DEFAULT_PREFIX, OPERATOR_CALLER, PrefixSchema, hubNames, type HubNames } from '@ag2net/protocol';
+import { DEFAULT_PREFIX, ErrorCode, OPERATOR_CALLER, PrefixSchema, hubNames, type HubNames } from '@ag2net/protocol';
 import { errors, type NatsConnection } from '@nats-io/transport-node';
 import { join, resolve } from 'node:path';
 import { loadCreds, type LoadedCreds } from './creds.js';
-import { CliError, ExitCode, usageError } from './exit.js';
+import { CliError, usageError } from './exit.js';
 import type { CliIo } from './io.js';
 import { resolveAgent } from './resolve.js';
 import { StackFiles, identityCredsFile, isFile } from './stack.js';
@@ -134,7 +134,7 @@ export class Session implements AsyncDisposable {
       const name = target.as ?? '<name>';
       throw new CliError(
         `the credentials of ${name} at ${target.stack.shown(found.loaded?.path ?? '')} expired at ${expiresAt.toISOString()}`,
-        ExitCode.AccessDenied,
+        ErrorCode.AccessDenied,
         {
           hint: `\`ag2net chat <agent> --as ${name}\` attaches ${name} again and renews them; --operator reads as the operator`,
         },
@@ -178,7 +178,7 @@ export class Session implements AsyncDisposable {
       const file = identityCredsFile(await identityCredsDir(this.target), this.target.as);
       throw new CliError(
         `no credentials of ${this.target.as} at ${this.target.stack.shown(file)}`,
-        ExitCode.AccessDenied,
+        ErrorCode.AccessDenied,
         {
           hint: `pass its .creds with --creds <file>, or --creds-dir <the directory of ${this.target.as}.creds>; --operator reads as the operator`,
         },
@@ -197,7 +197,7 @@ export class Session implements AsyncDisposable {
   /** The operator caller; without `--operator` an access refusal (exit 4) that names the flag. */
   requireOperator(what: string): string {
     if (this.target.operator) return OPERATOR_CALLER;
-    throw new CliError(`${what} is for operators`, ExitCode.AccessDenied, {
+    throw new CliError(`${what} is for operators`, ErrorCode.AccessDenied, {
       hint: `pass --operator (with --creds ${this.target.stack.shown(this.target.stack.adminCreds)} on a secured hub)`,
     });
   }
@@ -211,7 +211,7 @@ export class Session implements AsyncDisposable {
     if (this.creds.source === 'operator-caller') {
       throw new CliError(
         `${what} reads JetStream, which ${AuthFile.operatorCallerCreds} may not`,
-        ExitCode.AccessDenied,
+        ErrorCode.AccessDenied,
         {
           hint: `pass --creds ${this.target.stack.shown(this.target.stack.adminCreds)} (the admin's credentials)`,
         },
@@ -284,7 +284,7 @@ async function noCredentials(target: Target, purpose: Purpose): Promise<CliError
         `--creds ${identities}/<name>.creds; from another directory, --auth-dir <the stack's .data/auth>`;
   return new CliError(
     `the server asks for credentials: none were given (--creds, NATS_CREDS) and there is no ${stack.shown(looked)}`,
-    ExitCode.AccessDenied,
+    ErrorCode.AccessDenied,
     { hint },
   );
 }

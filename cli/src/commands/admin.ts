@@ -9,14 +9,14 @@ import {
   revokeUser,
   type AuthManifest,
 } from '@ag2net/auth';
-import { hubNames } from '@ag2net/protocol';
+import { ErrorCode, hubNames } from '@ag2net/protocol';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import type { Command } from 'commander';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { IntFlag, action, needsSubcommand, type CommandEnv } from '../env.js';
-import { CliError, ExitCode, usageError } from '../exit.js';
+import { CliError, usageError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import { DEFAULT_AUTH_DIR } from '../stack.js';
 
@@ -235,7 +235,7 @@ async function readAuthDir(dir: string): Promise<{ manifest: AuthManifest; signi
   try {
     signingSeed = (await readFile(join(dir, AuthFile.identityAccountSigningSeed), 'utf8')).trim();
   } catch {
-    throw new CliError(`cannot read ${join(dir, AuthFile.identityAccountSigningSeed)}`, ExitCode.AccessDenied, {
+    throw new CliError(`cannot read ${join(dir, AuthFile.identityAccountSigningSeed)}`, ErrorCode.AccessDenied, {
       hint: 'issuing needs the identity account signing key: run as the user that owns the auth directory',
     });
   }
