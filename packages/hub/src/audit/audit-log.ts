@@ -32,19 +32,31 @@ const AuditRecordSchema = HUB_OPS.readAudit.response.shape.records.element;
 /** How long a read waits for the next record before it ends the page (no record arrives after the last one). */
 const AUDIT_READ_IDLE_MS = 3000;
 
+/** What an `AuditLog` writes and reads with: the hub's JetStream, names, clock, ids and logger. */
+export interface AuditLogDeps {
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly names: HubNames;
+  readonly clock: Clock;
+  readonly ids: IdFactory;
+  readonly logger: Logger;
+}
+
 /**
  * The hub's audit trail: one JetStream message per record on `<prefix>.audit.<kind>` in the `<P>_AUDIT` stream,
  * JSON `{ id, kind, at, …fields }` with AG2's field names.
  */
 export class AuditLog {
-  constructor(
-    private readonly js: JetStreamClient,
-    private readonly jsm: JetStreamManager,
-    private readonly names: HubNames,
-    private readonly clock: Clock,
-    private readonly ids: IdFactory,
-    private readonly logger: Logger,
-  ) {}
+  private readonly js: JetStreamClient;
+  private readonly jsm: JetStreamManager;
+  private readonly names: HubNames;
+  private readonly clock: Clock;
+  private readonly ids: IdFactory;
+  private readonly logger: Logger;
+
+  constructor(deps: AuditLogDeps) {
+    ({ js: this.js, jsm: this.jsm, names: this.names, clock: this.clock, ids: this.ids, logger: this.logger } = deps);
+  }
 
   /** Stores a record; throws when the stream does not take it. */
   async record(kind: AuditKind, fields: Record<string, unknown>, options: RecordOptions = {}): Promise<void> {

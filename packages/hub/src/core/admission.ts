@@ -54,7 +54,7 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
   // An ended channel's ids are in its final snapshot: a retry of its last posts still gets the original ack.
   const known = await attached(ctx, rt);
   const previous = envelope.envelope_id === '' ? undefined : known.envelopeIds.get(envelope.envelope_id);
-  if (previous !== undefined) return retriedAck(ctx, known, envelope, previous);
+  if (previous !== undefined) return retriedAck(ctx, known, { envelope, previous });
   const { adapter, metadata } = rt;
   const peerCancel =
     !isParticipant(metadata, envelope.sender_id) &&
@@ -83,7 +83,7 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
   let appended: Appended;
   try {
     if (peerCancel) await claimPeerCancel(ctx, rt, envelope);
-    appended = await appendOnce(ctx, rt, { ...envelope, sequence: undefined }, recheck);
+    appended = await appendOnce(ctx, rt, { draft: { ...envelope, sequence: undefined }, recheck });
   } catch (err) {
     if (!handshake) ctx.rateLimiter.refund(envelope.sender_id, rate);
     throw err;
@@ -223,9 +223,9 @@ function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope, peerCancel:
 async function retriedAck(
   ctx: HubContext,
   rt: ChannelRuntime,
-  envelope: Envelope,
-  previous: AdmittedRef,
+  retry: { readonly envelope: Envelope; readonly previous: AdmittedRef },
 ): Promise<PostAck> {
+  const { envelope, previous } = retry;
   const streamSeq = rt.streamSeqs[previous.sequence - 1];
   const stored = streamSeq === undefined ? null : await ctx.writer.at(streamSeq);
   if (

@@ -41,6 +41,14 @@ export const MAX_SKIPS_PER_APPEND = 64;
  */
 export type Recheck = (rt: ChannelRuntime) => void;
 
+/** What `appendLocked` and `appendOnce` append: the envelope to stamp, and how to re-check it after a catch-up. */
+export interface AppendRequest {
+  /** The envelope to append; its id, `created_at` and `sequence` are stamped here (an empty id gets a new one). */
+  readonly draft: Envelope;
+  /** Re-checks the draft after another writer's entries were folded; default: the channel has not ended. */
+  readonly recheck?: Recheck;
+}
+
 /**
  * Stamps and appends an envelope to its channel's WAL, then records and folds it; returns the envelope as stored.
  * The caller holds the channel's serial slot (`ctx.serial.run(channelId, …)`); within this hub nothing else appends.
@@ -54,13 +62,8 @@ export type Recheck = (rt: ChannelRuntime) => void;
  * message published onto the subject) are quarantined, take no sequence and are never folded, the same ones hydrate
  * skips. So sequences stay unique and gap-free and live state equals the fold.
  */
-export async function appendLocked(
-  ctx: HubContext,
-  rt: ChannelRuntime,
-  draft: Envelope,
-  recheck: Recheck = notEnded,
-): Promise<Envelope> {
-  return (await appendOnce(ctx, rt, draft, recheck)).envelope;
+export async function appendLocked(ctx: HubContext, rt: ChannelRuntime, request: AppendRequest): Promise<Envelope> {
+  return (await appendOnce(ctx, rt, request)).envelope;
 }
 
 /**
@@ -76,12 +79,8 @@ export interface Appended {
  * `appendLocked`, telling a fresh append from an envelope found already stored (a retry whose first attempt was
  * admitted, by this hub or another writer), so that the caller does not act on it twice.
  */
-export async function appendOnce(
-  ctx: HubContext,
-  rt: ChannelRuntime,
-  draft: Envelope,
-  recheck: Recheck = notEnded,
-): Promise<Appended> {
+export async function appendOnce(ctx: HubContext, rt: ChannelRuntime, request: AppendRequest): Promise<Appended> {
+  const { draft, recheck = notEnded } = request;
   const nowMs = ctx.clock.now();
   const envelopeId = draft.envelope_id === '' ? ctx.ids(nowMs) : draft.envelope_id;
   const createdAt = isoAt(nowMs);
@@ -107,18 +106,18 @@ export async function appendOnce(
           cause: err,
         });
       }
-      const stored = await catchUpOrUnavailable(ctx, rt, envelope, budget);
+      const stored = await catchUpOrUnavailable(ctx, rt, { mine: envelope, budget });
       if (stored !== null) return ownOrNot(ctx, stored);
       recheck(rt);
       continue;
     }
     if (result.kind === 'appended') {
-      record(ctx, rt, envelope, result.streamSeq);
+      record(ctx, rt, { envelope, streamSeq: result.streamSeq });
       return { envelope, fresh: true };
     }
     // This very envelope was stored before (the dedupe window answered). Already folded: an earlier admission.
     if (result.entry.streamSeq <= rt.lastStreamSeq) return { envelope: result.entry.envelope, fresh: false };
-    const stored = await catchUpOrUnavailable(ctx, rt, envelope, budget);
+    const stored = await catchUpOrUnavailable(ctx, rt, { mine: envelope, budget });
     return ownOrNot(ctx, stored ?? { envelope: result.entry.envelope, epoch: result.entry.epoch() });
   }
 }
@@ -154,14 +153,15 @@ class AlreadyDone extends Ag2netError {
 export async function appendUnlessDone(
   ctx: HubContext,
   rt: ChannelRuntime,
-  draft: Envelope,
-  done: (rt: ChannelRuntime) => boolean,
+  request: { readonly draft: Envelope; readonly done: (rt: ChannelRuntime) => boolean },
 ): Promise<Envelope | null> {
+  const { draft, done } = request;
   try {
-    return await appendLocked(ctx, rt, draft, (now) => {
+    const recheck: Recheck = (now) => {
       if (done(now)) throw new AlreadyDone();
       notEnded(now);
-    });
+    };
+    return await appendLocked(ctx, rt, { draft, recheck });
   } catch (err) {
     if (err instanceof AlreadyDone) return null;
     throw err;
@@ -172,7 +172,8 @@ export async function appendUnlessDone(
  * What the hub does with every envelope in a WAL, live after an append and on hydrate in log order: update the
  * channel (indexes, adapter state, expectation facts) and the inbox pending counts.
  */
-export function recordAppended(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
+export function recordAppended(ctx: HubContext, rt: ChannelRuntime, entry: WalEntry): void {
+  const { envelope, streamSeq } = entry;
   applyAppended(rt, envelope, streamSeq);
   ctx.inboxes.count(envelope, rt, (id) => {
     const inbox = ctx.registry.get(id)?.rule.limits.inbox;
@@ -185,9 +186,21 @@ export function recordAppended(ctx: HubContext, rt: ChannelRuntime, envelope: En
   }
 }
 
-function record(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void {
-  recordAppended(ctx, rt, envelope, streamSeq);
+/** An envelope as its channel's WAL holds it, at its stream sequence. */
+export interface WalEntry {
+  readonly envelope: Envelope;
+  readonly streamSeq: number;
+}
+
+function record(ctx: HubContext, rt: ChannelRuntime, entry: WalEntry): void {
+  recordAppended(ctx, rt, entry);
   ctx.snapshots.afterAppend(rt);
+}
+
+/** What one catch-up looks for (the envelope being appended) and may still skip (its append's budget). */
+interface CatchUpOf {
+  readonly mine: Envelope;
+  readonly budget: SkipBudget;
 }
 
 /** What is left of one append's `MAX_SKIPS_PER_APPEND`, shared by its catch-up rounds. */
@@ -199,14 +212,9 @@ interface SkipBudget {
  * `catchUp`, with a read the WAL could not serve (a timeout or 503 while the stream elects a leader) answered
  * `UnavailableError`, which clients retry: what was folded before it stays folded, and the retry goes on from there.
  */
-async function catchUpOrUnavailable(
-  ctx: HubContext,
-  rt: ChannelRuntime,
-  mine: Envelope,
-  budget: SkipBudget,
-): Promise<StoredCopy | null> {
+async function catchUpOrUnavailable(ctx: HubContext, rt: ChannelRuntime, of: CatchUpOf): Promise<StoredCopy | null> {
   try {
-    return await catchUp(ctx, rt, mine, budget);
+    return await catchUp(ctx, rt, of);
   } catch (err) {
     if (!isTransient(err)) throw err;
     throw new UnavailableError(`the WAL of channel ${repr(rt.metadata.channel_id)} could not be read now; retry`, {
@@ -224,12 +232,8 @@ async function catchUpOrUnavailable(
  * `mine` when it is among them; throws `ConflictError` when its id was taken by another sender, and
  * `UnavailableError` once the append's skip budget is spent (what was skipped stays skipped).
  */
-async function catchUp(
-  ctx: HubContext,
-  rt: ChannelRuntime,
-  mine: Envelope,
-  budget: SkipBudget,
-): Promise<StoredCopy | null> {
+async function catchUp(ctx: HubContext, rt: ChannelRuntime, of: CatchUpOf): Promise<StoredCopy | null> {
+  const { mine, budget } = of;
   const channelId = rt.metadata.channel_id;
   const subject = ctx.names.wal(channelId);
   const tail = await lastWalMessage(ctx.jsm, ctx.names, subject);
@@ -262,7 +266,7 @@ async function catchUp(
         'folded an entry another writer appended',
       );
     }
-    record(ctx, rt, envelope, raw.streamSeq);
+    record(ctx, rt, { envelope, streamSeq: raw.streamSeq });
     reconcileMetadata(rt, envelope);
     if (envelope.envelope_id === mine.envelope_id) {
       if (envelope.sender_id === mine.sender_id) stored = { envelope, epoch };

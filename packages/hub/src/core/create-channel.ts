@@ -62,7 +62,7 @@ export async function createChannel(
   const made = await ctx.serial.run(`open\u0000${creatorId}`, async () => {
     const raced = req.channel_id === null ? undefined : ctx.channels.get(req.channel_id);
     if (raced !== undefined) return { raced, created: null };
-    await checkOpenRules(ctx, adapter.manifest, creatorId, invitees);
+    await checkOpenRules(ctx, { manifest: adapter.manifest, creatorId, inviteeIds: invitees });
     const nowMs = ctx.clock.now();
     const ttlSeconds = parseDuration(req.ttl ?? creator.rule.limits.channel_ttl_default);
     const metadata = ChannelMetadataSchema.parse({
@@ -105,7 +105,7 @@ export async function createChannel(
       return;
     }
     try {
-      for (const invitee of invitees) await appendLocked(ctx, rt, invite(rt, invitee));
+      for (const invitee of invitees) await appendLocked(ctx, rt, { draft: invite(rt, invitee) });
     } catch (err) {
       opened.catch(() => undefined);
       // A hub that lost its lease leaves the channel to its successor, where the creator's retry (same `channel_id`)
@@ -160,10 +160,9 @@ async function awaitExisting(ctx: HubContext, rt: ChannelRuntime, creatorId: str
  */
 async function checkOpenRules(
   ctx: HubContext,
-  manifest: ChannelManifest,
-  creatorId: string,
-  inviteeIds: readonly string[],
+  open: { readonly manifest: ChannelManifest; readonly creatorId: string; readonly inviteeIds: readonly string[] },
 ): Promise<void> {
+  const { manifest, creatorId, inviteeIds } = open;
   const creator = ctx.registry.require(creatorId);
   const invitees = inviteeIds.map((id) => ctx.registry.require(id));
   const openChannels = ctx.channels.openCountBy(creatorId);

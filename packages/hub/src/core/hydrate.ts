@@ -66,7 +66,7 @@ export async function hydrate(ctx: HubContext): Promise<void> {
   }
   const yielder = new Yielder();
   const fold = (rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void => {
-    recordAppended(ctx, rt, envelope, streamSeq);
+    recordAppended(ctx, rt, { envelope, streamSeq });
     reconcileMetadata(rt, envelope);
   };
   const options: RebuildOptions = {

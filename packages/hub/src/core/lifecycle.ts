@@ -41,12 +41,10 @@ export function ackOf(envelopeId: string, ref: AdmittedRef): PostAck {
 
 /** Every invitee acked: the channel becomes active and `ag2.channel.opened` goes to every participant. Locked. */
 export async function activateLocked(ctx: HubContext, rt: ChannelRuntime): Promise<void> {
-  const opened = await appendUnlessDone(
-    ctx,
-    rt,
-    hubEnvelope(rt, EV_CHANNEL_OPENED, { channel_id: rt.metadata.channel_id }),
-    (now) => now.metadata.state !== ChannelState.Pending,
-  );
+  const opened = await appendUnlessDone(ctx, rt, {
+    draft: hubEnvelope(rt, EV_CHANNEL_OPENED, { channel_id: rt.metadata.channel_id }),
+    done: (now) => now.metadata.state !== ChannelState.Pending,
+  });
   // Another writer's entries may have opened (or ended) the channel already; what the log says stands.
   if (opened === null && rt.metadata.state !== ChannelState.Active) return;
   rt.metadata = { ...rt.metadata, state: ChannelState.Active };
@@ -81,12 +79,10 @@ export async function finishCloseLocked(ctx: HubContext, rt: ChannelRuntime): Pr
   const final = rt.metadata.close_reason === CloseReason.TtlExpired ? ChannelState.Expired : ChannelState.Closed;
   const eventType = final === ChannelState.Expired ? EV_CHANNEL_EXPIRED : EV_CHANNEL_CLOSED;
   const reason = rt.metadata.close_reason;
-  const closeEnvelope = await appendUnlessDone(
-    ctx,
-    rt,
-    hubEnvelope(rt, eventType, { reason, channel_id: rt.metadata.channel_id }),
-    (now) => isTerminalChannelState(now.metadata.state),
-  );
+  const closeEnvelope = await appendUnlessDone(ctx, rt, {
+    draft: hubEnvelope(rt, eventType, { reason, channel_id: rt.metadata.channel_id }),
+    done: (now) => isTerminalChannelState(now.metadata.state),
+  });
   // `null`: another writer's entries ended the channel already, and folding them set its final state.
   if (closeEnvelope !== null) rt.metadata = { ...rt.metadata, state: final, closed_at: closeEnvelope.created_at };
   rt.closingAt = null;

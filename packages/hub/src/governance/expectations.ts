@@ -28,7 +28,9 @@ interface Due {
 
 /** Whether a sweep at `nowMs` would fire anything in the channel. Pure; lets the sweep skip the channel's lock. */
 export function expectationsDue(ctx: HubContext, rt: ChannelRuntime, nowMs: number): boolean {
-  return rt.metadata.manifest.expectations.some((exp, index) => dueViolation(ctx, rt, index, exp, nowMs) !== null);
+  return rt.metadata.manifest.expectations.some(
+    (expectation, index) => dueViolation(ctx, rt, { index, expectation, nowMs }) !== null,
+  );
 }
 
 /**
@@ -40,9 +42,9 @@ export async function evaluateExpectationsLocked(ctx: HubContext, rt: ChannelRun
   for (const [index, expectation] of rt.metadata.manifest.expectations.entries()) {
     const state = rt.metadata.state;
     if (state !== ChannelState.Pending && state !== ChannelState.Active) return;
-    const due = dueViolation(ctx, rt, index, expectation, nowMs);
+    const due = dueViolation(ctx, rt, { index, expectation, nowMs });
     if (due === null) continue;
-    const record = await appendLocked(ctx, rt, recordEnvelope(rt, due));
+    const record = await appendLocked(ctx, rt, { draft: recordEnvelope(rt, due) });
     ctx.logger.info(
       {
         ...channelFields(rt.metadata),
@@ -52,7 +54,7 @@ export async function evaluateExpectationsLocked(ctx: HubContext, rt: ChannelRun
       },
       'expectation violated',
     );
-    await runHandler(ctx, rt, due, record);
+    await runHandler(ctx, rt, { due, record });
     if (due.handler.name === ViolationHandlerName.AutoClose) return;
   }
 }
@@ -61,10 +63,9 @@ export async function evaluateExpectationsLocked(ctx: HubContext, rt: ChannelRun
 function dueViolation(
   ctx: HubContext,
   rt: ChannelRuntime,
-  index: number,
-  expectation: Expectation,
-  nowMs: number,
+  at: { readonly index: number; readonly expectation: Expectation; readonly nowMs: number },
 ): Due | null {
+  const { index, expectation, nowMs } = at;
   const evaluator = ctx.expectations.evaluators.get(expectation.name);
   const handler = ctx.expectations.handlers.get(expectation.on_violation);
   // AG2: an unknown evaluator or handler is skipped silently (no audit record either).
@@ -78,7 +79,8 @@ function dueViolation(
   }
   if (violation === null) return null;
   const scope = violation.scope ?? '';
-  const unfired = (who: string) => !rt.facts.fired.has(firedKey(index, expectation.name, who, scope));
+  const of = { index, expectation: expectation.name, scope };
+  const unfired = (who: string) => !rt.facts.fired.has(firedKey(of, who));
   if (violation.violators.length === 0) {
     return unfired('') ? { index, expectation, handler, violation: { ...violation, scope } } : null;
   }
@@ -142,7 +144,13 @@ function audienceOf(rt: ChannelRuntime, handler: ViolationHandler, violation: Vi
   }
 }
 
-async function runHandler(ctx: HubContext, rt: ChannelRuntime, due: Due, record: Envelope): Promise<void> {
+/** Runs the handler of a violation whose `record` was just appended. */
+async function runHandler(
+  ctx: HubContext,
+  rt: ChannelRuntime,
+  recorded: { readonly due: Due; readonly record: Envelope },
+): Promise<void> {
+  const { due, record } = recorded;
   const { expectation, handler, violation } = due;
   if (handler.name === ViolationHandlerName.AutoClose) {
     await beginCloseLocked(ctx, rt, expectationViolatedReason(expectation.name));

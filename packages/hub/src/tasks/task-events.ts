@@ -51,5 +51,5 @@ function checkReachesOwner(envelope: Envelope, task: TaskMetadata): void {
 export async function afterTaskEvent(ctx: HubContext, envelope: Envelope): Promise<void> {
   if (envelope.event_type !== EV_TASK_CANCELLED) return;
   const data = TaskCancelDataSchema.parse(envelope.event_data);
-  await endTask(ctx, data.task_id, TaskState.Cancelled, data.reason);
+  await endTask(ctx, data.task_id, { state: TaskState.Cancelled, reason: data.reason });
 }

@@ -38,7 +38,7 @@ export async function observeTask(ctx: HubContext, callerId: string, task: TaskM
   const owner = ctx.registry.require(callerId);
   return underTask(ctx, task.task_id, async () => {
     const existing = ctx.tasks.get(task.task_id);
-    if (existing !== undefined) return observeExisting(ctx, callerId, existing, task);
+    if (existing !== undefined) return observeExisting(ctx, callerId, { existing, report: task });
     if (task.channel_id !== null) checkTaskChannel(ctx, callerId, task.channel_id);
     const decision = await ctx.arbiter.authorizeTask({ task, owner, openTasks: ctx.tasks.openCount(callerId) });
     if (!decision.allow) throw deniedError(decision);
@@ -48,16 +48,17 @@ export async function observeTask(ctx: HubContext, callerId: string, task: TaskM
       ...task,
       expires_at: task.expires_at ?? (ttl > 0 ? isoAt(nowMs + ttl * 1000) : null),
     };
-    return settle(ctx, null, stamp(fresh, task.state, nowMs), '');
+    return settle(ctx, { before: null, task: stamp(fresh, task.state, nowMs), reason: '' });
   });
 }
 
+/** An owner's report of a task the hub knows (`existing`): applied unless the task ended or the move is not allowed. */
 async function observeExisting(
   ctx: HubContext,
   callerId: string,
-  existing: TaskMetadata,
-  report: TaskMetadata,
+  observed: { readonly existing: TaskMetadata; readonly report: TaskMetadata },
 ): Promise<TaskMetadata> {
+  const { existing, report } = observed;
   requireOwner(existing, callerId);
   if (isTerminalTaskState(existing.state)) return existing;
   checkTransition(existing, report.state);
@@ -73,7 +74,7 @@ async function observeExisting(
     progress: { ...existing.progress, ...report.progress },
     error: report.error ?? existing.error,
   };
-  return settle(ctx, existing, stamp(next, report.state, ctx.clock.now()), report.error ?? '');
+  return settle(ctx, { before: existing, task: stamp(next, report.state, ctx.clock.now()), reason: report.error ?? '' });
 }
 
 /**
@@ -101,7 +102,7 @@ export async function updateTask(
       error: req.error ?? task.error,
       ...(req.result === undefined ? {} : { result: req.result }),
     };
-    return settle(ctx, task, stamp(next, state, nowMs), req.error ?? '');
+    return settle(ctx, { before: task, task: stamp(next, state, nowMs), reason: req.error ?? '' });
   });
 }
 
@@ -109,21 +110,23 @@ export async function updateTask(
 export async function endTask(
   ctx: HubContext,
   taskId: string,
-  state: TaskState,
-  reason: string,
+  end: { readonly state: TaskState; readonly reason: string },
 ): Promise<TaskMetadata | null> {
+  const { state, reason } = end;
   return underTask(ctx, taskId, async () => {
     const task = ctx.tasks.get(taskId);
     if (task === undefined || isTerminalTaskState(task.state)) return null;
     const error = state === TaskState.Expired ? reason || task.error || 'expired' : reason || task.error;
-    return settle(ctx, task, stamp({ ...task, state, error }, state, ctx.clock.now()), reason);
+    return settle(ctx, { before: task, task: stamp({ ...task, state, error }, state, ctx.clock.now()), reason });
   });
 }
 
 /** AG2's cascade: every task of an ended channel that is still open expires with `channel_closed`. */
 export async function expireTasksOfChannel(ctx: HubContext, channelId: string): Promise<void> {
   for (const task of ctx.tasks.open()) {
-    if (task.channel_id === channelId) await endTask(ctx, task.task_id, TaskState.Expired, TaskEndReason.ChannelClosed);
+    if (task.channel_id === channelId) {
+      await endTask(ctx, task.task_id, { state: TaskState.Expired, reason: TaskEndReason.ChannelClosed });
+    }
   }
 }
 
@@ -131,7 +134,7 @@ export async function expireTasksOfChannel(ctx: HubContext, channelId: string): 
 export async function expireDueTasks(ctx: HubContext, nowMs: number): Promise<void> {
   for (const task of ctx.tasks.open()) {
     if (task.expires_at !== null && Date.parse(task.expires_at) <= nowMs) {
-      await endTask(ctx, task.task_id, TaskState.Expired, TaskEndReason.TtlExpired);
+      await endTask(ctx, task.task_id, { state: TaskState.Expired, reason: TaskEndReason.TtlExpired });
     }
   }
 }
@@ -252,10 +255,9 @@ function stamp(task: TaskMetadata, state: TaskState, nowMs: number): TaskMetadat
  */
 async function settle(
   ctx: HubContext,
-  before: TaskMetadata | null,
-  task: TaskMetadata,
-  reason: string,
+  change: { readonly before: TaskMetadata | null; readonly task: TaskMetadata; readonly reason: string },
 ): Promise<TaskMetadata> {
+  const { before, task, reason } = change;
   await ctx.tasks.put(task);
   const ended = isTerminalTaskState(task.state) && (before === null || !isTerminalTaskState(before.state));
   if (!ended) return task;
