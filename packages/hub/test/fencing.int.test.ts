@@ -95,6 +95,52 @@ describe('the writer lease', () => {
   });
 });
 
+describe('the writer lease when a connection closes', () => {
+  it('a suspended lease holds nothing until a renewal sent after the suspension succeeds', async () => {
+    const { nc, clock, lease } = await leaseBucket(nats.url, 3_000);
+    try {
+      const a = lease('hub-a');
+      expect(await a.tryAcquire()).toBe(1);
+      a.suspend();
+      expect([a.holds(), a.suspended(), a.renewable()]).toEqual([false, true, true]);
+      // A renewal that started in the same instant as the suspension proves nothing about the time after it.
+      expect(await a.renew()).toBe('renewed');
+      expect(a.holds()).toBe(false);
+      clock.now += 1;
+      expect(await a.renew()).toBe('renewed');
+      expect([a.holds(), a.suspended()]).toEqual([true, false]);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it('a standby takes over by CAS on the revision it saw; the suspended holder then loses at its renewal', async () => {
+    const { nc, lease } = await leaseBucket(nats.url, 3_000);
+    try {
+      const a = lease('hub-a');
+      const b = lease('hub-b');
+      expect(await a.tryAcquire()).toBe(1);
+      expect(await b.tryAcquire()).toBeNull();
+      const seen = b.observedHolder();
+      expect(seen).toEqual({ hubId: 'hub-a', revision: 1 });
+      // The holder renewed after the standby read the key: the take-over fails and nothing changes.
+      expect(await a.renew()).toBe('renewed');
+      expect(await b.takeOver(seen ?? { hubId: '', revision: 0 })).toBeNull();
+      expect(a.holds()).toBe(true);
+
+      expect(await b.tryAcquire()).toBeNull();
+      expect(b.observedHolder()).toEqual({ hubId: 'hub-a', revision: 2 });
+      a.suspend();
+      expect(await b.takeOver({ hubId: 'hub-a', revision: 2 })).toBe(3);
+      expect(b.holds()).toBe(true);
+      expect(await a.renew()).toBe('lost');
+      expect([a.holds(), a.suspended()]).toEqual([false, false]);
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
 describe('the writer lease across terms', () => {
   it('ignores a renewal that answers after its term ended', async () => {
     const { nc, clock, lease } = await leaseBucket(nats.url, 3_000);
