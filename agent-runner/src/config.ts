@@ -1,6 +1,6 @@
 import { ModelConfigSchema, ScriptStepSchema } from '@ag2net/agent';
 import { formatIssues } from '@ag2net/protocol/internal';
-import { AuthBlockSchema, PrefixSchema, ResumeSchema, RuleSchema } from '@ag2net/protocol';
+import { Ag2netError, AuthBlockSchema, ErrorCode, PrefixSchema, ResumeSchema, RuleSchema } from '@ag2net/protocol';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -71,9 +71,15 @@ export const RunnerConfigSchema = z.strictObject({
 });
 export type RunnerConfig = z.infer<typeof RunnerConfigSchema>;
 
-/** The configuration could not be read or is invalid; the message lists every problem with its path. */
-export class RunnerConfigError extends Error {
+/**
+ * The configuration could not be read or is invalid; the message lists every problem with its path. Code
+ * `invalid_config`.
+ */
+export class RunnerConfigError extends Ag2netError {
   override readonly name = 'RunnerConfigError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.InvalidConfig, message, options);
+  }
 }
 
 /** Reads and validates a runner configuration file; relative paths in it resolve against its folder. */

@@ -1,3 +1,4 @@
+import { Ag2netError, ErrorCode } from '@ag2net/protocol';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 
@@ -35,15 +36,15 @@ export const A2aConfigSchema = z.strictObject({
 });
 export type A2aConfig = z.infer<typeof A2aConfigSchema>;
 
-/** A header value could not be resolved: its variable is unset or its file unreadable. */
-export class A2aHeaderError extends Error {
+/** A header value could not be resolved: its variable is unset or its file unreadable. Code `invalid_config`. */
+export class A2aHeaderError extends Ag2netError {
   override readonly name = 'A2aHeaderError';
   constructor(
     readonly header: string,
     message: string,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(ErrorCode.InvalidConfig, message, options);
   }
 }
 

@@ -130,13 +130,7 @@ class RemoteAgentModel implements LanguageModelV3 {
     }
     if (err instanceof A2aHttpError) {
       const { status } = err;
-      const code =
-        status === 401 || status === 403
-          ? ModelFailureCode.Auth
-          : status === 408 || status === 429 || status >= 500
-            ? ModelFailureCode.Unavailable
-            : ModelFailureCode.Rejected;
-      return fail(code, `the A2A agent failed with HTTP ${status}`, {
+      return fail(err.code, `the A2A agent failed with HTTP ${status}`, {
         kind: FailureKind.Http,
         exc_type: err.name,
         status,
