@@ -40,8 +40,6 @@ export {
   defaultBuildTextEnvelope,
   defaultBuildPacketEnvelope,
   defaultBuildRoundEnvelope,
-  validateTwoParty,
-  orderedParticipants,
 } from './defaults.js';
 export { SAY_TOOL } from './say-tool.js';
 export { closeOnTurnFailure } from './turn-failed.js';
@@ -78,9 +76,6 @@ export {
   roundRobin,
   sequence,
   resolveRouting,
-  buildContextSetEnvelope,
-  renderPacket,
-  packetTurnText,
 } from './workflow/index.js';
 export type {
   WorkflowAdapterOptions,
