@@ -7,7 +7,7 @@ import { HubClient, ackInvite, isInviteFor, type AgentClient } from '@ag2net/cli
 import { startHub, type Hub } from '@ag2net/hub';
 import { EV_TEXT, type ChannelMetadata, type Envelope, type PassportInput, type ResumeInput } from '@ag2net/protocol';
 import { startNatsServer, uniqueName, waitFor, type NatsServer } from '@ag2net/test-support';
-import { ChannelWaiters, hubTaskDirectory, type ToolContext } from '../src/index.js';
+import { ChannelWatches, hubTaskDirectory, type ToolContext } from '../src/index.js';
 
 /** A hub and a client of it; `close()` stops both. */
 export interface Net {
@@ -90,7 +90,7 @@ export async function toolAgent(
     readonly passport?: Partial<PassportInput>;
   } = {},
 ): Promise<ToolAgent> {
-  const waiters = new ChannelWaiters();
+  const waiters = new ChannelWatches();
   const client = await hub.register(
     { ...options.passport, name },
     {

@@ -29,7 +29,7 @@ import { renderCurrentInput } from './turn-input.js';
 import { withTurn } from './turn-context.js';
 import { turnReport } from './turn-report.js';
 import { channelLabel, observedTurn, type TurnObserver, type TurnRecord, type TurnResult } from './turn-observer.js';
-import { ChannelWaiters } from './waiters.js';
+import { ChannelWatches } from './watches.js';
 
 /** Options of `createDefaultHandler`. */
 export interface DefaultHandlerOptions {
@@ -67,7 +67,7 @@ export interface DefaultHandlerOptions {
  */
 export function createDefaultHandler(agent: Agent, options: DefaultHandlerOptions = {}): AgentHandler {
   const adapters = options.adapters ?? createDefaultAdapterRegistry();
-  const waiters = new ChannelWaiters();
+  const waiters = new ChannelWatches();
   // Each turn reads only what its channel's log gained since this agent's last turn there.
   const logs = new ChannelLogCache();
   return async (envelope, client, turn) => {
@@ -114,7 +114,7 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
 interface TurnDeps {
   readonly agent: Agent;
   readonly adapters: AdapterLookup<AgentAdapter>;
-  readonly waiters: ChannelWaiters;
+  readonly waiters: ChannelWatches;
   readonly logs: ChannelLogCache;
   readonly options: DefaultHandlerOptions;
   readonly signal: AbortSignal;

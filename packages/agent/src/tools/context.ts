@@ -1,7 +1,7 @@
 import type { AdapterLookup, AgentAdapter } from '@ag2net/adapters';
 import type { AgentClient, HubClient } from '@ag2net/client';
 import type { ChannelMetadata, TaskMetadata } from '@ag2net/protocol';
-import type { ChannelWaiters } from '../runtime/waiters.js';
+import type { ChannelWatches } from '../runtime/watches.js';
 
 /** The part of an agent's client the network tools use. */
 export type ToolClient = Pick<
@@ -30,7 +30,7 @@ export interface ToolContext {
   /** The adapters envelopes are built with (`say`). */
   readonly adapters: AdapterLookup<AgentAdapter>;
   /** Where `delegate` waits for the consultant's reply. */
-  readonly waiters: ChannelWaiters;
+  readonly waiters: ChannelWatches;
   /** The task records `tasks` reads; `null` when there are none to read. */
   readonly tasks: TaskDirectory | null;
   /** Aborted when the turn is cancelled: tools that wait (`delegate`, `tasks wait`) stop waiting. Default none. */

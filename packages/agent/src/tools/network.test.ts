@@ -3,7 +3,7 @@ import { asSchema, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { channelFor } from '../../test/fixtures.js';
-import { ChannelWaiters } from '../runtime/waiters.js';
+import { ChannelWatches } from '../runtime/watches.js';
 import type { ToolClient, ToolContext } from './context.js';
 import { NETWORK_TOOL_NAMES, adapterTools, networkTools } from './network.js';
 
@@ -13,7 +13,7 @@ const ctx: ToolContext = {
   channel: null,
   depth: 0,
   adapters: createDefaultAdapterRegistry(),
-  waiters: new ChannelWaiters(),
+  waiters: new ChannelWatches(),
   tasks: null,
 };
 

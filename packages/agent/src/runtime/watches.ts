@@ -20,7 +20,7 @@ interface Watch {
  * handler for the channel). One per agent, so that concurrent waits in different channels never take each
  * other's envelopes.
  */
-export class ChannelWaiters {
+export class ChannelWatches {
   readonly #watches = new Map<string, Watch>();
 
   /** Starts watching `channelId` for envelopes matching `predicate`; call before the envelope can arrive. */
