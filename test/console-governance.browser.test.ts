@@ -51,7 +51,7 @@ beforeAll(async () => {
   const flaky = acceptingInvites(async (envelope, client) => {
     if (envelope.event_type !== EV_TEXT || envelope.sender_id !== slow.agentId) return;
     const err = new ModelCallError(ModelFailureCode.Auth, FAILURE_REASON, 1);
-    await reportTurnFailure(client, envelope, err, silentLogger);
+    await reportTurnFailure({ client, envelope, error: err }, silentLogger);
   });
   await stack.sdk.register({ name: 'flaky', auth: stack.auth('flaky') }, { handler: flaky });
 }, 60_000);

@@ -57,13 +57,18 @@ export { DEFAULT_DELEGATE_TIMEOUT_S } from './tools/delegate.js';
 export { createDefaultHandler } from './runtime/handler.js';
 export type { DefaultHandlerOptions } from './runtime/handler.js';
 export type { TurnObserver, TurnOutcome, TurnResult } from './runtime/turn-observer.js';
-export { registerAgent, attachAgent } from './runtime/register.js';
+export { registerAgent, attachAgent, DEFAULT_AGENT_TURN_ATTEMPTS } from './runtime/register.js';
 export type { RegisterAgentOptions } from './runtime/register.js';
 export { ChannelWatches } from './runtime/watches.js';
 export type { ChannelWatch } from './runtime/watches.js';
 export { hubTaskDirectory } from './runtime/tasks.js';
-export { reportTurnFailure, describeTurnFailure } from './runtime/turn-failure.js';
-export type { TurnFailure } from './runtime/turn-failure.js';
+export {
+  reportTurnFailure,
+  describeTurnFailure,
+  isTransientFailure,
+  turnFailureReporter,
+} from './runtime/turn-failure.js';
+export type { TurnFailure, FailedTurnInput } from './runtime/turn-failure.js';
 export { TaskMirror } from './tasks/mirror.js';
 export type { MirrorClient, MirroredTaskStart } from './tasks/mirror.js';
 export { runTask, currentTask, TaskCancelledError } from './tasks/run.js';

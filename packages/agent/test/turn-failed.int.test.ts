@@ -3,14 +3,8 @@ import { EV_TURN_FAILED, OPERATOR_CALLER, type Envelope } from '@ag2net/protocol
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Agent,
-  createDefaultHandler,
-  createModel,
-  createScriptedModel,
-  registerAgent,
-  turnFailedEnvelopeId,
-} from '../src/index.js';
+import { Agent, createDefaultHandler, createModel, createScriptedModel, registerAgent } from '../src/index.js';
+import { turnFailedEnvelopeId } from '../src/runtime/turn-failure.js';
 import { netKit, until } from './support.js';
 
 const kit = netKit();
@@ -121,9 +115,9 @@ async function closedPort(): Promise<number> {
 }
 
 /**
- * An agent `expert` on the fake endpoint (timeout 300 ms, one retry after 10 ms), or at `baseURL`, and a person `me`
- * who asks it a consulting question; resolves with the failure notice `me` received, the channel's end, the log
- * lines and the hub's `turn_failed` audit record.
+ * An agent `expert` on the fake endpoint (timeout 300 ms, one retry after 10 ms; a turn that failed for a transient
+ * reason runs twice, 10 ms apart), or at `baseURL`, and a person `me` who asks it a consulting question; resolves
+ * with the failure notice `me` received, the channel's end, the log lines and the hub's `turn_failed` audit record.
  */
 async function askFailingExpert(behaviour: Behaviour | { readonly baseURL: string }) {
   const baseURL = typeof behaviour === 'string' ? await startEndpoint(behaviour) : behaviour.baseURL;
@@ -133,7 +127,11 @@ async function askFailingExpert(behaviour: Behaviour | { readonly baseURL: strin
     { timeoutMs: 300, maxRetries: 1, retryDelayMs: 10 },
   );
   const { logger, lines } = capturingLogger();
-  const expert = await registerAgent(client, new Agent({ name: 'expert', model }), { logger });
+  const expert = await registerAgent(client, new Agent({ name: 'expert', model }), {
+    logger,
+    maxTurnAttempts: 2,
+    turnRetryBackoffMs: 10,
+  });
   const me = await client.registerHuman({ name: 'me' });
   const channel = await me.open({ type: 'consulting', target: 'expert' });
   const asked = await channel.send(PROMPT);
@@ -190,7 +188,7 @@ describe('a failed model call is an envelope the people in the channel see', () 
     expect(calls).toBe(1);
   });
 
-  it('reports HTTP 500 once the retries are spent', async () => {
+  it('reports HTTP 500 once the retries of the model call and of the turn are spent', async () => {
     const { notice, closed, calls } = await askFailingExpert('server_error');
     expect(notice?.event_data).toEqual({
       agent_name: 'expert',
@@ -201,7 +199,8 @@ describe('a failed model call is an envelope the people in the channel see', () 
       ...EXPERT_MODEL,
     });
     expect(closed.close_reason).toBe('turn_failed');
-    expect(calls).toBe(2);
+    // Two runs of the turn, each a call and its one retry.
+    expect(calls).toBe(4);
   });
 
   it('reports malformed output without retrying it', async () => {
@@ -228,7 +227,8 @@ describe('a failed model call is an envelope the people in the channel see', () 
       ...EXPERT_MODEL,
     });
     expect(closed.close_reason).toBe('turn_failed');
-    expect(calls).toBe(1);
+    // A timeout is transient: the turn runs twice; the model call itself is not retried.
+    expect(calls).toBe(2);
   });
 
   it('tells the cause of an endpoint that refuses the connection, after the retries', async () => {

@@ -4,7 +4,6 @@ import {
   ExpectationViolatedDataSchema,
   ViolationHandlerName,
   TaskCancelDataSchema,
-  isFinalError,
   isProtocolEvent,
   type Envelope,
   type Passport,
@@ -16,7 +15,7 @@ import { ackInvite, isInviteFor } from './invites.js';
 import { Participant } from './participant.js';
 import { TurnLease } from './turn-lease.js';
 import { TurnLocks } from './turn-locks.js';
-import { TurnAttempts } from './turn-retries.js';
+import { TurnAttempts, isTransientTurnFailure } from './turn-retries.js';
 
 /** Called when a cancel request for a task arrives: the task id, the reason, the request envelope. */
 export type TaskCancelListener = (taskId: string, reason: string, request: Envelope) => void;
@@ -34,11 +33,20 @@ export interface TurnContext {
 /** What an agent does with a delivery. Runs in order per channel; channels run in parallel. */
 export type AgentHandler = (envelope: Envelope, client: AgentClient, context: TurnContext) => Promise<void>;
 
-/**
- * Told about a delivery whose turn failed for good, after its `attempts` (1 for a final wire error, else
- * `maxTurnAttempts`); the delivery is then acked.
- */
-export type TurnFailedListener = (envelope: Envelope, error: unknown, attempts: number) => void | Promise<void>;
+/** A delivery whose turn failed for good, as `onTurnFailed` is told it. */
+export interface FailedTurn {
+  /** The delivery whose turn failed. */
+  readonly envelope: Envelope;
+  /** What its last attempt threw. */
+  readonly error: unknown;
+  /** Attempts made: 1 for a permanent failure met on the first run (`isTransientFailure`), else `maxTurnAttempts`. */
+  readonly attempts: number;
+  /** The agent whose turn it was, e.g. to post `ag2.turn.failed` as it. */
+  readonly client: AgentClient;
+}
+
+/** Told about a delivery whose turn failed for good; the delivery is acked once it returns. */
+export type TurnFailedListener = (failed: FailedTurn) => void | Promise<void>;
 
 /** Options of an agent participant. */
 export interface AgentClientOptions {
@@ -55,18 +63,24 @@ export interface AgentClientOptions {
    */
   readonly turnLockTtlMs?: number;
   /**
-   * Attempts of a delivery whose handler throws, before it is reported and acked; default 5. A handler that throws a
-   * final wire error (`isFinalError`: the hub refused what the turn did, e.g. `protocol_error` for a closed channel or
-   * a turn out of order) is not run again: the failure is reported at once.
+   * Attempts of a delivery whose handler throws a transient failure, before it is reported and acked; default 5. A
+   * permanent failure (`isTransientFailure` false) is not run again: the failure is reported at once.
    */
   readonly maxTurnAttempts?: number;
   /** Delay before the second attempt of a failed turn, in ms, doubled for each further one (at most 60 s); default 1 000. */
   readonly turnRetryBackoffMs?: number;
   /**
-   * Called once a delivery failed `maxTurnAttempts` times, or once with a final wire error, before it is acked; e.g.
-   * to post a failure event.
+   * Called once a delivery failed `maxTurnAttempts` times, or once with a permanent failure, before it is acked; e.g.
+   * to post `ag2.turn.failed` (the agent runtime's `registerAgent` does). Default: logged only.
    */
   readonly onTurnFailed?: TurnFailedListener;
+  /**
+   * The turn-failure policy: whether a turn that threw `error` is run again (true) or reported at once (false).
+   * Default `isTransientTurnFailure`: a final wire error (`protocol_error` for a closed channel or a turn out of
+   * order, …) and an error declaring `retryable: false` are permanent, anything else is transient. The agent
+   * runtime's `registerAgent` sets its own, which classifies model failures as well.
+   */
+  readonly isTransientFailure?: (error: unknown) => boolean;
 }
 
 /** A delivery that found its channel's turn lock held is handed back after this delay, in ms. */
@@ -89,6 +103,7 @@ export class AgentClient extends Participant {
   #locks: TurnLocks | null = null;
   readonly #attempts: TurnAttempts;
   readonly #onTurnFailed: TurnFailedListener | undefined;
+  readonly #isTransient: (error: unknown) => boolean;
   readonly #suppressed = new Set<string>();
   readonly #cancelListeners = new Set<TaskCancelListener>();
   /** The hub client's logger, naming this agent on every line. */
@@ -100,6 +115,7 @@ export class AgentClient extends Participant {
     this.#handler = options.handler ?? acceptInvites;
     this.#attempts = new TurnAttempts(options.maxTurnAttempts, options.turnRetryBackoffMs);
     this.#onTurnFailed = options.onTurnFailed;
+    this.#isTransient = options.isTransientFailure ?? isTransientTurnFailure;
   }
 
   /** @internal Built by `HubClient.register` / `attach`. */
@@ -184,11 +200,11 @@ export class AgentClient extends Participant {
   }
 
   /**
-   * A handler threw: hand the delivery back with backoff, or after the last attempt or a final wire error (no retry
-   * can change the hub's answer) report it and ack it.
+   * A handler threw: hand the delivery back with backoff, or after the last attempt or a permanent failure (no retry
+   * can change it; `isTransientFailure`) report it and ack it.
    */
   async #failed(envelope: Envelope, error: unknown): Promise<DeliveryOutcome> {
-    const final = isFinalError(error);
+    const final = !this.#isTransient(error);
     const { attempts, retryInMs } = this.#attempts.fail(envelope.envelope_id, { final });
     const fields = {
       err: error,
@@ -199,14 +215,19 @@ export class AgentClient extends Participant {
       this.#log.warn({ ...fields, attempts, retryInMs }, 'turn failed; retrying');
       return { settle: 'nak', delayMs: retryInMs };
     }
-    if (final) this.#log.error({ ...fields, attempts }, 'turn failed with a final error; not retried');
+    if (final) this.#log.error({ ...fields, attempts }, 'turn failed with a permanent error; not retried');
     else this.#log.error({ ...fields, attempts }, 'turn failed; giving up');
-    try {
-      await this.#onTurnFailed?.(envelope, error, attempts);
-    } catch (err) {
-      this.#log.error({ err, envelopeId: envelope.envelope_id }, 'turn failure listener failed');
-    }
+    await this.#report({ envelope, error, attempts });
     return { settle: 'ack' };
+  }
+
+  /** Tells `onTurnFailed` about a turn that failed for good; a listener that throws is logged. */
+  async #report(failed: Omit<FailedTurn, 'client'>): Promise<void> {
+    try {
+      await this.#onTurnFailed?.({ ...failed, client: this });
+    } catch (err) {
+      this.#log.error({ err, envelopeId: failed.envelope.envelope_id }, 'turn failure listener failed');
+    }
   }
 
   /**
@@ -262,8 +283,8 @@ export class AgentClient extends Participant {
   /**
    * Re-runs the handler for every turn the hub expects from this agent whose trigger is known: after a restart, an
    * agent picks up where it stopped. A turn another replica is running (it holds the turn lock) is left to it; a
-   * turn whose handler throws is logged and stays expected (it is tried again by the next call). Resolves with the
-   * number of turns answered.
+   * turn whose handler throws is logged, and reported through `onTurnFailed` when the failure is permanent (a
+   * transient one stays expected: the next call tries it again). Resolves with the number of turns answered.
    */
   async resumePendingTurns(): Promise<number> {
     let count = 0;
@@ -276,6 +297,8 @@ export class AgentClient extends Participant {
       if (run.kind === 'done') count += 1;
       else if (run.kind === 'failed') {
         this.#log.error({ err: run.error, channelId: turn.channel_id }, 'resumed turn failed');
+        // A permanent failure is reported as a delivery's is; a transient one stays expected by the hub.
+        if (!this.#isTransient(run.error)) await this.#report({ envelope: trigger, error: run.error, attempts: 1 });
       }
     }
     return count;

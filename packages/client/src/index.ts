@@ -36,11 +36,7 @@ export type {
 export type { HubReads } from './hub-reads.js';
 export type { DeliveryContext, DeliveryOutcome } from './inbox.js';
 export { DEFAULT_DISCONNECT_GRACE_MS, InboxClosedError, TurnAbortedError } from './inbox.js';
-export {
-  EnvelopeTimeoutError,
-  SubscriptionOverflowError,
-  DEFAULT_SUBSCRIPTION_BUFFER,
-} from './subscriptions.js';
+export { EnvelopeTimeoutError, SubscriptionOverflowError, DEFAULT_SUBSCRIPTION_BUFFER } from './subscriptions.js';
 export type { Subscription, SubscribeOptions, ReceiveOptions } from './subscriptions.js';
 export { AgentClient } from './agent-client.js';
 export type {
@@ -48,11 +44,12 @@ export type {
   AgentClientOptions,
   TaskCancelListener,
   TurnContext,
+  FailedTurn,
   TurnFailedListener,
 } from './agent-client.js';
 export { TURN_LOCK_TTL_MS } from './turn-locks.js';
 export { TurnLockLostError } from './turn-lease.js';
-export { DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF_MS } from './turn-retries.js';
+export { DEFAULT_MAX_TURN_ATTEMPTS, DEFAULT_TURN_RETRY_BACKOFF_MS, isTransientTurnFailure } from './turn-retries.js';
 export { HumanClient } from './human-client.js';
 export type { HumanCallback, HumanClientOptions } from './human-client.js';
 export { Channel } from './channel.js';

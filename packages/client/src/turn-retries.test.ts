@@ -1,5 +1,22 @@
+import { ProtocolError, UnavailableError } from '@ag2net/protocol';
 import { describe, expect, it } from 'vitest';
-import { MAX_TURN_RETRY_DELAY_MS, TurnAttempts } from './turn-retries.js';
+import { MAX_TURN_RETRY_DELAY_MS, TurnAttempts, isTransientTurnFailure } from './turn-retries.js';
+
+describe('isTransientTurnFailure', () => {
+  it('retries unavailable and unknown failures, and an error declaring retryable; not a hub refusal', () => {
+    const declared = (retryable: boolean) => Object.assign(new Error('declared'), { retryable });
+    expect(
+      [
+        new UnavailableError('not the active hub'),
+        new Error('model down'),
+        'a string',
+        declared(true),
+        new ProtocolError("channel 'c1' is closed"),
+        declared(false),
+      ].map(isTransientTurnFailure),
+    ).toEqual([true, true, true, true, false, false]);
+  });
+});
 
 describe('TurnAttempts', () => {
   it('doubles the delay on every failed attempt and gives up at the bound', () => {

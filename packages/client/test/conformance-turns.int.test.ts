@@ -45,7 +45,7 @@ async function runTurns(
     { name: uniqueName('agent') },
     {
       turnRetryBackoffMs: 10,
-      onTurnFailed: (e, _err, attempts) => {
+      onTurnFailed: ({ envelope: e, attempts }) => {
         outcomes.get(String(e.event_data['text']))?.reported.push(attempts);
       },
       handler: async (e, self) => {

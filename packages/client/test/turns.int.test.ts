@@ -122,7 +122,7 @@ describe('turns', () => {
       {
         maxTurnAttempts: 3,
         turnRetryBackoffMs: 50,
-        onTurnFailed: (e, err, attempts) => {
+        onTurnFailed: ({ envelope: e, error: err, attempts }) => {
           failures.push([e.envelope_id, err instanceof Error ? err.message : 'not an error', attempts]);
         },
         handler: onTexts(() => {
@@ -151,7 +151,7 @@ describe('turns', () => {
         // Ample attempts and a short backoff: only the final error can end the turn after one run.
         maxTurnAttempts: 5,
         turnRetryBackoffMs: 10,
-        onTurnFailed: (e, err, attempts) => void failures.push([e.envelope_id, err, attempts]),
+        onTurnFailed: ({ envelope: e, error: err, attempts }) => void failures.push([e.envelope_id, err, attempts]),
         handler: onTexts(async (e, self) => {
           calls += 1;
           await channelClosed;
@@ -179,7 +179,7 @@ describe('turns', () => {
       { name: 'bob' },
       {
         turnRetryBackoffMs: 10,
-        onTurnFailed: (_e, _err, attempts) => void failures.push(attempts),
+        onTurnFailed: ({ attempts }) => void failures.push(attempts),
         handler: onTexts((e) => {
           const text = String(e.event_data['text']);
           runs.push(text);

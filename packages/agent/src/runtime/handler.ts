@@ -24,7 +24,7 @@ import type { ViewPolicy } from '../views/types.js';
 import { loadDirectory } from './directory.js';
 import { ChannelLogCache, readLogUntil } from './log.js';
 import { hubTaskDirectory } from './tasks.js';
-import { describeTurnFailure, reportTurnFailure } from './turn-failure.js';
+import { describeTurnFailure } from './turn-failure.js';
 import { renderCurrentInput } from './turn-input.js';
 import { withTurn } from './turn-context.js';
 import { turnReport } from './turn-report.js';
@@ -63,7 +63,9 @@ export interface DefaultHandlerOptions {
  * the turn), only when the hub says it may send, over the channel's history as its view projects it, with the
  * adapter's tools and the network tools. The reply the adapter builds is posted with `causation_id` = trigger
  * and the id `replyEnvelopeId(agent, trigger)`, so a redelivered turn is admitted once, and with the turn's report in
- * `event_data.turn` (see `turnReport`). A failed turn is logged and reported, and never throws.
+ * `event_data.turn` (see `turnReport`). A failed turn throws what it met, to the client's turn-failure policy: run
+ * again when transient, else reported once as `ag2.turn.failed` by the client's `onTurnFailed` (`registerAgent` sets
+ * both: `isTransientFailure`, `turnFailureReporter`). A cancelled turn returns.
  */
 export function createDefaultHandler(agent: Agent, options: DefaultHandlerOptions = {}): AgentHandler {
   const adapters = options.adapters ?? createDefaultAdapterRegistry();
@@ -102,9 +104,10 @@ export function createDefaultHandler(agent: Agent, options: DefaultHandlerOption
             log.info({ agent: client.passport.name, channelId: envelope.channel_id }, 'turn cancelled');
             return 'cancelled';
           }
+          // The client decides whether this attempt runs again or the failure is reported (one policy for both).
           record.code = describeTurnFailure(err).code;
-          await reportTurnFailure(client, envelope, err, log);
-          return 'failed';
+          log.warn({ channelId: envelope.channel_id, code: record.code }, 'turn attempt failed');
+          throw err;
         }
       },
     });

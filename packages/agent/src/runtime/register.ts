@@ -3,6 +3,14 @@ import type { PassportInput, ResumeInput, RuleInput } from '@ag2net/protocol';
 import type { Agent } from '../agent.js';
 import { modelIdentity } from '../model/identity.js';
 import { createDefaultHandler, type DefaultHandlerOptions } from './handler.js';
+import { isTransientFailure, turnFailureReporter } from './turn-failure.js';
+
+/**
+ * Runs of a hosted agent's turn that keeps failing for a transient reason: 3, fewer than a plain client's 5, because a
+ * model built by `createModel` already retries each call within a run (`maxRetries`, 2): a provider that stays down
+ * costs 9 calls and about 12 s before the channel is told.
+ */
+export const DEFAULT_AGENT_TURN_ATTEMPTS = 3;
 
 /** Options of `registerAgent` and `attachAgent`. */
 export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'networkTools'> {
@@ -22,6 +30,13 @@ export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'netwo
   /** Lock time of a crashed replica's turn, in ms (see `AgentClientOptions.turnLockTtlMs`). */
   readonly turnLockTtlMs?: number;
   /**
+   * Runs of a turn that keeps failing for a transient reason (`isTransientFailure`) before it is reported as
+   * `ag2.turn.failed`; default `DEFAULT_AGENT_TURN_ATTEMPTS` (3).
+   */
+  readonly maxTurnAttempts?: number;
+  /** Pause before a failed turn's second run, in ms, doubling after each; default 1 000. */
+  readonly turnRetryBackoffMs?: number;
+  /**
    * Where the identity's issued credentials are persisted (a `.creds` file, mode 0600) and, by `attachAgent`, reused
    * (see `RegisterOptions.credsPath`). Default: not persisted.
    */
@@ -30,7 +45,9 @@ export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'netwo
 
 /**
  * Registers `agent` on the hub and starts answering its deliveries with the default handler (and, unless
- * `attachPlugin: false`, the network tools). Resolves with the agent's client.
+ * `attachPlugin: false`, the network tools), under the agent runtime's turn-failure policy: a turn that failed for a
+ * transient reason runs again, one that failed for good is reported once as `ag2.turn.failed` (`isTransientFailure`,
+ * `turnFailureReporter`). Resolves with the agent's client.
  */
 export function registerAgent(hub: HubClient, agent: Agent, options: RegisterAgentOptions = {}): Promise<AgentClient> {
   const { passport, ...rest } = options;
@@ -63,7 +80,8 @@ function clientOptions(
   readonly rule?: RuleInput | null;
   readonly credsPath?: string;
 } {
-  const { resume, skillMd, rule, attachPlugin, exclusiveTurns, turnLockTtlMs, credsPath, ...handler } = options;
+  const { resume, skillMd, rule, attachPlugin, exclusiveTurns, turnLockTtlMs, credsPath, ...rest } = options;
+  const { maxTurnAttempts, turnRetryBackoffMs, ...handler } = rest;
   return {
     ...(credsPath === undefined ? {} : { credsPath }),
     ...(resume === undefined ? {} : { resume }),
@@ -71,6 +89,10 @@ function clientOptions(
     ...(rule === undefined ? {} : { rule }),
     ...(exclusiveTurns === undefined ? {} : { exclusiveTurns }),
     ...(turnLockTtlMs === undefined ? {} : { turnLockTtlMs }),
+    maxTurnAttempts: maxTurnAttempts ?? DEFAULT_AGENT_TURN_ATTEMPTS,
+    ...(turnRetryBackoffMs === undefined ? {} : { turnRetryBackoffMs }),
+    isTransientFailure,
+    onTurnFailed: turnFailureReporter(handler.logger === undefined ? {} : { logger: handler.logger }),
     handler: createDefaultHandler(agent, { ...handler, networkTools: attachPlugin ?? true }),
   };
 }

@@ -1,9 +1,38 @@
 import { APICallError } from '@ai-sdk/provider';
-import { NetworkError } from '@ag2net/protocol';
+import { NetworkError, ProtocolError } from '@ag2net/protocol';
 import { RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ModelCallError, ModelFailureCode } from '../model/limits.js';
-import { describeTurnFailure, turnFailedData } from './turn-failure.js';
+import { describeTurnFailure, isTransientFailure, turnFailedData } from './turn-failure.js';
+
+describe('isTransientFailure', () => {
+  it('retries a model that timed out or was unavailable, not one that refused the key or answered malformed', () => {
+    const failure = (code: ModelFailureCode) => new ModelCallError(code, code, 1);
+    expect(
+      [
+        ModelFailureCode.Timeout,
+        ModelFailureCode.Unavailable,
+        ModelFailureCode.Auth,
+        ModelFailureCode.Rejected,
+        ModelFailureCode.MalformedOutput,
+        ModelFailureCode.Error,
+      ].map((code) => isTransientFailure(failure(code))),
+    ).toEqual([true, true, false, false, false, false]);
+  });
+
+  it('classifies the AI SDK errors of a model not built by createModel by their status', () => {
+    const call = (statusCode: number) =>
+      new APICallError({ message: 'x', url: 'u', requestBodyValues: {}, statusCode, isRetryable: statusCode >= 429 });
+    expect([429, 503, 401, 400].map((s) => isTransientFailure(call(s)))).toEqual([true, true, false, false]);
+  });
+
+  it('leaves anything else to the client: a hub refusal is permanent, an unknown exception transient', () => {
+    expect([isTransientFailure(new ProtocolError('not your turn')), isTransientFailure(new TypeError('x'))]).toEqual([
+      false,
+      true,
+    ]);
+  });
+});
 
 describe('describeTurnFailure', () => {
   it('takes a model failure’s code, reason, cause, attempts and model', () => {

@@ -1,9 +1,10 @@
-import type { AgentClient, Logger } from '@ag2net/client';
+import { isTransientTurnFailure, type AgentClient, type Logger, type TurnFailedListener } from '@ag2net/client';
 import { EV_TURN_FAILED, NetworkError, type Envelope, type TurnFailedData } from '@ag2net/protocol';
 import { RetryError } from 'ai';
 import { FailureKind, causeLine, excTypeOf, modelErrorCause, withMessage, type FailureCause } from '../model/cause.js';
-import { ModelCallError, describeModelError } from '../model/limits.js';
+import { ModelCallError, ModelFailureCode, describeModelError } from '../model/limits.js';
 import { scrubSecrets } from '../model/scrub.js';
+import { channelLabel } from './turn-observer.js';
 
 /** `code` of an `ag2.turn.failed` whose cause is not the model (the hub, an adapter, a tool outside the model). */
 export const TURN_ERROR_CODE = 'turn_error';
@@ -59,6 +60,25 @@ export function describeTurnFailure(err: unknown): TurnFailure {
   };
 }
 
+/**
+ * The agent runtime's turn-failure policy, which its client applies (`AgentClientOptions.isTransientFailure`, set by
+ * `registerAgent` and `attachAgent`): whether a turn that threw `err` is run again (transient) or reported at once as
+ * `ag2.turn.failed` (permanent).
+ *
+ * - A failed model call (a `ModelCallError`, or the AI SDK's own error for a model not built by `createModel`):
+ *   transient when it timed out (`model_timeout`) or the provider was unavailable, rate limiting (HTTP 429) or
+ *   unreachable (`model_unavailable`); permanent when it rejected the key or the request, answered malformed output,
+ *   or the call could not be made (`model_auth`, `model_rejected`, `model_malformed_output`, `model_error`).
+ * - Anything else by the client's rule (`isTransientTurnFailure`): a hub refusal (`protocol_error`, `access_denied`,
+ *   …) is permanent; `unavailable`, no hub answering, a timeout, a network error or an unknown exception is transient.
+ */
+export function isTransientFailure(err: unknown): boolean {
+  const failed = RetryError.isInstance(err) && err.lastError !== undefined ? err.lastError : err;
+  const model = describeModelError(failed);
+  if (model !== null) return model.code === ModelFailureCode.Timeout || model.code === ModelFailureCode.Unavailable;
+  return isTransientTurnFailure(failed);
+}
+
 /** The failure as `ag2.turn.failed`'s `event_data` carries it, clamped to the schema's bounds. */
 export function turnFailedData(agentName: string, failure: TurnFailure): TurnFailedData {
   const { cause, attempts, model } = failure;
@@ -87,7 +107,15 @@ export function turnFailedEnvelopeId(agentId: string, triggerEnvelopeId: string)
   return `f-${triggerEnvelopeId}-${agentId}`.slice(0, 128);
 }
 
-type FailingClient = Pick<AgentClient, 'agentId' | 'hub' | 'passport' | 'sendEnvelope'>;
+/** A turn that failed for good, as `reportTurnFailure` reports it (a `FailedTurn` of the client will do). */
+export interface FailedTurnInput {
+  /** The agent whose turn it was. */
+  readonly client: Pick<AgentClient, 'agentId' | 'hub' | 'passport' | 'sendEnvelope'>;
+  /** The trigger of the turn. */
+  readonly envelope: Envelope;
+  /** What the turn's last attempt threw. */
+  readonly error: unknown;
+}
 
 /**
  * AG2's `_report_turn_failure`, and more: tells the channel (`ag2.turn.failed` to the trigger's audience and its
@@ -96,12 +124,8 @@ type FailingClient = Pick<AgentClient, 'agentId' | 'hub' | 'passport' | 'sendEnv
  * failure to the hub (`reportTurnFailure`, audited as `turn_failed`, its message the reason and the cause). A failing
  * notice or report is logged too. Never throws.
  */
-export async function reportTurnFailure(
-  client: FailingClient,
-  envelope: Envelope,
-  err: unknown,
-  logger: Logger,
-): Promise<void> {
+export async function reportTurnFailure(failed: FailedTurnInput, logger: Logger): Promise<void> {
+  const { client, envelope, error: err } = failed;
   const failure = describeTurnFailure(err);
   const { code, reason, cause, attempts, model } = failure;
   const agent = client.passport.name;
@@ -149,6 +173,24 @@ export async function reportTurnFailure(
   } catch (reportErr) {
     logger.warn({ ...context, code: errorCode(reportErr) }, 'reporting a failed turn failed');
   }
+}
+
+/**
+ * The `onTurnFailed` of a hosted agent (`registerAgent`, `attachAgent`): reports each turn its client gave up on with
+ * `reportTurnFailure`, so each trigger gets one `ag2.turn.failed`; its log line names the agent, and the channel by
+ * its label (`channelLabel`) when the channel can be read. `logger` defaults to the hub client's.
+ */
+export function turnFailureReporter(options: { readonly logger?: Logger } = {}): TurnFailedListener {
+  return async (failed) => {
+    const { client, envelope } = failed;
+    const channel = await client.getChannel(envelope.channel_id).then(channelLabel, () => null);
+    const logger = (options.logger ?? client.hub.logger).child({
+      agent: client.passport.name,
+      agentId: client.agentId,
+      ...(channel === null ? {} : { channel }),
+    });
+    await reportTurnFailure(failed, logger);
+  };
 }
 
 /** Whoever saw the trigger, and its sender: everyone when the trigger went to everyone. */

@@ -10,7 +10,7 @@ export type TurnResult =
   | 'answered'
   /** Nothing to do: the channel is not active, the trigger was answered already, or it is not the agent's turn. */
   | 'skipped'
-  /** The turn failed; the failure was reported to the channel and the hub. */
+  /** This attempt of the turn failed; its client runs it again or reports the failure (`ag2.turn.failed`). */
   | 'failed'
   /** The turn was stopped on purpose (its lock lost, the client closing). */
   | 'cancelled';
