@@ -1,26 +1,15 @@
-import { DisconnectedError, EnvelopeTimeoutError, HubUnavailableError } from '@ag2net/client';
-import { ErrorCode, NetworkError } from '@ag2net/protocol';
+import { DisconnectedError, HubUnavailableError } from '@ag2net/client';
+import { Ag2netError, ErrorCode, HubError } from '@ag2net/protocol';
 
-/**
- * The codes a tool error starts with: the network's stable codes, plus `timeout` (a wait ran out) and `cancelled`
- * (the request was cancelled), which never cross the network.
- */
-export const ToolErrorCode = {
-  ...ErrorCode,
-  Timeout: 'timeout',
-  Cancelled: 'cancelled',
-} as const;
-export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
+/** The codes a tool error starts with: every code of `ERROR_CODES` (`timeout` and `cancelled` never cross the network). */
+export const ToolErrorCode = ErrorCode;
+export type ToolErrorCode = ErrorCode;
 
 /** A tool refused or failed for a reason the caller can act on; its text goes to the model host. Local. */
-export class ToolFailure extends Error {
+export class ToolFailure extends Ag2netError {
   override readonly name = 'ToolFailure';
-  constructor(
-    readonly code: ToolErrorCode | (string & {}),
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
   }
 }
 
@@ -34,9 +23,9 @@ export interface ToolErrorText {
 const MAX_ERROR_MESSAGE_CHARS = 500;
 
 /**
- * Normalizes anything a tool threw into a code and a line of text. Network errors keep their stable code and the
- * hub's message; local errors of the client get their own code; anything else is `internal` with a fixed message
- * (its details may name files or keys, so they go to the log only).
+ * Normalizes anything a tool threw into a code and a line of text. A hub's refusal and a tool's own keep their stable
+ * code and message; the client's local errors keep their code with a message of their own, or a fixed one (a local
+ * error's text may name files or keys, so it goes to the log only); anything else is `internal` with a fixed message.
  */
 export function toolErrorOf(err: unknown): ToolErrorText {
   const [code, message] = classify(err);
@@ -45,16 +34,17 @@ export function toolErrorOf(err: unknown): ToolErrorText {
   return { code, text: `${code}: ${short}` };
 }
 
+const FAILED_INSIDE = 'the request failed inside the MCP server';
+
 function classify(err: unknown): readonly [string, string] {
-  if (err instanceof ToolFailure) return [err.code, err.message];
-  if (err instanceof NetworkError) return [err.code, err.message];
-  if (err instanceof EnvelopeTimeoutError) return [ToolErrorCode.Timeout, err.message];
-  if (err instanceof HubUnavailableError) return [ToolErrorCode.Unavailable, 'no hub answered'];
-  if (err instanceof DisconnectedError) return [ToolErrorCode.Unavailable, 'this identity is disconnected'];
+  if (err instanceof ToolFailure || err instanceof HubError) return [err.code, err.message];
+  if (err instanceof HubUnavailableError) return [err.code, 'no hub answered'];
+  if (err instanceof DisconnectedError) return [err.code, 'this identity is disconnected'];
+  if (err instanceof Ag2netError) return [err.code, err.code === ErrorCode.Timeout ? err.message : FAILED_INSIDE];
   if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')) {
     return err.name === 'TimeoutError'
-      ? [ToolErrorCode.Timeout, 'the request timed out']
-      : [ToolErrorCode.Cancelled, 'the request was cancelled'];
+      ? [ErrorCode.Timeout, 'the request timed out']
+      : [ErrorCode.Cancelled, 'the request was cancelled'];
   }
-  return [ToolErrorCode.Internal, 'the request failed inside the MCP server'];
+  return [ErrorCode.Internal, FAILED_INSIDE];
 }

@@ -7,7 +7,7 @@ import {
   type HumanClient,
   type Logger,
 } from '@ag2net/client';
-import { IdSchema, type Envelope } from '@ag2net/protocol';
+import { Ag2netError, ErrorCode, IdSchema, type Envelope } from '@ag2net/protocol';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -44,9 +44,12 @@ export interface ConnectIdentityOptions {
   readonly onEnvelope?: (envelope: Envelope) => void;
 }
 
-/** The identity could not be reached with what it was given. Local. */
-export class IdentityError extends Error {
+/** The identity could not be reached with what it was given (a `.creds` file unreadable or malformed). Code `invalid_config`. Local. */
+export class IdentityError extends Ag2netError {
   override readonly name = 'IdentityError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.InvalidConfig, message, options);
+  }
 }
 
 /** A connected identity: the participant and the hub client it was reached through (closed together). */

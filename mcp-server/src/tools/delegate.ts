@@ -52,7 +52,7 @@ export const delegateTool = defineTool({
     } finally {
       answers.close();
     }
-    if (answer === null) throw new ToolFailure(ToolErrorCode.Unavailable, 'this identity disconnected while waiting');
+    if (answer === null) throw new ToolFailure(ToolErrorCode.Closed, 'this identity disconnected while waiting');
     if (answer.event_type === EV_TEXT) {
       const text = answer.event_data['text'];
       return { text: typeof text === 'string' ? text : JSON.stringify(text) };
