@@ -1,11 +1,25 @@
-import { EV_TEXT, RpcReplySchema, createEnvelope, newId, type Envelope, type HubNames } from '@ag2net/protocol';
+import {
+  Ag2netError,
+  EV_TEXT,
+  ErrorCode,
+  RpcReplySchema,
+  createEnvelope,
+  errorFromWire,
+  isErrorCode,
+  newId,
+  type Envelope,
+  type HubNames,
+} from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /** Time one post may take before the bench counts it as failed, in ms. */
 export const POST_TIMEOUT_MS = 30_000;
 
-/** The hub refused a post (or answered with something that is not a reply). */
-export class PostRejectedError extends Error {
+/**
+ * The hub refused a post (with the code of its refusal, `internal` for one this version does not know), or answered
+ * with something that is not a reply (`internal`).
+ */
+export class PostRejectedError extends Ag2netError {
   override readonly name = 'PostRejectedError';
 }
 
@@ -25,8 +39,15 @@ export class LeanPoster {
   async post(senderId: string, body: string): Promise<void> {
     const msg = await this.nc.request(this.names.rpc('post', senderId), body, { timeout: POST_TIMEOUT_MS });
     const reply = RpcReplySchema.safeParse(JSON.parse(msg.string()));
-    if (!reply.success) throw new PostRejectedError(`not an RPC reply: ${msg.string().slice(0, 200)}`);
-    if (!reply.data.ok) throw new PostRejectedError(`${reply.data.error.code}: ${reply.data.error.message}`);
+    if (!reply.success) {
+      throw new PostRejectedError(ErrorCode.Internal, `not an RPC reply: ${msg.string().slice(0, 200)}`);
+    }
+    if (!reply.data.ok) {
+      const { code, message } = reply.data.error;
+      throw new PostRejectedError(isErrorCode(code) ? code : ErrorCode.Internal, `${code}: ${message}`, {
+        cause: errorFromWire(reply.data.error),
+      });
+    }
   }
 }
 
