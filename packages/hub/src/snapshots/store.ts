@@ -5,6 +5,7 @@ import type { ChannelRuntime } from '../core/channel-runtime.js';
 import type { ChannelTable } from '../core/channel-table.js';
 import { lastValues, type KvScan, type KvValue } from '../core/kv-scan.js';
 import { parseJson } from '../core/parse-json.js';
+import { leaseLapsed } from '../nats/fenced-kv.js';
 import type { Logger } from '../logger.js';
 import { channelFields } from '../observe/log-names.js';
 import { ChannelSnapshotRecordSchema, inconsistency, recordOf, type ChannelSnapshotRecord } from './record.js';
@@ -122,12 +123,15 @@ export class SnapshotStore {
 
   /**
    * Removes the channel's stored snapshots (its history expired): a purge of each key, which drops every revision and
-   * leaves a marker without a value. Idempotent; throws what NATS throws.
+   * leaves a marker without a value. Idempotent; throws what NATS throws, and `unavailable` (before each purge) when
+   * this hub may not write.
    */
   async remove(channelId: string): Promise<void> {
     for (const key of [endedKey(channelId), openKey(channelId)]) {
       const entry = await this.kv.get(key);
-      if (entry !== null && entry.operation !== 'PURGE') await this.kv.purge(key);
+      if (entry === null || entry.operation === 'PURGE') continue;
+      if (!this.deps.mayWrite()) throw leaseLapsed();
+      await this.kv.purge(key);
     }
     this.forget(channelId);
   }
