@@ -6,6 +6,7 @@ import { natsPerFile } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { describe, expect, it } from 'vitest';
+import type { Logger } from '../src/index.js';
 import { T0, failure, openChannel, openNet, rawFailure, register, say, startColdHub, type TestNet } from './support.js';
 
 /** A request the client's own validation would stop, sent as is. */
@@ -194,6 +195,38 @@ describe('rules stored before the ceilings', () => {
     expect(await failure(say(net, carol, cid, 'deep', { depth: 17 }))).toEqual({
       code: 'access_denied',
       message: "sender 'carol' exceeded delegation_depth (17 > 16)",
+    });
+  });
+
+  it('report each malformed glob once when a hub loads them, and that pattern matches nobody', async () => {
+    const warnings: object[] = [];
+    const noop = (): void => undefined;
+    const logger: Logger = {
+      debug: noop,
+      info: noop,
+      error: noop,
+      warn: (obj, msg) => void warnings.push({ ...obj, msg }),
+      child: () => logger,
+    };
+    await using net = await openNet(nats.url, { logger });
+    const carol = await register(net, 'carol');
+    const dave = await register(net, 'dave');
+    await net.hub.close();
+    // What a hub stored before rules were validated: a reversed range among carol's inbound patterns.
+    const agents = await new Kvm(net.nc).open(net.names.agentsBucket);
+    await agents.put(`${carol.id}.rule`, JSON.stringify({ version: 2, access: { inbound_from: ['[z-a]', 'e*'] } }));
+    await startColdHub(net);
+    expect(warnings.filter((w) => 'pattern' in w)).toEqual([
+      {
+        agentId: carol.id,
+        pattern: '[z-a]',
+        problem: "reversed range 'z-a' in a set",
+        msg: 'a stored rule holds a malformed glob; it matches nothing',
+      },
+    ]);
+    expect(await failure(openChannel(net, dave, 'conversation', [carol]))).toEqual({
+      code: 'access_denied',
+      message: "invitee 'carol' does not accept inbound from 'dave'",
     });
   });
 });

@@ -10,7 +10,6 @@ import { channelFields } from '../observe/log-names.js';
 import { ConsumeWatchdog } from './consume-watchdog.js';
 import type { HubContext } from './context.js';
 import { allowedRecipients } from './fan-out.js';
-import { onBadGlob } from './glob.js';
 import { finishCloseLocked } from './lifecycle.js';
 import { auditQuarantined } from './quarantine.js';
 import { checkForDelivery } from './wal-scan.js';
@@ -68,7 +67,6 @@ export class Deliverer {
   #pending = 0;
   readonly #chains = new Map<string, Promise<void>>();
   #roomWaiters: (() => void)[] = [];
-  #unsubscribeGlobs: () => void = () => undefined;
 
   constructor(
     private readonly ctx: HubContext,
@@ -78,11 +76,6 @@ export class Deliverer {
 
   async start(): Promise<void> {
     this.#stopping = false;
-    // While this hub decides, a malformed pattern stored before rules were validated is logged once.
-    this.#unsubscribeGlobs();
-    this.#unsubscribeGlobs = onBadGlob((pattern, problem) =>
-      this.ctx.logger.warn({ pattern, problem }, 'a stored rule holds a malformed glob; it matches nothing'),
-    );
     this.#abort = new AbortController();
     const consumer = await this.ctx.js.consumers.get(this.ctx.names.walStream, this.ctx.names.deliveryConsumer);
     const first = await consumer.consume(CONSUME_OPTIONS);
@@ -96,7 +89,6 @@ export class Deliverer {
 
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#unsubscribeGlobs();
     this.#abort.abort();
     for (const resolve of this.#roomWaiters.splice(0)) resolve();
     this.#messages?.stop();

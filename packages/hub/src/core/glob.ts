@@ -1,14 +1,17 @@
-import { parseGlob, matchGlobTokens, type GlobToken } from '@ag2net/protocol/internal';
+import { matchGlobTokens, parseGlob } from '@ag2net/protocol/internal';
+import type { Rule } from '@ag2net/protocol';
 
 /**
  * Python's `fnmatch.fnmatchcase` over passport names and channel types: `*` any run, `?` one character, `[abc]` /
- * `[!abc]` / `[a-z]` a set; case-sensitive. Patterns are data: parsed once into tokens and matched in
- * O(name × pattern) steps without a RegExp, so no pattern can throw or stall the event loop. Rules are validated
- * when they are set; a malformed pattern stored before that (e.g. `[b-a]`) matches nothing and is reported once.
+ * `[!abc]` / `[a-z]` a set; case-sensitive. Patterns are data: parsed and matched in O(name × pattern) steps without a
+ * RegExp, so no pattern can throw or stall the event loop. Stateless: a pattern is parsed at each match (at most 256
+ * characters, a few per rule), so nothing is cached or shared between hubs. Rules are validated when they are set; a
+ * malformed pattern stored before that (e.g. `[b-a]`) matches nothing, and the hub reports it when it loads the rule
+ * (`malformedGlobs`).
  */
 export function globMatch(name: string, pattern: string): boolean {
-  const tokens = compile(pattern);
-  return tokens !== null && matchGlobTokens(name, tokens);
+  const parsed = parseGlob(pattern);
+  return parsed.ok && matchGlobTokens(name, parsed.tokens);
 }
 
 /** True when `name` matches any of `patterns`. */
@@ -16,30 +19,18 @@ export function matchesAny(name: string, patterns: readonly string[]): boolean {
   return patterns.some((p) => globMatch(name, p));
 }
 
-/** Told once per process about each malformed pattern met while matching. */
-export type BadGlobListener = (pattern: string, problem: string) => void;
-
-const listeners = new Set<BadGlobListener>();
-/** Parsed patterns (`null`: malformed), bounded so that a stream of distinct patterns cannot grow it without end. */
-const cache = new Map<string, readonly GlobToken[] | null>();
-const CACHE_LIMIT = 4096;
-const reported = new Set<string>();
-
-/** Subscribes to malformed-pattern reports (the hub logs them); returns the unsubscribe. */
-export function onBadGlob(listener: BadGlobListener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/** A pattern of a rule that is not a well-formed glob, and what is wrong with it. */
+export interface MalformedGlob {
+  readonly pattern: string;
+  readonly problem: string;
 }
 
-function compile(pattern: string): readonly GlobToken[] | null {
-  const cached = cache.get(pattern);
-  if (cached !== undefined) return cached;
-  const parsed = parseGlob(pattern);
-  const tokens = parsed.ok ? parsed.tokens : null;
-  if (!parsed.ok && !reported.has(pattern) && reported.size < CACHE_LIMIT) {
-    reported.add(pattern);
-    for (const listener of listeners) listener(pattern.slice(0, 64), parsed.problem);
-  }
-  if (cache.size < CACHE_LIMIT) cache.set(pattern, tokens);
-  return tokens;
+/** The malformed patterns of a rule's glob lists (`access`: inbound, outbound, channel types), each once. */
+export function malformedGlobs(rule: Pick<Rule, 'access'>): MalformedGlob[] {
+  const { inbound_from, outbound_to, channel_types } = rule.access;
+  const patterns = new Set([...inbound_from, ...outbound_to, ...channel_types.initiate, ...channel_types.accept]);
+  return [...patterns].flatMap((pattern) => {
+    const parsed = parseGlob(pattern);
+    return parsed.ok ? [] : [{ pattern: pattern.slice(0, 64), problem: parsed.problem }];
+  });
 }

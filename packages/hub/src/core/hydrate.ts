@@ -18,6 +18,7 @@ import {
 import { SNAPSHOT_EVERY } from '../snapshots/store.js';
 import { detachedRuntime, type ChannelRuntime } from './channel-runtime.js';
 import { holdRulesUnderCeilings } from './agent-ops.js';
+import { malformedGlobs } from './glob.js';
 import { lastValues } from './kv-scan.js';
 import type { HubContext } from './context.js';
 import { beginCloseLocked, finishCloseLocked, recordAppended } from './lifecycle.js';
@@ -56,6 +57,7 @@ export async function hydrate(ctx: HubContext): Promise<void> {
     ctx.snapshots.loadOpen({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.snapshotsBucket }),
   ]);
   holdRulesUnderCeilings(ctx);
+  reportMalformedGlobs(ctx);
   const open: ChannelMetadata[] = [];
   for (const metadata of stored) {
     if (!isTerminalChannelState(metadata.state)) open.push(metadata);
@@ -173,4 +175,19 @@ async function resumeLifecycle(ctx: HubContext, rt: ChannelRuntime, last: Envelo
       if (ctx.deliveredThrough >= rt.lastStreamSeq) await finishCloseLocked(ctx, rt);
     }
   });
+}
+
+/**
+ * Logs each malformed glob of a loaded rule, once per hydrate: rules are validated when they are set, so only a rule
+ * stored before that can hold one, and it matches nothing (`globMatch`).
+ */
+function reportMalformedGlobs(ctx: HubContext): void {
+  for (const record of ctx.registry.all()) {
+    for (const { pattern, problem } of malformedGlobs(record.rule)) {
+      ctx.logger.warn(
+        { agentId: record.passport.agent_id, pattern, problem },
+        'a stored rule holds a malformed glob; it matches nothing',
+      );
+    }
+  }
 }
