@@ -97,6 +97,35 @@ function exportedNames(declarations: string): string[] {
 
 const FORGOTTEN_EXPORT = /^The symbol "([^"]+)" needs to be exported/;
 
+/** Packages whose guide lists their public surface in a `## Public API` section, checked against the main entry. */
+const GUIDES: Readonly<Record<string, string>> = {
+  '@ag2net/client': 'docs/client.md',
+  '@ag2net/agent': 'docs/agent.md',
+};
+
+/**
+ * Where a guide's `## Public API` section and the package disagree: a name the main entry exports that the section
+ * does not list, or a name the section lists (in backticks) that no entry point of the package exports.
+ */
+function guideProblems(packageName: string, exported: readonly string[], internal: readonly string[]): string[] {
+  const guide = GUIDES[packageName];
+  if (guide === undefined) return [];
+  const text = readFileSync(join(ROOT, guide), 'utf8');
+  const start = text.indexOf('\n## Public API\n');
+  if (start < 0) return [`${guide} has no "## Public API" section`];
+  const end = text.indexOf('\n## ', start + 1);
+  const section = text.slice(start, end < 0 ? undefined : end);
+  const listed = new Set([...section.matchAll(/`([A-Za-z_$][\w$]*)`/g)].map((match) => match[1] ?? ''));
+  const known = new Set([...exported, ...internal]);
+  const missing = exported.filter((name) => !listed.has(name));
+  const extra = [...listed].filter((name) => !known.has(name));
+  const problems: string[] = [];
+  if (missing.length > 0) problems.push(`${guide} ("Public API") does not list ${missing.join(', ')}`);
+  if (extra.length > 0)
+    problems.push(`${guide} ("Public API") lists ${extra.join(', ')}, which the package does not export`);
+  return problems;
+}
+
 /** What one run of API Extractor found about one entry point. */
 interface Outcome {
   readonly reportChanged: boolean;
@@ -167,8 +196,16 @@ function main(argv: readonly string[]): number {
       const report = join(entry.dir, 'api', `${entry.reportName}.api.md`);
       const main = entries.find((e) => e.dir === entry.dir && e.subpath === '.');
       const elsewhere = new Set(main === undefined || main === entry ? [] : exportedNames(main.declarations));
-      const names = exportedNames(entry.declarations).length;
-      const { reportChanged, problems } = extract(entry, mode, { tempFolder, elsewhere });
+      const exported = exportedNames(entry.declarations);
+      const names = exported.length;
+      const { reportChanged, problems: extractorProblems } = extract(entry, mode, { tempFolder, elsewhere });
+      const internal = entries
+        .filter((e) => e.dir === entry.dir && e.subpath !== '.')
+        .flatMap((e) => exportedNames(e.declarations));
+      const problems =
+        entry.subpath === '.'
+          ? [...extractorProblems, ...guideProblems(entry.packageName, exported, internal)]
+          : extractorProblems;
       for (const problem of problems) process.stderr.write(`${label}: ${problem}\n`);
       if (problems.length > 0) failed = true;
       if (reportChanged && mode === 'check') {
