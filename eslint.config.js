@@ -63,8 +63,8 @@ export default tseslint.config(
     },
   },
   {
-    // Modules with signatures that predate the max-params rule; changing the public ones among them
-    // (Participant.findEnvelopeByCausation, the adapters' buildTextEnvelope) is an API change of its own. New
+    // Modules with signatures that predate the max-params rule, outside the core library but for the constructor of
+    // ModelCallError (packages/agent/src/model/limits.ts), which belongs to the error classes' own change. New
     // functions there follow the rule by review; a file leaves this list once its long signatures take options objects.
     files: [
       'agent-runner/src/host.ts',
@@ -73,13 +73,7 @@ export default tseslint.config(
       'bench/src/targets.ts',
       'bench/src/tools/profile-summary.ts',
       'packages/agent/src/model/limits.ts',
-      'packages/agent/src/runtime/handler.ts',
-      'packages/agent/src/runtime/turn-failure.ts',
-      'packages/agent/src/tasks/mirror.ts',
-      'packages/agent/src/tools/tasks.ts',
       'packages/auth/src/init.ts',
-      'packages/client/src/inbox.ts',
-      'packages/client/src/participant.ts',
       'packages/hub/src/lease.ts',
       'packages/hub/src/nats/provision.ts',
       'scripts/stack/demo.ts',

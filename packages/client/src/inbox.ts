@@ -82,13 +82,16 @@ export class Inbox {
   #resolveClosed: (result: void | Error) => void = () => undefined;
   readonly #closed = new Promise<void | Error>((resolve) => (this.#resolveClosed = resolve));
 
+  private readonly consumer: Consumer;
+  private readonly keepAliveMs: number;
+
   private constructor(
     private readonly options: InboxOptions,
-    private readonly consumer: Consumer,
-    first: ConsumerMessages,
-    private readonly keepAliveMs: number,
+    started: { readonly consumer: Consumer; readonly first: ConsumerMessages; readonly keepAliveMs: number },
   ) {
-    this.#messages = first;
+    this.consumer = started.consumer;
+    this.keepAliveMs = started.keepAliveMs;
+    this.#messages = started.first;
     this.#watch = this.#watchConnection();
     this.#loop = this.#consume();
   }
@@ -102,7 +105,7 @@ export class Inbox {
     );
     const ackWaitMs = ((await consumer.info()).config.ack_wait ?? 60_000_000_000) / 1_000_000;
     const first = await openMessages(consumer);
-    return new Inbox(options, consumer, first, Math.max(100, Math.floor(ackWaitMs / 3)));
+    return new Inbox(options, { consumer, first, keepAliveMs: Math.max(100, Math.floor(ackWaitMs / 3)) });
   }
 
   get #who(): { agent: string; agentId: string } {

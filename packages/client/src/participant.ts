@@ -344,15 +344,18 @@ export abstract class Participant implements ChannelOwner {
     return expected === undefined || expected.triggering_envelope_id === envelope.envelope_id;
   }
 
+  /**
+   * The envelope `by.senderId` posted in the channel with `causation_id` = `by.causationId` (e.g. an agent's answer
+   * to a trigger), or `null` when there is none this identity may read.
+   */
   findEnvelopeByCausation(
     channelId: string,
-    senderId: string,
-    causationId: string,
+    by: { readonly senderId: string; readonly causationId: string },
     options?: CallOptions,
   ): Promise<Envelope | null> {
     return this.#call(
       'findEnvelopeByCausation',
-      { channel_id: channelId, sender_id: senderId, causation_id: causationId },
+      { channel_id: channelId, sender_id: by.senderId, causation_id: by.causationId },
       options,
     ).then((r) => r.envelope);
   }

@@ -132,7 +132,11 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
   deps.record.channelType = metadata.manifest.type;
   deps.record.channel = channelLabel(metadata);
   if (metadata.state !== ChannelState.Active) return 'skipped';
-  if ((await client.findEnvelopeByCausation(channelId, self, envelope.envelope_id)) !== null) return 'skipped';
+  const answered = await client.findEnvelopeByCausation(channelId, {
+    senderId: self,
+    causationId: envelope.envelope_id,
+  });
+  if (answered !== null) return 'skipped';
   if (!(await client.canSend(channelId))) return 'skipped';
 
   const adapter = deps.adapters.get(metadata.manifest.type, metadata.manifest.version);
@@ -169,7 +173,7 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
     channel: deps.record.channel,
   });
   const state = await client.adapterState(channelId);
-  const bound = adapterTools(toolSpecs(adapter, metadata, state, self, logger), ctx, deps.options.bindTool);
+  const bound = adapterTools(toolSpecs(adapter, { metadata, state, self }, logger), ctx, deps.options.bindTool);
   if (bound.unbound.length > 0) logger.warn({ channelId, tools: bound.unbound }, 'adapter tools without a binding');
   const network = deps.options.networkTools ?? true;
   const turn = { client, channelId, triggerId: envelope.envelope_id, signal: deps.signal };
@@ -216,11 +220,10 @@ async function runTurn(envelope: Envelope, client: AgentClient, deps: TurnDeps):
 /** The adapter's tools for this turn; a failing `toolsFor` is logged and offers none (AG2). */
 function toolSpecs(
   adapter: AgentAdapter,
-  metadata: ChannelMetadata,
-  state: Record<string, unknown> | null,
-  self: string,
+  turn: { readonly metadata: ChannelMetadata; readonly state: Record<string, unknown> | null; readonly self: string },
   logger: Logger,
 ): readonly ToolSpec[] {
+  const { metadata, state, self } = turn;
   try {
     return adapter.toolsFor(metadata, state, self);
   } catch (err) {

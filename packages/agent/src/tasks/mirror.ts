@@ -33,7 +33,7 @@ export class TaskMirror {
       channel_id: start.channelId,
       ...(start.expiresAt === undefined ? {} : { expires_at: start.expiresAt }),
     });
-    await this.#mirror('observe_task', task.task_id, start.channelId, () =>
+    await this.#mirror({ op: 'observe_task', taskId: task.task_id, channelId: start.channelId }, () =>
       this.client.hub.call('observeTask', { task }, { caller: this.client.agentId }),
     );
   }
@@ -63,12 +63,17 @@ export class TaskMirror {
     channelId: string | null,
     change: { state?: TaskState; progress?: Record<string, unknown>; result?: unknown; error?: string | null },
   ): Promise<void> {
-    return this.#mirror('update_task', taskId, channelId, () =>
+    return this.#mirror({ op: 'update_task', taskId, channelId }, () =>
       this.client.hub.call('updateTask', { task_id: taskId, ...change }, { caller: this.client.agentId }),
     );
   }
 
-  async #mirror(op: string, taskId: string, channelId: string | null, call: () => Promise<unknown>): Promise<void> {
+  /** Runs `call`; a failure but `not_found` is reported as the task event `mirror_failed` of `op`. */
+  async #mirror(
+    of: { readonly op: string; readonly taskId: string; readonly channelId: string | null },
+    call: () => Promise<unknown>,
+  ): Promise<void> {
+    const { op, taskId, channelId } = of;
     try {
       await call();
     } catch (err) {

@@ -66,7 +66,9 @@ export async function tasks(
       });
     case 'cancel':
       if (!args.task_id) return 'Error: cancel requires `task_id`';
-      return directory === null ? NO_TASK_OPS : cancel(ctx, directory, args.task_id, args.reason ?? '');
+      return directory === null
+        ? NO_TASK_OPS
+        : cancel(ctx, directory, { taskId: args.task_id, reason: args.reason ?? '' });
     default:
       return unknownAction(args.action);
   }
@@ -100,7 +102,12 @@ async function wait(
   return `Error: task ${repr(taskId)} did not complete within ${pyFloat(timeout)}s`;
 }
 
-async function cancel(ctx: ToolContext, directory: TaskDirectory, taskId: string, reason: string): Promise<string> {
+async function cancel(
+  ctx: ToolContext,
+  directory: TaskDirectory,
+  request: { readonly taskId: string; readonly reason: string },
+): Promise<string> {
+  const { taskId, reason } = request;
   const task = await find(directory, taskId);
   if (task === null) return `Error: task ${repr(taskId)} not found`;
   if (isTerminalTaskState(task.state)) return `task ${repr(taskId)} is already ${task.state}`;
