@@ -16,7 +16,7 @@ from ag2net import (
     Envelope,
     HubRpc,
     HubUnavailableError,
-    UnknownNetworkError,
+    UnknownHubError,
     ensure_parts,
     error_from_wire,
     is_final_error,
@@ -60,7 +60,7 @@ def test_wire_errors_rebuild_with_their_codes_and_keep_unknown_ones() -> None:
     for case in data["wire"]:
         err = error_from_wire(case["wire"])
         assert err.code == case["code"]
-        assert isinstance(err, UnknownNetworkError) is (not case["known"])
+        assert isinstance(err, UnknownHubError) is (not case["known"])
         if not case.get("malformed"):
             assert err.to_wire() == case["wire"]
 

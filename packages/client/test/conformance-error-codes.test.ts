@@ -21,7 +21,7 @@ import {
 // packages/protocol/test/error-codes.test.ts.
 const FIXTURE = fileURLToPath(new URL('../../../conformance/fixtures/error-codes.json', import.meta.url));
 const { classes } = z
-  .object({ classes: z.array(z.object({ name: z.string(), code: z.string() })) })
+  .object({ classes: z.array(z.object({ name: z.string(), code: z.string(), hub_error: z.boolean() })) })
   .parse(JSON.parse(readFileSync(FIXTURE, 'utf8')));
 
 /** Every error class of the client, made with a message. */
@@ -43,6 +43,7 @@ describe('client errors (conformance/fixtures/error-codes.json)', () => {
     const listed = classes.filter((c) => !protocolNames.has(c.name));
     const ours = new Map(CLIENT_ERRORS.map((err) => [err.name, err]));
     expect(listed.length).toBe(6);
+    expect(listed.every((c) => !c.hub_error)).toBe(true);
     for (const { name, code } of listed) {
       const err = ours.get(name);
       expect({ name, code: err?.code, retryable: err?.retryable }).toEqual({

@@ -34,7 +34,7 @@ const ErrorCodesFixture = z.strictObject({
   codes: z.array(Mapping.extend({ code: z.string(), scope: z.string() })),
   unknown: Mapping.extend({ code: z.string() }),
   exit_codes: z.record(z.string(), z.number()),
-  classes: z.array(z.strictObject({ name: z.string(), code: z.string() })),
+  classes: z.array(z.strictObject({ name: z.string(), code: z.string(), hub_error: z.boolean() })),
 });
 
 const fixture = ErrorCodesFixture.parse(JSON.parse(readFileSync(FIXTURE, 'utf8')));
@@ -108,6 +108,7 @@ describe('error codes (conformance/fixtures/error-codes.json)', () => {
   it('gives each protocol class of the fixture its code and retryability, under Ag2netError', () => {
     const listed = fixture.classes.filter((c) => PROTOCOL_CLASSES.has(c.name));
     expect(listed.map((c) => c.name)).toEqual([...PROTOCOL_CLASSES.keys()]);
+    expect(listed.every((c) => c.hub_error)).toBe(true);
     for (const { name, code } of listed) {
       const Class = PROTOCOL_CLASSES.get(name);
       expect(Class).toBeDefined();

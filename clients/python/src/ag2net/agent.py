@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from .callbacks import MaybeAwaitable, settle
-from .errors import NetworkError, TurnLockLostError, is_final_error
+from .errors import HubError, TurnLockLostError, is_final_error
 from .event_types import EV_EXPECTATION_VIOLATED, is_protocol_event
 from .inbox import ACK, Settle
 from .invites import ack_invite, is_invite_for
@@ -149,7 +149,7 @@ class AgentClient(Participant):
         if retry_in is not None:
             log.warning("turn failed; retrying in %s s: %s", retry_in, error)
             return Settle(ack=False, delay=retry_in)
-        if final and isinstance(error, NetworkError):
+        if final and isinstance(error, HubError):
             log.error("turn failed: the hub refused it with %s, a final error; not retried: %s", error.code, error)
         else:
             log.error("turn failed; giving up after %d attempts: %s", attempts, error)

@@ -13,6 +13,8 @@ from pathlib import Path
 import nkeys
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .errors import Ag2netError
+
 #: The reply-inbox prefix of a connection without credentials, or whose credentials allow any subscription.
 DEFAULT_INBOX_PREFIX = "_INBOX"
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
@@ -23,8 +25,10 @@ _CREDS_BLOCK = re.compile(
 )
 
 
-class CredentialsError(Exception):
-    """Credentials that are not a user JWT, or not a `.creds` file. Local, never on the wire."""
+class CredentialsError(Ag2netError):
+    """Credentials that are not a user JWT, or not a `.creds` file. Code `invalid_config`. Local, never on the wire."""
+
+    code = "invalid_config"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from .credentials import (
     read_creds_file,
     write_creds_file,
 )
-from .errors import ProtocolError
+from .errors import Ag2netError, ProtocolError
 from .models import Passport
 from .renewal import CredentialLifetime
 
@@ -36,8 +36,11 @@ _RACED_WAIT = 3.0
 _RACED_POLL = 0.1
 
 
-class IdentityCredentialsError(Exception):
-    """The identity's credentials cannot be used (they belong to another identity, or are missing). Local."""
+class IdentityCredentialsError(Ag2netError):
+    """The identity's credentials cannot be used (they belong to another identity, or are missing). Code
+    `auth_failed`. Local."""
+
+    code = "auth_failed"
 
 
 class _Issued(BaseModel):

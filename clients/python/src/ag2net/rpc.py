@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import nats.errors
 
-from .errors import AccessDeniedError, HubUnavailableError, InternalError, NetworkError, error_from_wire, may_resend
+from .errors import AccessDeniedError, HubError, HubUnavailableError, InternalError, error_from_wire, may_resend
 
 #: Default time of one RPC attempt, in seconds (the TypeScript client's `DEFAULT_RPC_TIMEOUT_MS`).
 DEFAULT_RPC_TIMEOUT = 10.0
@@ -125,7 +125,7 @@ def hub_names(prefix: str = DEFAULT_PREFIX) -> HubNames:
 
 
 class HubRpc:
-    """Typed-by-code request/reply: a hub error is raised as its `NetworkError` subclass."""
+    """Typed-by-code request/reply: a hub error is raised as its `HubError` subclass."""
 
     def __init__(self, nc: Requester, prefix: str = DEFAULT_PREFIX, retry_for: float = DEFAULT_RETRY_FOR) -> None:
         self.nc = nc
@@ -198,7 +198,7 @@ def _refusal(nc: object, subject: str, before: object) -> BaseException | None:
 def is_retryable(err: BaseException, idempotent: bool) -> bool:
     """No responders and `unavailable` always, but for an `unavailable` that may have taken effect, which is resent only
     for an idempotent op, as a timeout is (it may have been applied). Every other wire error is final."""
-    if isinstance(err, NetworkError):
+    if isinstance(err, HubError):
         return may_resend(err, idempotent)
     if isinstance(err, nats.errors.NoRespondersError):
         return True
