@@ -39,6 +39,18 @@ const ErrorCodesFixture = z.strictObject({
 
 const fixture = ErrorCodesFixture.parse(JSON.parse(readFileSync(FIXTURE, 'utf8')));
 
+/** The rows of the table under `## Codes` in docs/errors.md: code, scope, retryable, HTTP status, exit code. */
+function documentedCodes(): string[][] {
+  const text = readFileSync(fileURLToPath(new URL('../../../docs/errors.md', import.meta.url)), 'utf8');
+  const section = text.slice(text.indexOf('## Codes'));
+  const table = section.split('\n\n').find((block) => block.startsWith('|')) ?? '';
+  return table
+    .split('\n')
+    .slice(2)
+    .map((row) => row.split('|').map((cell) => cell.trim().replaceAll('`', '')))
+    .map((cells) => cells.slice(1, 6));
+}
+
 const PROTOCOL_CLASSES: ReadonlyMap<string, new (message: string) => HubError> = new Map(
   [
     HubError,
@@ -121,5 +133,17 @@ describe('error codes (conformance/fixtures/error-codes.json)', () => {
         retryable: isRetryableCode(code),
       });
     }
+  });
+
+  it('is documented in docs/errors.md, one row per code with its scope, retryability, HTTP status and exit code', () => {
+    expect(documentedCodes()).toEqual(
+      fixture.codes.map((c) => [
+        c.code,
+        c.scope,
+        c.retryable ? 'yes' : 'no',
+        String(c.http_status),
+        String(c.exit_code),
+      ]),
+    );
   });
 });
