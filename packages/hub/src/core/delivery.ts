@@ -1,25 +1,17 @@
-import { DELIVERY_ORIGIN_HUB, DeliveryHeader } from '@ag2net/protocol/internal';
 import { ChannelState, type Envelope } from '@ag2net/protocol';
 import type { ConsumeOptions, Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deadLetter, type DeadLetter } from '../audit/dead-letters.js';
-import { auditFromWal } from '../audit/wal-records.js';
 import { observedDelivery } from '../observe/delivery.js';
 import { channelFields } from '../observe/log-names.js';
 import { ConsumeWatchdog } from './consume-watchdog.js';
 import type { HubContext } from './context.js';
-import { allowedRecipients } from './fan-out.js';
+import { fanOutEnvelope, type FanOutGate } from './fan-out-envelope.js';
 import { finishCloseLocked } from './lifecycle.js';
 import { auditQuarantined } from './quarantine.js';
 import { checkForDelivery } from './wal-scan.js';
 
 /** How many WAL messages are fanned out at once (different channels in parallel, one channel in order). */
 const WINDOW = 256;
-/** Attempts of one fan-out before it is dead-lettered. */
-export const DELIVERY_ATTEMPTS = 5;
-/** Pause after the first failed attempt, in ms; it doubles after each further one (100, 200, 400, 800). */
-const FIRST_BACKOFF_MS = 100;
 /**
  * Each pull lives 5 s with a heartbeat every 2.5 s, so nats.js notices a lost pull (the consumer's leader moved) after
  * 5 s and, when the consumer cannot be reached, retries it every 5 s; the 30 s default left the WAL undelivered for
@@ -31,12 +23,8 @@ const DEFAULT_WATCH = { stallMs: 12_000, checkMs: 1_000 };
 /** Pause before a new consume after one ended, doubling per failed start up to the maximum, ms. */
 const RESTART_FIRST_MS = 250;
 const RESTART_MAX_MS = 5_000;
-/** How long a fan-out that cannot reach JetStream is retried before its failures count as attempts, ms. */
-const UNREACHABLE_BUDGET_MS = 60_000;
 /** How often a fan-out waiting out a lapsed lease looks at it again, ms. */
 const LAPSE_CHECK_MS = 50;
-/** Longest pause between two tries of a fan-out that cannot reach JetStream, ms. */
-const UNREACHABLE_BACKOFF_MAX_MS = 1_000;
 
 /** One WAL message on its way through the window. */
 interface InFlight {
@@ -53,7 +41,7 @@ interface InFlight {
  * and the audit records' ids make the repeat harmless.
  *
  * Poison cannot stall it: a fan-out is tried `DELIVERY_ATTEMPTS` times with backoff and then parked as a dead letter
- * (`deadLetter`); a WAL message that is no envelope is quarantined; a throwing arbiter denies one recipient. Each
+ * (`fanOutEnvelope`); a WAL message that is no envelope is quarantined; a throwing arbiter denies one recipient. Each
  * message is acked as soon as it is done, so a slow channel holds only its own place in the window, never the others.
  */
 export class Deliverer {
@@ -67,6 +55,12 @@ export class Deliverer {
   #pending = 0;
   readonly #chains = new Map<string, Promise<void>>();
   #roomWaiters: (() => void)[] = [];
+  /** What each fan-out asks of this deliverer (see `fanOutEnvelope`). */
+  readonly #gate: FanOutGate = {
+    serving: () => this.#serving(),
+    mayGoOn: (msg) => this.#mayGoOn(msg),
+    pause: (ms) => this.#pause(ms),
+  };
 
   constructor(
     private readonly ctx: HubContext,
@@ -214,7 +208,9 @@ export class Deliverer {
     item.envelope = envelope;
     const channelId = envelope.channel_id;
     const chain = (this.#chains.get(channelId) ?? Promise.resolve()).then(async () => {
-      const done = await observedDelivery(this.ctx, envelope, () => this.#deliver(envelope, item.msg));
+      const done = await observedDelivery(this.ctx, envelope, () =>
+        fanOutEnvelope(this.ctx, { envelope, msg: item.msg }, this.#gate),
+      );
       this.#finish(item, done ? 'done' : 'stopped');
     });
     this.#chains.set(channelId, chain);
@@ -239,69 +235,6 @@ export class Deliverer {
     this.#finish(item, 'done');
   }
 
-  /**
-   * Fans one envelope out and writes its audit records, retrying only what failed (inboxes that did not take it,
-   * the audit records) with backoff; after `DELIVERY_ATTEMPTS` refusals it is dead-lettered. A failure that only says
-   * JetStream could not be reached (a timeout, no responders: a stream electing a leader after a node died) is no
-   * refusal: it is retried, backing off to `UNREACHABLE_BACKOFF_MAX_MS`, for `UNREACHABLE_BUDGET_MS` before it counts,
-   * so a leader election never turns deliverable envelopes into dead letters. True when done, false when the hub
-   * stopped first (the message stays unacked and is redelivered to the next active hub).
-   */
-  async #deliver(envelope: Envelope, msg: JsMsg): Promise<boolean> {
-    if (envelope.audience === null && this.ctx.channels.get(envelope.channel_id) === undefined) {
-      // A broadcast's audience is its channel's participants: with no channel there is nobody to send it to, and
-      // acking it would lose it without a trace. The hub holding the lease knows every channel it admitted to.
-      if (!this.#serving() && !(await this.#mayGoOn(msg))) return false;
-      return this.#park({ envelope, streamSeq: msg.seq, recipients: [], reason: 'channel not known to the hub' }, msg);
-    }
-    let todo = await allowedRecipients(this.ctx, envelope);
-    let audited = false;
-    let reason = '';
-    let unreachableSince: number | null = null;
-    for (let attempt = 0, tries = 0; attempt < DELIVERY_ATTEMPTS; tries += 1) {
-      if (!this.#serving() && !(await this.#mayGoOn(msg))) return false;
-      if (tries > 0) {
-        // Keep the server from redelivering a message that is still being worked on.
-        msg.working();
-        const pauseMs =
-          unreachableSince === null
-            ? FIRST_BACKOFF_MS * 2 ** Math.max(0, attempt - 1)
-            : Math.min(UNREACHABLE_BACKOFF_MAX_MS, FIRST_BACKOFF_MS * 2 ** Math.min(tries - 1, 10));
-        if (!(await this.#pause(pauseMs))) return false;
-      }
-      const failed = await this.#publish(envelope, msg, todo);
-      todo = failed.map((f) => f.recipient);
-      reason = failed[0]?.reason ?? '';
-      let unreachable = failed.length > 0 && failed.every((f) => f.unreachable);
-      if (!audited) {
-        try {
-          await auditFromWal(this.ctx, envelope);
-          audited = true;
-        } catch (err) {
-          reason ||= `audit: ${err instanceof Error ? err.message : String(err)}`;
-          unreachable = (failed.length === 0 || unreachable) && isUnreachable(err);
-        }
-      }
-      if (todo.length === 0 && audited) return true;
-      if (unreachable) {
-        const now = performance.now();
-        unreachableSince ??= now;
-        if (now - unreachableSince < UNREACHABLE_BUDGET_MS) {
-          if (tries % 10 === 0) {
-            this.ctx.logger.warn(
-              { streamSeq: msg.seq, tries, reason },
-              'JetStream unreachable for a fan-out; retrying',
-            );
-          }
-          continue;
-        }
-      }
-      attempt += 1;
-      this.ctx.logger.warn({ streamSeq: msg.seq, attempt, recipients: todo, reason }, 'delivery failed; retrying');
-    }
-    return this.#park({ envelope, streamSeq: msg.seq, recipients: todo, reason }, msg);
-  }
-
   /** Not stopping, and holding the writer lease now: a fan-out goes on at once. */
   #serving(): boolean {
     return !this.#stopping && this.ctx.lease.holds();
@@ -320,55 +253,6 @@ export class Deliverer {
       if (!(await this.#pause(LAPSE_CHECK_MS))) return false;
     }
     return !this.#stopping;
-  }
-
-  /** Dead-letters a delivery, retrying the record's write; true once kept, false when the hub stopped first. */
-  async #park(letter: DeadLetter, msg: JsMsg): Promise<boolean> {
-    for (let tries = 0; ; tries += 1) {
-      if (!this.#serving() && !(await this.#mayGoOn(msg))) return false;
-      try {
-        await deadLetter(this.ctx, letter);
-        return true;
-      } catch (err) {
-        // The dead letter is a write too; until it is kept, the message stays unacked and in the window.
-        this.ctx.logger.warn({ err, streamSeq: msg.seq, tries }, 'writing a dead letter failed; retrying');
-        msg.working();
-        if (!(await this.#pause(Math.min(UNREACHABLE_BACKOFF_MAX_MS, FIRST_BACKOFF_MS * 2 ** Math.min(tries, 10)))))
-          return false;
-      }
-    }
-  }
-
-  /** Publishes to each recipient's inbox; returns those whose inbox did not take it, with why. */
-  async #publish(
-    envelope: Envelope,
-    msg: JsMsg,
-    recipients: readonly string[],
-  ): Promise<{ recipient: string; reason: string; unreachable: boolean }[]> {
-    const results = await Promise.allSettled(
-      recipients.map((rid) => {
-        // The origin mark clients require; a fresh header set per publish, since `msgID` is added to it.
-        const h = headers();
-        h.set(DeliveryHeader.Origin, DELIVERY_ORIGIN_HUB);
-        return this.ctx.js.publish(this.ctx.names.inbox(rid), msg.data, {
-          msgID: `${envelope.envelope_id}.${rid}`,
-          headers: h,
-        });
-      }),
-    );
-    const failed: { recipient: string; reason: string; unreachable: boolean }[] = [];
-    results.forEach((result, i) => {
-      const recipient = recipients[i];
-      if (result.status === 'rejected' && recipient !== undefined) {
-        const err: unknown = result.reason;
-        failed.push({
-          recipient,
-          reason: err instanceof Error ? err.message : String(err),
-          unreachable: isUnreachable(err),
-        });
-      }
-    });
-    return failed;
   }
 
   /** Acks a finished message at once, then moves the contiguous floor past every done message at the head. */
@@ -400,15 +284,4 @@ export class Deliverer {
         this.ctx.logger.error({ err, ...channelFields(rt.metadata) }, 'closing a channel failed'),
       );
   }
-}
-
-/**
- * The failure only says JetStream could not be reached now: a timeout, or no responders (nats.js reports those on a
- * JetStream subject as `JetStreamNotEnabled`), as while a stream elects a leader. A refusal the server did answer
- * (an inbox full, a rejected message) is not.
- */
-function isUnreachable(err: unknown): boolean {
-  if (err instanceof TimeoutError) return true;
-  if (err instanceof RequestError) return err.isNoResponders() || err.cause instanceof TimeoutError;
-  return err instanceof Error && err.name === 'JetStreamNotEnabled';
 }
