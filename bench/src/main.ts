@@ -26,6 +26,7 @@ import {
 import { admission } from './scenarios/admission.js';
 import { coldStart } from './scenarios/cold-start.js';
 import { withScenario, type ContextBase, type ScenarioContext } from './scenarios/context.js';
+import { failover } from './scenarios/failover.js';
 import { fanout } from './scenarios/fanout.js';
 import { hydrate } from './scenarios/hydrate.js';
 import { latency } from './scenarios/latency.js';
@@ -41,6 +42,7 @@ const RUNNERS: { readonly [K in ScenarioName]: (ctx: ScenarioContext) => Promise
   hydrate,
   coldStart,
   scale,
+  failover,
 };
 
 export const HUB_PLACEMENT =

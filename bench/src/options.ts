@@ -28,6 +28,22 @@ export interface BenchSizes {
     readonly ackers: number;
     readonly ticks: number;
   };
+  readonly failover: {
+    /** Conversation channels posted into, one closed loop each (a probe posts into one more). */
+    readonly channels: number;
+    /** Pause between a loop's ack and its next post, in ms: a steady load, not a saturating one. */
+    readonly paceMs: number;
+    /** Kills of the active hub, and then pauses, each measured this many times. */
+    readonly runs: number;
+    /** Load before the measured window, in ms. */
+    readonly warmupMs: number;
+    /** The window before the signal whose post→ack is "before", in ms. */
+    readonly beforeMs: number;
+    /** Load after every loop is flowing again, whose post→ack is "after", in ms. */
+    readonly afterMs: number;
+    /** How long the active hub is paused, in ms: longer than the 6 s lease, so that the standby takes over. */
+    readonly pauseMs: number;
+  };
 }
 
 export const FULL_SIZES: BenchSizes = {
@@ -37,6 +53,7 @@ export const FULL_SIZES: BenchSizes = {
   hydrate: { channels: 1_000, envelopes: 100_000, agents: 20 },
   coldStart: { channels: 10_000, open: 1_000, envelopes: 1_000_000 },
   scale: { channels: 10_000, agents: 1_000, ackers: 10, ticks: 9 },
+  failover: { channels: 8, paceMs: 10, runs: 3, warmupMs: 1_000, beforeMs: 3_000, afterMs: 3_000, pauseMs: 8_000 },
 };
 
 export const QUICK_SIZES: BenchSizes = {
@@ -46,6 +63,7 @@ export const QUICK_SIZES: BenchSizes = {
   hydrate: { channels: 20, envelopes: 1_000, agents: 4 },
   coldStart: { channels: 200, open: 20, envelopes: 4_000 },
   scale: { channels: 100, agents: 30, ackers: 3, ticks: 3 },
+  failover: { channels: 2, paceMs: 10, runs: 1, warmupMs: 500, beforeMs: 1_000, afterMs: 1_000, pauseMs: 8_000 },
 };
 
 /** Options of one `npm run bench`. */
@@ -64,7 +82,7 @@ export interface BenchOptions {
 
 const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
 
-export const USAGE = `Usage: npm run bench -- [--quick] [--only admission,latency,fanout,hydrate,coldStart,scale] [--out FILE] [--profile]
+export const USAGE = `Usage: npm run bench -- [--quick] [--only admission,latency,fanout,hydrate,coldStart,scale,failover] [--out FILE] [--profile]
 
   --quick     tiny sizes: checks that every scenario runs (CI smoke test), not how fast
   --only      run some scenarios; the JSON then goes to results/partial.json unless --out is given

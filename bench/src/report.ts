@@ -1,4 +1,5 @@
-import type { PartialBenchResults, Target } from './results.js';
+import type { FailoverEventResult, FailoverRunResult, PartialBenchResults, Spread, Target } from './results.js';
+import { median } from './stats.js';
 
 type Row = readonly [what: string, raw: string, hub: string, ratio: string, target: string];
 
@@ -6,6 +7,8 @@ const rate = (n: number): string => `${Math.round(n).toLocaleString('en-US')}/s`
 const ms = (n: number): string => `${n.toFixed(2)} ms`;
 const times = (n: number): string => `${n.toFixed(2)}×`;
 const bytes = (n: number): string => `${Math.round(n).toLocaleString('en-US')} B`;
+const seconds = (n: number): string => `${(n / 1000).toFixed(2)} s`;
+const spread = (x: Spread): string => `${seconds(x.min)} / ${seconds(x.median)} / ${seconds(x.max)}`;
 
 /** The results as a Markdown table (it reads as well in a terminal as in docs/performance.md). */
 export function formatTable(results: PartialBenchResults): string {
@@ -154,7 +157,64 @@ export function formatTable(results: PartialBenchResults): string {
       ],
     );
   }
+  if (s.failover !== undefined) {
+    const f = s.failover;
+    rows.push(
+      [
+        `Failover, SIGKILL of the active hub (lease ${seconds(f.lease_ttl_ms)}): kill → first ack, min / median / max`,
+        '',
+        spread(f.kill.first_ack_ms),
+        '',
+        '',
+      ],
+      ...eventRows(f.kill, `retries after ${seconds(f.attempt_timeout_ms)} without an answer`),
+      [
+        `Failover, SIGSTOP for ${seconds(f.pause_ms)}, then SIGCONT: stop → first ack, min / median / max`,
+        '',
+        spread(f.pause.first_ack_ms),
+        '',
+        '',
+      ],
+      ...eventRows(f.pause, 'same client'),
+      ['… SIGCONT → the woken hub a standby, min / median / max', '', spread(f.pause.stepped_down_ms), '', ''],
+      [
+        `… posts failed; acked posts found once, gap-free, in the logs (${f.kill.runs.length} kills, ${f.pause.runs.length} pauses)`,
+        '',
+        `${f.kill.failed_posts + f.pause.failed_posts}; ${f.acked_posts.toLocaleString('en-US')}`,
+        '',
+        '',
+      ],
+    );
+  }
   return markdown(['Scenario', 'Raw NATS', 'Hub', 'Hub ÷ raw', 'Target'], rows);
+}
+
+/** A failover event's rows after its first: recovery of every loop, the worst wait, post→ack before and after. */
+function eventRows(e: FailoverEventResult, client: string): Row[] {
+  const p = (pick: (r: FailoverRunResult) => number): string => ms(median(e.runs.map(pick)));
+  return [
+    [
+      '… signal → the standby active (hydrated, subscribed), min / median / max',
+      '',
+      spread(e.standby_active_ms),
+      '',
+      '',
+    ],
+    [
+      `… until every loop had an ack again; longest post→ack (${client})`,
+      '',
+      `${spread(e.resumed_ms)}; ${spread(e.max_latency_ms)}`,
+      '',
+      '',
+    ],
+    [
+      '… post→ack p50 / p99 before; after (medians over the runs)',
+      '',
+      `${p((r) => r.before.p50_ms)} / ${p((r) => r.before.p99_ms)}; ${p((r) => r.after.p50_ms)} / ${p((r) => r.after.p99_ms)}`,
+      '',
+      '',
+    ],
+  ];
 }
 
 function verdict(t: Target | undefined): string {

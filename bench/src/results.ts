@@ -148,6 +148,64 @@ export const ScaleResultSchema = z.strictObject({
   tick: LatencySummarySchema,
 });
 
+/** Min, median and max of one figure over several runs. */
+export const SpreadSchema = z.strictObject({ min: num, median: num, max: num });
+
+/** One kill or pause of the active hub under load; times from the signal (SIGKILL, SIGSTOP), in ms. */
+export const FailoverRunSchema = z.strictObject({
+  /** Until the standby reported itself active (hydrated, subscribed), polled every 10 ms over IPC. */
+  standby_active_ms: num,
+  /** Until the first ack of a post sent after the signal (a probe or a loop's). */
+  first_ack_ms: num,
+  /** Until every loop had an ack of a post it sent after the signal: every channel flowing again. */
+  resumed_ms: num,
+  /** The longest post→ack (retries included) among the loops' posts acked after the signal. */
+  max_latency_ms: num,
+  /** Posts acked in the run (loops and probes); every one was found once in its channel's log. */
+  acked: count,
+  /** Posts whose retries ran out or that were refused for good; the scenario fails unless 0. */
+  failed: count,
+  /** Post→ack of the loops' posts acked in the window before the signal. */
+  before: LatencySummarySchema,
+  /** Post→ack of the loops' posts sent once every loop was flowing again (and a woken hub had stepped down). */
+  after: LatencySummarySchema,
+});
+
+export const PauseRunSchema = FailoverRunSchema.extend({
+  /** From SIGCONT until the woken hub reported itself a standby. */
+  stepped_down_ms: num,
+});
+
+const FailoverEventSchema = z.strictObject({
+  standby_active_ms: SpreadSchema,
+  first_ack_ms: SpreadSchema,
+  resumed_ms: SpreadSchema,
+  max_latency_ms: SpreadSchema,
+  failed_posts: count,
+  runs: z.array(FailoverRunSchema),
+});
+
+export const FailoverResultSchema = z.strictObject({
+  /** Conversation channels with a closed loop each (the probe posts in one more). */
+  channels: count,
+  /** Pause between a loop's ack and its next post. */
+  pace_ms: num,
+  /** The lease time of the hubs' lease bucket (hub-service's default). */
+  lease_ttl_ms: num,
+  /** How long one attempt of a loop's post waits before the client sends it again. */
+  attempt_timeout_ms: num,
+  /** A single-attempt probe post is sent this often. */
+  probe_every_ms: num,
+  /** How long the active hub stays paused (SIGSTOP → SIGCONT). */
+  pause_ms: num,
+  /** Posts acked over all runs, all found once in the logs at the end. */
+  acked_posts: count,
+  /** SIGKILL of the active host. */
+  kill: FailoverEventSchema,
+  /** SIGSTOP of the active host for `pause_ms`, then SIGCONT. */
+  pause: FailoverEventSchema.extend({ stepped_down_ms: SpreadSchema, runs: z.array(PauseRunSchema) }),
+});
+
 export const TargetSchema = z.strictObject({
   id: z.string(),
   description: z.string(),
@@ -184,6 +242,7 @@ const ScenariosSchema = z.strictObject({
   hydrate: HydrateResultSchema,
   coldStart: ColdStartResultSchema,
   scale: ScaleResultSchema,
+  failover: FailoverResultSchema,
 });
 
 /** A whole run: every scenario. */
@@ -210,6 +269,11 @@ export type FanoutResult = z.infer<typeof FanoutResultSchema>;
 export type HydrateResult = z.infer<typeof HydrateResultSchema>;
 export type ColdStartResult = z.infer<typeof ColdStartResultSchema>;
 export type ScaleResult = z.infer<typeof ScaleResultSchema>;
+export type Spread = z.infer<typeof SpreadSchema>;
+export type FailoverRunResult = z.infer<typeof FailoverRunSchema>;
+export type PauseRunResult = z.infer<typeof PauseRunSchema>;
+export type FailoverEventResult = z.infer<typeof FailoverEventSchema>;
+export type FailoverResult = z.infer<typeof FailoverResultSchema>;
 export type Target = z.infer<typeof TargetSchema>;
 export type Machine = z.infer<typeof MachineSchema>;
 export type Code = z.infer<typeof CodeSchema>;
@@ -225,4 +289,5 @@ export const SCENARIO_NAMES: readonly ScenarioName[] = [
   'hydrate',
   'coldStart',
   'scale',
+  'failover',
 ];

@@ -50,7 +50,7 @@ describe('npm run bench -- --quick', () => {
       'memory_per_channel',
       'sweeper_tick',
     ]);
-    const { admission, latency, fanout, hydrate, coldStart, scale } = results.scenarios;
+    const { admission, latency, fanout, hydrate, coldStart, scale, failover } = results.scenarios;
     expect(admission.spread.channels).toBe(QUICK_SIZES.admission.channels);
     expect(admission.spread.hub.errors).toBe(0);
     expect(admission.hot.hub.errors).toBe(0);
@@ -66,6 +66,9 @@ describe('npm run bench -- --quick', () => {
     );
     expect(scale.channels).toBe(QUICK_SIZES.scale.channels);
     expect(scale.tick.count).toBe(QUICK_SIZES.scale.ticks);
+    expect(failover.kill.runs).toHaveLength(QUICK_SIZES.failover.runs);
+    expect(failover.pause.runs).toHaveLength(QUICK_SIZES.failover.runs);
+    expect(failover.kill.failed_posts + failover.pause.failed_posts).toBe(0);
     expect(output).toContain('| Scenario');
   }, 300_000);
 });

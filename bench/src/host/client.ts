@@ -24,12 +24,16 @@ export interface HostProcessOptions {
   readonly profileDir?: string | undefined;
 }
 
+/** What a host process may be sent: an end without any cleanup, or a pause and its end (a stalled host). */
+export type HostSignal = 'SIGKILL' | 'SIGSTOP' | 'SIGCONT';
+
 /** A bench host process (see `main.ts`), spoken to over Node's IPC channel. */
 export class HostProcess implements AsyncDisposable {
   readonly #child: ChildProcess;
   readonly #pending = new Map<number, (reply: HostReply) => void>();
   readonly #exited: Promise<number | null>;
   #nextId = 1;
+  #paused = false;
 
   private constructor(
     readonly name: string,
@@ -89,8 +93,20 @@ export class HostProcess implements AsyncDisposable {
     return parseResult(op, reply.result);
   }
 
+  /**
+   * Sends `signal` to the process. SIGKILL ends it at once: its hub gets no chance to stop, its NATS connections
+   * close with the process, and calls in progress fail. SIGSTOP pauses it (connections stay open) until SIGCONT.
+   * Throws when the process has already exited.
+   */
+  signal(signal: HostSignal): void {
+    if (!this.#child.kill(signal)) throw new Error(`host ${this.name}: ${signal} not delivered (exited?)`);
+    this.#paused = signal === 'SIGSTOP';
+  }
+
   /** Closes the IPC channel; the host stops its hub and exits (writing its CPU profile). Idempotent. */
   async close(): Promise<void> {
+    // A paused process could not see the channel close.
+    if (this.#paused && this.#child.exitCode === null && this.#child.signalCode === null) this.signal('SIGCONT');
     if (this.#child.connected) this.#child.disconnect();
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), 30_000);
     await this.#exited;

@@ -39,7 +39,7 @@ async function connection(servers: string): Promise<NatsConnection> {
 
 const handlers: Handlers = {
   async startHub(params) {
-    const { servers, prefix } = HOST_OPS.startHub.params.parse(params);
+    const { servers, prefix, standby = false } = HOST_OPS.startHub.params.parse(params);
     if (hub !== null) throw new Error('a hub is already running in this host');
     const started = performance.now();
     // The options hub-service connects its hub with (`connectionOptions`): without `noAsyncTraces` every request
@@ -51,7 +51,7 @@ const handlers: Handlers = {
       noAsyncTraces: true,
       ...benchAuth(),
     });
-    hub = await startHub({ connection: hubConnection, prefix, limits: BENCH_LIMITS });
+    hub = await startHub({ connection: hubConnection, prefix, limits: BENCH_LIMITS, awaitActive: !standby });
     return { start_ms: performance.now() - started, hub_id: hub.hubId };
   },
   async stopHub() {
@@ -60,6 +60,10 @@ const handlers: Handlers = {
     hub = null;
     hubConnection = null;
     return {};
+  },
+  hubState() {
+    if (hub === null) return Promise.reject(new Error('no hub is running in this host'));
+    return Promise.resolve({ hub_id: hub.hubId, role: hub.role, epoch: hub.epoch });
   },
   memory() {
     gc?.();

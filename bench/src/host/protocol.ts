@@ -15,10 +15,18 @@ export const MemorySchema = z.strictObject({
 });
 
 export const HOST_OPS = {
-  /** `startHub` with the given prefix; resolves once the hub is active (after hydrate). */
+  /**
+   * `startHub` with the given prefix; resolves once the hub is active (after hydrate), or with `standby` as soon as it
+   * competes for the lease (`awaitActive: false`), whichever role it then has.
+   */
   startHub: {
-    params: z.strictObject({ servers, prefix: z.string().min(1) }),
+    params: z.strictObject({ servers, prefix: z.string().min(1), standby: z.boolean().optional() }),
     result: z.strictObject({ start_ms: z.number(), hub_id: z.string() }),
+  },
+  /** The running hub's role and the epoch of its lease (0 on a standby). */
+  hubState: {
+    params: Empty,
+    result: z.strictObject({ hub_id: z.string(), role: z.enum(['active', 'standby']), epoch: z.number().int().min(0) }),
   },
   /** Graceful hub stop: drains, releases the lease. */
   stopHub: { params: Empty, result: Empty },
@@ -57,6 +65,7 @@ export type HostResult<Op extends HostOp> = z.infer<(typeof HOST_OPS)[Op]['resul
 const HOST_OP_NAMES = [
   'startHub',
   'stopHub',
+  'hubState',
   'memory',
   'cpu',
   'tick',
