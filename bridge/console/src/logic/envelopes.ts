@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { EV_CHANNEL_INVITE, EV_EXPECTATION_VIOLATED, EV_PACKET, EV_TEXT, EV_TURN_FAILED } from '@ag2net/protocol';
+import {
+  EV_CHANNEL_CLOSED,
+  EV_CHANNEL_EXPIRED,
+  EV_CHANNEL_INVITE,
+  EV_CHANNEL_INVITE_ACK,
+  EV_CHANNEL_INVITE_REJECT,
+  EV_CHANNEL_OPENED,
+  EV_CONTEXT_SET,
+  EV_EXPECTATION_VIOLATED,
+  EV_PACKET,
+  EV_TASK_CANCELLED,
+  EV_TASK_CANCEL_REQUEST,
+  EV_TEXT,
+  EV_TURN_FAILED,
+} from '@ag2net/protocol';
 import type { Envelope } from '@ag2net/protocol';
 
 /** How the transcript shows an envelope (the `data-kind` of its line). */
@@ -53,15 +67,15 @@ export function messageText(envelope: Pick<Envelope, 'event_type' | 'event_data'
 
 /** Short names of the channel protocol's events, for the compact system lines. */
 const EVENT_LABELS: Readonly<Record<string, string>> = {
-  'ag2.channel.invite': 'invited',
-  'ag2.channel.invite.ack': 'accepted the invite',
-  'ag2.channel.invite.reject': 'declined the invite',
-  'ag2.channel.opened': 'channel opened',
-  'ag2.channel.closed': 'channel closed',
-  'ag2.channel.expired': 'channel expired',
-  'ag2.context.set': 'context changed',
-  'ag2.task.cancel_request': 'asked to cancel a task',
-  'ag2.task.cancelled': 'task cancelled',
+  [EV_CHANNEL_INVITE]: 'invited',
+  [EV_CHANNEL_INVITE_ACK]: 'accepted the invite',
+  [EV_CHANNEL_INVITE_REJECT]: 'declined the invite',
+  [EV_CHANNEL_OPENED]: 'channel opened',
+  [EV_CHANNEL_CLOSED]: 'channel closed',
+  [EV_CHANNEL_EXPIRED]: 'channel expired',
+  [EV_CONTEXT_SET]: 'context changed',
+  [EV_TASK_CANCEL_REQUEST]: 'asked to cancel a task',
+  [EV_TASK_CANCELLED]: 'task cancelled',
 };
 
 /**
@@ -95,7 +109,7 @@ export function eventSummary(
   if (envelope.event_type === EV_CHANNEL_INVITE && invitees.length > 0)
     return `${label} ${invitees.map(nameOf).join(', ')}`;
   const reason = str(data['reason']);
-  if (envelope.event_type === 'ag2.context.set') {
+  if (envelope.event_type === EV_CONTEXT_SET) {
     const keys = Object.keys(record(data['set']));
     const deleted = Array.isArray(data['delete']) ? data['delete'].map(str) : [];
     const parts = [...keys.map((k) => `set ${k}`), ...deleted.map((k) => `deleted ${k}`)];

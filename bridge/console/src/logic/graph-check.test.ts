@@ -40,7 +40,7 @@ describe('checkGraph', () => {
     });
   });
 
-  it('says what is wrong: JSON, shape, names, args, and speakers outside the channel', () => {
+  it("says what is wrong: JSON, shape, names, args (in the workflow adapter's words), and speakers outside the channel", () => {
     const problems = (input: unknown): readonly string[] => {
       const checked = checkGraph(input, context);
       return checked.ok ? [] : checked.problems;
@@ -60,10 +60,10 @@ describe('checkGraph', () => {
       }),
     ).toEqual([
       "transitions.0.when: no condition named 'sometimes' (known: always, from_speaker, tool_called, context_equals)",
-      'transitions.0.then.args.agent_id: Invalid input: expected string, received undefined',
+      "transitions.0.then: invalid args for transition target 'agent': agent_id: Invalid input: expected string, received undefined",
     ]);
     expect(problems({ initial_speaker: 'you', default_target: { name: 'stay', args: { x: 1 } } })).toEqual([
-      'default_target.args: Unrecognized key: "x"',
+      `default_target: invalid args for transition target 'stay': (root): Unrecognized key: "x"`,
     ]);
     expect(
       problems({ initial_speaker: 'nobody', default_target: { name: 'agent', args: { agent_id: 'critic' } } }),

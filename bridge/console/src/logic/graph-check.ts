@@ -1,60 +1,21 @@
-import { z } from 'zod';
+import {
+  createTransitionRegistry,
+  TransitionGraphDictSchema,
+  type TransitionGraphDict,
+  type TransitionSpec,
+} from '@ag2net/adapters';
+import type { z } from 'zod';
 
 // The check the New channel form runs on a workflow graph before it opens the channel: AG2's
-// `TransitionGraph.to_dict()` form read as the adapters read it (packages/adapters: `TransitionGraphDictSchema`, then
-// each condition and target by the built-in registry's names and argument schemas), so a graph the hub would refuse
-// is refused here, with a sentence saying what to fix. The adapters import Node modules, so the console keeps this
-// copy; test/console/workflow.ts checks that both accept and refuse the same graphs.
+// `TransitionGraph.to_dict()` form read as the hub's workflow adapter reads it (`TransitionGraphDictSchema`, then each
+// condition and target built by the built-in transition registry), so a graph the hub would refuse is refused here,
+// with a sentence saying what to fix.
 
-/** A condition or target as the dict writes it: its registry name and constructor args. */
-const SpecSchema = z.looseObject({ name: z.string(), args: z.record(z.string(), z.unknown()).default({}) });
-
-/** `TransitionGraphDictSchema` of the adapters. */
-const GraphDictSchema = z.looseObject({
-  initial_speaker: z.string(),
-  transitions: z
-    .array(z.looseObject({ when: SpecSchema, then: SpecSchema.nullable(), priority: z.int().default(0) }))
-    .default([]),
-  default_target: SpecSchema.nullable().default(null),
-  max_turns: z.int().nullable().default(null),
-});
 /** A graph dict with AG2's defaults applied. */
-export type CheckedGraph = z.output<typeof GraphDictSchema>;
+export type CheckedGraph = TransitionGraphDict;
 
-/** Names a graph may use for its conditions or its targets, each with the schema of its args. */
-interface Registry {
-  readonly kind: 'condition' | 'target';
-  readonly args: Readonly<Record<string, z.ZodType>>;
-}
-
-const NoArgs = z.strictObject({});
-const AgentArgs = z.strictObject({ agent_id: z.string() });
-
-/** The built-in conditions and their args (the adapters' `createTransitionRegistry`). */
-const CONDITIONS: Registry = {
-  kind: 'condition',
-  args: {
-    always: NoArgs,
-    from_speaker: AgentArgs,
-    tool_called: z.strictObject({ tool_name: z.string() }),
-    context_equals: z.strictObject({
-      key: z.string(),
-      value: z.unknown().refine((v) => v !== undefined, { message: 'expected a value (null matches a missing key)' }),
-    }),
-  },
-};
-
-/** The built-in targets and their args. */
-const TARGETS: Registry = {
-  kind: 'target',
-  args: {
-    agent: AgentArgs,
-    round_robin: NoArgs,
-    stay: NoArgs,
-    revert_to_initiator: NoArgs,
-    terminate: z.strictObject({ reason: z.string().optional() }),
-  },
-};
+/** The conditions and targets a graph may name: the built-in ones, as the hub's workflow adapter has them. */
+const REGISTRY = createTransitionRegistry();
 
 /** What the check needs of the channel about to open. */
 export interface GraphCheckContext {
@@ -79,14 +40,16 @@ function issuesOf(error: z.ZodError, where: string): string[] {
   });
 }
 
-function checkSpec(spec: z.output<typeof SpecSchema>, registry: Registry, where: string): string[] {
-  const schema = registry.args[spec.name];
-  if (schema === undefined) {
-    const known = Object.keys(registry.args).join(', ');
-    return [`${where}: no ${registry.kind} named '${spec.name}' (known: ${known})`];
+function checkSpec(spec: TransitionSpec, kind: 'condition' | 'target', where: string): string[] {
+  const names = kind === 'condition' ? REGISTRY.conditionNames() : REGISTRY.targetNames();
+  if (!names.includes(spec.name)) return [`${where}: no ${kind} named '${spec.name}' (known: ${names.join(', ')})`];
+  try {
+    if (kind === 'condition') REGISTRY.buildCondition(spec.name, spec.args);
+    else REGISTRY.buildTarget(spec.name, spec.args);
+    return [];
+  } catch (err) {
+    return [`${where}: ${err instanceof Error ? err.message : String(err)}`];
   }
-  const parsed = schema.safeParse(spec.args);
-  return parsed.success ? [] : issuesOf(parsed.error, `${where}.args`);
 }
 
 /**
@@ -107,15 +70,15 @@ export function checkGraph(input: unknown, context: GraphCheckContext): GraphChe
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problems: ['the graph must be an object: TransitionGraph.to_dict() of AG2'] };
   }
-  const parsed = GraphDictSchema.safeParse(value);
+  const parsed = TransitionGraphDictSchema.safeParse(value);
   if (!parsed.success) return { ok: false, problems: issuesOf(parsed.error, 'graph') };
   const graph = parsed.data;
   const problems: string[] = [];
   graph.transitions.forEach((t, i) => {
-    problems.push(...checkSpec(t.when, CONDITIONS, `transitions.${i}.when`));
-    if (t.then !== null) problems.push(...checkSpec(t.then, TARGETS, `transitions.${i}.then`));
+    problems.push(...checkSpec(t.when, 'condition', `transitions.${i}.when`));
+    if (t.then !== null) problems.push(...checkSpec(t.then, 'target', `transitions.${i}.then`));
   });
-  if (graph.default_target !== null) problems.push(...checkSpec(graph.default_target, TARGETS, 'default_target'));
+  if (graph.default_target !== null) problems.push(...checkSpec(graph.default_target, 'target', 'default_target'));
   if (problems.length > 0) return { ok: false, problems };
 
   const speaker = (nameOrId: string, where: string): string => {
@@ -129,7 +92,7 @@ export function checkGraph(input: unknown, context: GraphCheckContext): GraphChe
     }
     return id;
   };
-  const withSpeaker = (spec: z.output<typeof SpecSchema>, where: string): z.output<typeof SpecSchema> => {
+  const withSpeaker = (spec: TransitionSpec, where: string): TransitionSpec => {
     const agent = spec.args['agent_id'];
     if (typeof agent !== 'string' || (spec.name !== 'from_speaker' && spec.name !== 'agent')) return spec;
     return { ...spec, args: { ...spec.args, agent_id: speaker(agent, `${where}.args.agent_id`) } };

@@ -1,17 +1,9 @@
+import { TransitionGraphDictSchema } from '@ag2net/adapters';
 import { describe, expect, it } from 'vitest';
-import {
-  ANY_NODE,
-  END_NODE,
-  GraphDictSchema,
-  edgePath,
-  graphEdges,
-  layoutGraph,
-  pathTaken,
-  spreadMarks,
-} from './graph.js';
+import { ANY_NODE, END_NODE, edgePath, graphEdges, layoutGraph, pathTaken, spreadMarks } from './graph.js';
 
 // The demo's graph as TransitionGraph.toDict() writes it: you → triage, tool transfer_to_billing → billing, else end.
-const graph = GraphDictSchema.parse({
+const graph = TransitionGraphDictSchema.parse({
   initial_speaker: 'you1',
   transitions: [
     {
@@ -41,7 +33,7 @@ describe('graphEdges', () => {
   });
 
   it('follows priority, and draws stay, revert, round robin, a null then and context conditions', () => {
-    const g = GraphDictSchema.parse({
+    const g = TransitionGraphDictSchema.parse({
       initial_speaker: 'tri',
       transitions: [
         { when: { name: 'context_equals', args: { key: 'tier', value: 'gold' } }, then: { name: 'stay' }, priority: 5 },

@@ -1,20 +1,8 @@
-import { z } from 'zod';
+import type { TransitionGraphDict, TransitionSpec } from '@ag2net/adapters';
 import type { Envelope } from '@ag2net/protocol';
 import { envelopeKind } from './envelopes.js';
 
 // A workflow channel's transition graph (`knobs.graph`, AG2's `TransitionGraph.to_dict()`) laid out for an SVG.
-
-const SpecSchema = z.looseObject({ name: z.string(), args: z.record(z.string(), z.unknown()).default({}) });
-type Spec = z.infer<typeof SpecSchema>;
-export const GraphDictSchema = z.looseObject({
-  initial_speaker: z.string(),
-  transitions: z
-    .array(z.looseObject({ when: SpecSchema, then: SpecSchema.nullable(), priority: z.number().default(0) }))
-    .default([]),
-  default_target: SpecSchema.nullable().default(null),
-  max_turns: z.number().nullable().default(null),
-});
-export type GraphDict = z.infer<typeof GraphDictSchema>;
 
 /** The node every terminating transition points at. */
 export const END_NODE = '$end';
@@ -53,13 +41,13 @@ const ARC_ROOM = 64;
  */
 export const MARK_GAP = 22;
 
-function arg(spec: Spec, key: string): string {
+function arg(spec: TransitionSpec, key: string): string {
   const value = spec.args[key];
   return typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
 }
 
 /** What a condition says on its arrow: `from you`, `tool transfer_to_billing`, `tier = gold`, `always`. */
-export function conditionLabel(spec: Spec, nameOf: (id: string) => string): string {
+export function conditionLabel(spec: TransitionSpec, nameOf: (id: string) => string): string {
   switch (spec.name) {
     case 'from_speaker':
       return `from ${nameOf(arg(spec, 'agent_id'))}`;
@@ -81,11 +69,11 @@ export function conditionLabel(spec: Spec, nameOf: (id: string) => string): stri
  * participant in `order`.
  */
 export function graphEdges(
-  graph: GraphDict,
+  graph: TransitionGraphDict,
   context: { readonly order: readonly string[]; readonly creatorId: string; readonly nameOf: (id: string) => string },
 ): GraphEdge[] {
   const edges: GraphEdge[] = [];
-  const add = (from: string, then: Spec | null, label: string): void => {
+  const add = (from: string, then: TransitionSpec | null, label: string): void => {
     const name = then?.name ?? 'terminate';
     switch (name) {
       case 'agent':
@@ -130,7 +118,7 @@ export function graphEdges(
  * the others arc above (forward) or below (backward) the row.
  */
 export function layoutGraph(
-  graph: GraphDict,
+  graph: TransitionGraphDict,
   context: { readonly order: readonly string[]; readonly creatorId: string; readonly nameOf: (id: string) => string },
 ): GraphLayout {
   const edges = graphEdges(graph, context);

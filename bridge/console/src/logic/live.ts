@@ -1,6 +1,13 @@
 import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import type { ChannelPreview } from '../../../src/api-schemas.js';
-import { EV_CHANNEL_INVITE_ACK, EV_PACKET, EV_TEXT } from '@ag2net/protocol';
+import {
+  EV_CHANNEL_CLOSED,
+  EV_CHANNEL_EXPIRED,
+  EV_CHANNEL_INVITE_ACK,
+  EV_CHANNEL_OPENED,
+  EV_PACKET,
+  EV_TEXT,
+} from '@ag2net/protocol';
 import { messageText } from './envelopes.js';
 
 // A channel as its log says it is now. The channel page's header and the channel list read the channel's metadata
@@ -8,10 +15,6 @@ import { messageText } from './envelopes.js';
 // the transcript and the list change on the same event, without waiting for a read of the metadata. The hub updates
 // the metadata just after it appends a lifecycle event, so a read made on the event may still answer the state
 // before it; a fold never goes back.
-
-export const EV_OPENED = 'ag2.channel.opened';
-export const EV_CLOSED = 'ag2.channel.closed';
-export const EV_EXPIRED = 'ag2.channel.expired';
 
 /** Where a state is in a channel's life: a channel moves only forward. */
 const RANK: Readonly<Record<string, number>> = { pending: 0, active: 1, closing: 2, closed: 3, expired: 3 };
@@ -37,18 +40,18 @@ function reasonOf(envelope: Pick<Envelope, 'event_data'>): string {
  */
 export function foldEnvelope(channel: ChannelMetadata, envelope: Envelope): ChannelMetadata {
   switch (envelope.event_type) {
-    case EV_OPENED:
+    case EV_CHANNEL_OPENED:
       return rank(channel.state) < rank('active') ? { ...channel, state: 'active', pending_acks: [] } : channel;
     case EV_CHANNEL_INVITE_ACK:
       return channel.pending_acks.includes(envelope.sender_id)
         ? { ...channel, pending_acks: channel.pending_acks.filter((id) => id !== envelope.sender_id) }
         : channel;
-    case EV_CLOSED:
-    case EV_EXPIRED: {
+    case EV_CHANNEL_CLOSED:
+    case EV_CHANNEL_EXPIRED: {
       if (rank(channel.state) >= rank('closed')) return channel;
       return {
         ...channel,
-        state: envelope.event_type === EV_CLOSED ? 'closed' : 'expired',
+        state: envelope.event_type === EV_CHANNEL_CLOSED ? 'closed' : 'expired',
         closed_at: envelope.created_at === '' ? channel.closed_at : envelope.created_at,
         close_reason: reasonOf(envelope) || channel.close_reason,
         pending_acks: [],

@@ -153,15 +153,16 @@ describe('turn reports', () => {
     expect(turnAttempts(failed)).toEqual({ attempts: 3, retries: 2 });
   });
 
-  it('leave out a report that does not read, and keep one without the optional counts', () => {
+  it("leave out a report the protocol's TurnReportSchema refuses, and keep one without the optional counts", () => {
     const bad = (turn: unknown) => reportOf({ event_data: { text: 'x', turn } });
     expect(bad('fast')).toBeNull();
     expect(bad({ ...REPORT, duration_ms: -5 })).toBeNull();
     expect(bad({ ...REPORT, model: '' })).toBeNull();
     expect(bad({ ...REPORT, attempts: 0 })).toBeNull();
+    expect(bad({ ...REPORT, started_at: 'yesterday' })).toBeNull();
     const { usage: _u, retries: _r, tool_calls: _t, ...minimal } = REPORT;
-    expect(bad({ ...minimal, started_at: 'yesterday' })).toEqual({
-      startedAt: null,
+    expect(bad(minimal)).toEqual({
+      startedAt: Date.parse(REPORT.started_at),
       durationMs: 1_840,
       provider: 'openai',
       model: 'gpt-4.1-mini',

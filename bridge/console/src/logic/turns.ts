@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { Envelope } from '@ag2net/protocol';
-import { EV_PACKET, EV_TEXT, EV_TURN_FAILED } from '@ag2net/protocol';
+import { EV_CHANNEL_OPENED, EV_PACKET, EV_TEXT, EV_TURN_FAILED, TurnReportSchema } from '@ag2net/protocol';
 import { packetRouting } from './envelopes.js';
 import { parseTime } from './time.js';
-import { EV_OPENED } from './live.js';
 
 // A channel's turns as its log shows them. An agent answers the envelope that gave it the turn (its trigger) with
 // `causation_id` = the trigger's id, and a failed turn says so with `ag2.turn.failed` caused by the trigger: a turn
@@ -112,20 +111,7 @@ export function failureOf(envelope: Pick<Envelope, 'event_data'>): TurnFailure {
   };
 }
 
-const Count = z.number().int().min(0);
-/** The turn report as the console reads it: the protocol's `TurnReportSchema`, without its upper bounds. */
-const TurnReportSchema = z.looseObject({
-  started_at: z.string(),
-  duration_ms: Count,
-  provider: z.string().min(1),
-  model: z.string().min(1),
-  usage: z.looseObject({ input_tokens: Count, output_tokens: Count }).optional(),
-  attempts: z.number().int().min(1),
-  retries: Count.optional(),
-  tool_calls: Count.optional(),
-});
-
-/** The turn report of an answer (`event_data.turn`), or `null` when it has none or one that does not read. */
+/** The turn report of an answer (`event_data.turn`, `TurnReportSchema`), or `null` when it has none or one that does not read. */
 export function reportOf(envelope: Pick<Envelope, 'event_data'>): TurnReport | null {
   const parsed = TurnReportSchema.safeParse(envelope.event_data['turn']);
   if (!parsed.success) return null;
@@ -147,7 +133,7 @@ function isMessage(e: Envelope): boolean {
 }
 
 function triggerLabel(e: Envelope): string {
-  if (e.event_type === EV_OPENED) return 'channel opened';
+  if (e.event_type === EV_CHANNEL_OPENED) return 'channel opened';
   if (isMessage(e)) return `#${e.sequence ?? '?'}`;
   return e.event_type;
 }
@@ -191,7 +177,7 @@ export function turnsOf(envelopes: readonly Envelope[], waitingFor: string | nul
         report: failed ? null : reportOf(e),
       });
     }
-    if (isMessage(e) || e.event_type === EV_OPENED) cue = e;
+    if (isMessage(e) || e.event_type === EV_CHANNEL_OPENED) cue = e;
   }
   if (waitingFor !== null) {
     rows.push({

@@ -1,3 +1,5 @@
+import type { TransitionGraphDict } from '@ag2net/adapters';
+
 // Workflow graphs a person can start from the New channel form without writing one: each fills its slots with
 // agents the person picks and puts the person first. They are AG2's `TransitionGraph.to_dict()` dicts, the same as
 // the adapters' factories build (test/console/workflow.ts compares them).
@@ -9,18 +11,6 @@ export interface TemplateSlot {
   readonly suggested: string;
 }
 
-/** A graph dict as `TransitionGraph.to_dict()` writes it. */
-export interface GraphDict {
-  readonly initial_speaker: string;
-  readonly transitions: readonly {
-    readonly when: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
-    readonly then: { readonly name: string; readonly args: Readonly<Record<string, unknown>> } | null;
-    readonly priority: number;
-  }[];
-  readonly default_target: { readonly name: string; readonly args: Readonly<Record<string, unknown>> } | null;
-  readonly max_turns: number | null;
-}
-
 export interface WorkflowTemplate {
   readonly id: string;
   readonly title: string;
@@ -28,7 +18,10 @@ export interface WorkflowTemplate {
   readonly summary: string;
   readonly slots: readonly TemplateSlot[];
   /** The graph with `me` first and each slot's agent id (`slots[key]`). */
-  readonly graph: (ids: { readonly me: string; readonly slots: Readonly<Record<string, string>> }) => GraphDict;
+  readonly graph: (ids: {
+    readonly me: string;
+    readonly slots: Readonly<Record<string, string>>;
+  }) => TransitionGraphDict;
 }
 
 const spec = (name: string, args: Readonly<Record<string, unknown>> = {}) => ({ name, args });

@@ -1,8 +1,8 @@
+import { TransitionGraphDictSchema } from '@ag2net/adapters';
 import type { ChannelMetadata, Envelope } from '@ag2net/protocol';
 import {
   ANY_NODE,
   END_NODE,
-  GraphDictSchema,
   NODE_HEIGHT,
   NODE_WIDTH,
   edgePath,
@@ -23,7 +23,7 @@ export function WorkflowGraph(props: {
   nameOf: (id: string) => string;
 }) {
   const { channel, next, envelopes, myId } = props;
-  const parsed = GraphDictSchema.safeParse(channel.knobs['graph']);
+  const parsed = TransitionGraphDictSchema.safeParse(channel.knobs['graph']);
   if (!parsed.success) return null;
   const label = (id: string): string =>
     id === END_NODE ? 'end' : id === ANY_NODE ? 'any speaker' : id === myId ? 'you' : props.nameOf(id);
