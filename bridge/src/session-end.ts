@@ -1,4 +1,4 @@
-import { ErrorReason, NetworkError } from '@ag2net/protocol';
+import { ErrorReason, HubError } from '@ag2net/protocol';
 
 /**
  * Whether a hub call's error says the hub no longer serves the caller's identity: revoked by the operator,
@@ -6,6 +6,6 @@ import { ErrorReason, NetworkError } from '@ag2net/protocol';
  * person's session is over then: the hub says so before NATS closes a revoked identity's connection.
  */
 export function hubNoLongerServes(err: unknown): boolean {
-  const reason = err instanceof NetworkError ? err.details?.['reason'] : undefined;
+  const reason = err instanceof HubError ? err.details?.['reason'] : undefined;
   return reason === ErrorReason.UnknownCaller || reason === ErrorReason.CredentialsRetired;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { IdentityCredentialsError } from '@ag2net/client';
-import { ErrorCode, NetworkError } from '@ag2net/protocol';
+import { ErrorCode, HubError } from '@ag2net/protocol';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -61,7 +61,7 @@ async function main(): Promise<number> {
       process.stderr.write(`${err.message}\n`);
       return 2;
     }
-    if (err instanceof NetworkError && (err.code === ErrorCode.AuthFailed || err.code === ErrorCode.AccessDenied)) {
+    if (err instanceof HubError && (err.code === ErrorCode.AuthFailed || err.code === ErrorCode.AccessDenied)) {
       process.stderr.write(`${err.code}: ${err.message}\n`);
       return 2;
     }

@@ -1,8 +1,8 @@
-import type { ChannelMetadata, NetworkError } from '@ag2net/protocol';
+import type { ChannelMetadata, HubError } from '@ag2net/protocol';
 
 interface Waiter {
   readonly resolve: (metadata: ChannelMetadata) => void;
-  readonly reject: (err: NetworkError) => void;
+  readonly reject: (err: HubError) => void;
 }
 
 /** Callers waiting for a channel to open (create) or to end (close). */
@@ -24,7 +24,7 @@ export class ChannelWaiters {
     for (const w of take(this.#open, metadata.channel_id)) w.resolve(metadata);
   }
 
-  failedToOpen(channelId: string, err: NetworkError): void {
+  failedToOpen(channelId: string, err: HubError): void {
     for (const w of take(this.#open, channelId)) w.reject(err);
   }
 
@@ -33,7 +33,7 @@ export class ChannelWaiters {
   }
 
   /** Rejects everyone (the hub stops serving). */
-  abort(err: NetworkError): void {
+  abort(err: HubError): void {
     for (const map of [this.#open, this.#end]) {
       for (const list of map.values()) for (const w of list) w.reject(err);
       map.clear();

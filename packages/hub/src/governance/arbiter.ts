@@ -4,7 +4,7 @@ import {
   InboxFullError,
   type ChannelManifest,
   type Envelope,
-  type NetworkError,
+  type HubError,
   type Passport,
   type Rule,
   type TaskMetadata,
@@ -32,7 +32,7 @@ export function deny(reason: string, code: 'access_denied' | 'inbox_full' = 'acc
 }
 
 /** The error a denial becomes on the wire. */
-export function deniedError(decision: Extract<Decision, { allow: false }>): NetworkError {
+export function deniedError(decision: Extract<Decision, { allow: false }>): HubError {
   return decision.code === 'inbox_full' ? new InboxFullError(decision.reason) : new AccessDeniedError(decision.reason);
 }
 

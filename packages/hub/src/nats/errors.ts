@@ -1,4 +1,4 @@
-import { ErrorReason, HUB_OPS, NetworkError, UnavailableError, type HubOp } from '@ag2net/protocol';
+import { ErrorReason, HUB_OPS, HubError, UnavailableError, type HubOp } from '@ag2net/protocol';
 import { JetStreamApiCodes, JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 import { errors } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
@@ -32,7 +32,7 @@ export function natsOutageOf(thrown: unknown): NatsOutage | null {
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && err instanceof Error; depth += 1) {
     const outage = outageOf(err);
     if (outage !== undefined) return outage;
-    if (err instanceof NetworkError || err.cause === undefined) return null;
+    if (err instanceof HubError || err.cause === undefined) return null;
     err = err.cause;
   }
   return null;
@@ -81,7 +81,7 @@ export interface OutageContext {
 
 /**
  * The hub's one translation of NATS failures into wire errors, for the RPC boundary to apply to a thrown value
- * before `toNetworkError`. NATS failing for a passing reason while serving `op` becomes `UnavailableError`
+ * before `toHubError`. NATS failing for a passing reason while serving `op` becomes `UnavailableError`
  * ("`<op>` could not be served now: `<reason>`; retry"), which clients retry, and is logged once as a warning, not
  * as a failure of the hub. A request that may have reached NATS (`unanswered`) in an operation that is not
  * idempotent is `unavailable` too, but says so in `details.reason` (`may_have_applied`): a retry could apply it
@@ -89,7 +89,7 @@ export interface OutageContext {
  * errors included, is returned as it is, so applying it twice changes nothing.
  */
 export function unavailableOnNatsOutage(thrown: unknown, context: OutageContext): unknown {
-  if (thrown instanceof NetworkError) return thrown;
+  if (thrown instanceof HubError) return thrown;
   const outage = natsOutageOf(thrown);
   if (outage === null) return thrown;
   const { op, logger } = context;

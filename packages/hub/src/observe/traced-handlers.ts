@@ -1,5 +1,5 @@
 import { type HubOp, HUB_OP_NAMES } from '@ag2net/protocol';
-import { toNetworkError, type HubRequestParsed } from '@ag2net/protocol/internal';
+import { toHubError, type HubRequestParsed } from '@ag2net/protocol/internal';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { HubHandlers } from '../rpc-server.js';
 import { contextForTrace, hubTracer, traceIdOfRequest, tracingEnabled } from './trace.js';
@@ -38,7 +38,7 @@ function traced<Op extends HubOp>(
         op === 'post' ? admitted(request, () => handler(request, caller)) : handler(request, caller),
       );
     } catch (err) {
-      const code = toNetworkError(err).code;
+      const code = toHubError(err).code;
       span.setStatus({ code: SpanStatusCode.ERROR, message: code });
       span.setAttribute('ag2net.error_code', code);
       throw err;
@@ -63,7 +63,7 @@ async function admitted<T>(request: unknown, admit: () => T | Promise<T>): Promi
     }
     return result;
   } catch (err) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: toNetworkError(err).code });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: toHubError(err).code });
     throw err;
   } finally {
     span.end();
