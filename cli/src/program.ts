@@ -21,7 +21,7 @@ const EXIT_CODES = `
 Exit codes:
   0  ok
   1  error
-  2  usage: a bad command, flag or argument
+  2  usage: a bad command, flag, argument or file (invalid_request, invalid_config)
   3  not found: no such agent, channel or task
   4  access denied: NATS or the hub refused the credentials or the caller
   5  hub unavailable: NATS unreachable, or no hub answered in time
