@@ -1,9 +1,6 @@
 import {
-  ErrorReason,
   HUB_OPS,
-  NotFoundError,
   OPERATOR_CALLER,
-  ProtocolError,
   newId,
   type DeliveryLag,
   type Health,
@@ -13,22 +10,16 @@ import {
   type Passport,
   type PassportInput,
 } from '@ag2net/protocol';
-import { errors, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { AgentClient, type AgentClientOptions } from './agent-client.js';
+import { attachIdentity, type AttachHost, type Grant as GrantOf } from './attach-identity.js';
 import { CredentialSource, openConnection, serverOf } from './connection.js';
 import type { DisconnectOptions, Disconnectable, ParticipantHub } from './contracts.js';
-import { createIdentityKeys, publicKeyOf, type UserCredentials } from './credentials.js';
+import { createIdentityKeys } from './credentials.js';
 import { HubReads } from './hub-reads.js';
 import { hubRoster, type RosterOptions } from './hub-roster.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
-import {
-  IdentityCredentialsError,
-  issuedIdentity,
-  usableCredentials,
-  waitForPersisted,
-  type IdentityCredentials,
-  type IdentityGrant,
-} from './identity.js';
+import { issuedIdentity, type IdentityCredentials, type IdentityGrant } from './identity.js';
 import { silentLogger, type Logger } from './logger.js';
 import { runRenewal } from './renewal.js';
 import { HubRpc, type CallOptions, type HubCallOptions } from './rpc.js';
@@ -184,13 +175,13 @@ export class HubClient extends HubReads implements ParticipantHub {
    * they expired). A name that is not registered yet needs `passport` to register it instead.
    */
   async attach(name: string, options: AttachOptions & AgentClientOptions = {}): Promise<AgentClient> {
-    const grant = await this.#attachIdentity(name, options, { human: false, raced: false });
+    const grant = await attachIdentity(this.#attachHost(), name, { options, how: { human: false, raced: false } });
     return this.#start(grant, (hub, p) => AgentClient.start(hub, p, options));
   }
 
   /** Reconnects to a human identity registered earlier (by name), or registers it when the name is new. */
   async attachHuman(name: string, options: AttachOptions & HumanClientOptions = {}): Promise<HumanClient> {
-    const grant = await this.#attachIdentity(name, options, { human: true, raced: false });
+    const grant = await attachIdentity(this.#attachHost(), name, { options, how: { human: true, raced: false } });
     if (grant.passport.kind !== 'human') {
       await grant.hub.close();
       throw new TypeError(`attachHuman('${name}'): '${name}' is not a human identity`);
@@ -211,50 +202,17 @@ export class HubClient extends HubReads implements ParticipantHub {
     return this.#bind(await issuedIdentity(reply, { seed: keys.seed, credsPath: options.credsPath }));
   }
 
-  async #attachIdentity(
-    name: string,
-    options: AttachOptions,
-    how: { readonly human: boolean; readonly raced: boolean },
-  ): Promise<Grant> {
-    const credsPath = options.credsPath;
-    const persisted = credsPath === undefined ? null : await waitForPersisted(credsPath, how.raced);
-    if (persisted !== null && credsPath !== undefined) {
-      const grant = await this.#attachPersisted(name, { persisted, credsPath, auth: options.passport?.auth });
-      if (grant !== null) return grant;
-      // The identity was unregistered since: its name is free again.
-      this.logger.warn({ agent: name, credsPath }, 'persisted credentials of an unregistered identity; registering');
-    }
-    if (!this.#init.secured) {
-      const id = await this.findAgentId(name);
-      if (id !== null) {
-        const { passport } = await this.call('getAgent', { name_or_id: id });
-        return this.#bind({ passport, credentials: null });
-      }
-    }
-    // The name is new (or, secured, cannot be told without its credentials): register it. A person needs no passport.
-    const given = options.passport ?? (how.human ? { name } : undefined);
-    if (given === undefined) {
-      throw new TypeError(
-        this.#init.secured
-          ? `attach('${name}'): no credentials of '${name}' at ${credsPath ?? '(no credsPath)'}; a passport is required to register it`
-          : `attach('${name}'): name is not registered; a passport is required to fall back to register()`,
-      );
-    }
-    const passport = { ...given, name, ...(how.human ? { kind: 'human' as const } : {}) };
-    try {
-      return await this.#registerIdentity(passport, options);
-    } catch (err) {
-      if (!(err instanceof ProtocolError) || err.details?.['reason'] !== ErrorReason.NameTaken) throw err;
-      // Another replica registered the name between the lookup and the registration: attach to that identity (on a
-      // secured deployment, with the credentials that replica persisted at the shared `credsPath`).
-      if (how.raced || (this.#init.secured && credsPath === undefined)) {
-        throw new IdentityCredentialsError(
-          `attach('${name}'): '${name}' is registered; attaching to it needs its own credentials (credsPath)`,
-          { cause: err },
-        );
-      }
-      return this.#attachIdentity(name, options, { ...how, raced: true });
-    }
+  /** What attaching to an identity needs of this client (see `attachIdentity`). */
+  #attachHost(): AttachHost<HubClient> {
+    return {
+      secured: this.#init.secured,
+      logger: this.logger,
+      call: (op, request, options) => this.call(op, request, options),
+      findAgentId: (name, options) => this.findAgentId(name, options),
+      bind: (identity) => this.#bind(identity),
+      openIdentity: (agentId, name, credentials) => this.#openIdentity(agentId, name, credentials),
+      registerIdentity: (passport, options) => this.#registerIdentity(passport, options),
+    };
   }
 
   /** A hub client bound to the identity of `identity`: over its own connection when it has credentials. */
@@ -275,58 +233,6 @@ export class HubClient extends HubReads implements ParticipantHub {
     }
     const hub = await this.#openIdentity(agentId, identity.passport.name, identity.credentials);
     return { passport: identity.passport, hub };
-  }
-
-  /**
-   * The identity of persisted credentials: over its own connection at once while they are valid, else with fresh ones
-   * the `attach` operation issues for the registered key (only the holder of its seed can use them). `null` when the
-   * hub no longer knows the identity (unregistered).
-   */
-  async #attachPersisted(
-    name: string,
-    from: { persisted: UserCredentials; credsPath: string; auth: PassportInput['auth'] },
-  ): Promise<Grant | null> {
-    const usable = usableCredentials(from.persisted, from.credsPath);
-    try {
-      if (usable !== null) {
-        try {
-          return await this.#bindPersisted(name, usable);
-        } catch (err) {
-          if (!(err instanceof errors.AuthorizationError || err instanceof errors.UserAuthenticationExpiredError)) {
-            throw err;
-          }
-          // Unexpired but refused: revoked, or issued into an account the deployment no longer admits identities to
-          // (an upgraded layout). The registered key asks the hub for fresh ones, as for expired credentials.
-          this.logger.warn({ agent: name, credsPath: from.credsPath }, 'persisted credentials refused; attaching');
-        }
-      }
-      const reply = await this.call('attach', {
-        name_or_id: name,
-        public_key: publicKeyOf(from.persisted.seed),
-        ...(from.auth === undefined ? {} : { auth: from.auth }),
-      });
-      return await this.#bind(await issuedIdentity(reply, { seed: from.persisted.seed, credsPath: from.credsPath }));
-    } catch (err) {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    }
-  }
-
-  /** Binds persisted credentials that are still valid: the passport is read over the identity's own connection. */
-  async #bindPersisted(name: string, usable: { agentId: string; credentials: IdentityCredentials }): Promise<Grant> {
-    const hub = await this.#openIdentity(usable.agentId, name, usable.credentials);
-    try {
-      const passport = await hub.getAgent(usable.agentId);
-      if (passport.name !== name) {
-        throw new IdentityCredentialsError(
-          `${usable.credentials.credsPath ?? 'the credentials'} belong to '${passport.name}', not '${name}'`,
-        );
-      }
-      return { passport, hub };
-    } catch (err) {
-      await hub.close();
-      throw err;
-    }
   }
 
   /** Opens the identity's own connection with its credentials and keeps them renewed while the client lives. */
@@ -424,7 +330,4 @@ export class HubClient extends HubReads implements ParticipantHub {
 }
 
 /** A registered identity and the hub client bound to it. */
-interface Grant {
-  readonly passport: Passport;
-  readonly hub: HubClient;
-}
+type Grant = GrantOf<HubClient>;
