@@ -24,7 +24,7 @@ export type { AttachOptions, HubClientOptions, RegisterOptions } from './hub-cli
 export { CredentialsError, DEFAULT_INBOX_PREFIX, inboxPrefixOf } from './credentials.js';
 export { IdentityCredentialsError } from './identity.js';
 export { Participant, DisconnectedError } from './participant.js';
-export type { OpenOptions, NextOptions } from './participant.js';
+export type { OpenOptions, NextOptions } from './participant-options.js';
 export type {
   SendOptions,
   DisconnectOptions,

@@ -21,6 +21,7 @@ import { Channel } from './channel.js';
 import type { ChannelOwner, DisconnectOptions, ParticipantHub, SendOptions } from './contracts.js';
 import { DEFAULT_DISCONNECT_GRACE_MS, Inbox, type DeliveryContext, type DeliveryOutcome } from './inbox.js';
 import { freshEnvelopeId } from './names.js';
+import type { NextOptions, OpenOptions } from './participant-options.js';
 import type { CallOptions } from './rpc.js';
 import { tracedSend } from './tracing.js';
 import {
@@ -34,25 +35,6 @@ import {
 
 /** The hub's default `limit` of `readWal`. */
 const READ_WAL_PAGE = 1000;
-
-/** Options of `open`. */
-export interface OpenOptions extends CallOptions {
-  /** The channel type: `consulting`, `conversation`, `discussion`, `workflow` or a custom one. */
-  readonly type: string;
-  /** Who to invite, by name or agent id. */
-  readonly target: string | readonly string[];
-  readonly knobs?: Record<string, unknown>;
-  /** Time to live: seconds or `"30m"`; default the creator's rule (2h). */
-  readonly ttl?: string | number;
-  readonly intent?: string;
-  readonly labels?: Record<string, string>;
-}
-
-/** Options of `nextEnvelope` and `waitForChannelEvent`. */
-export interface NextOptions extends ReceiveOptions {
-  /** Which envelope to wait for; default the next one. Others are left to other subscriptions. */
-  readonly predicate?: (envelope: Envelope) => boolean;
-}
 
 const NEVER_ABORTED = new AbortController().signal;
 
