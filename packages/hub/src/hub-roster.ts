@@ -1,5 +1,5 @@
 import type { Health, HubNames } from '@ag2net/protocol';
-import { toNetworkError, HUBS_PING_MAX_REQUEST_BYTES, HubsPingRequestSchema } from '@ag2net/protocol/internal';
+import { toHubError, HUBS_PING_MAX_REQUEST_BYTES, HubsPingRequestSchema } from '@ag2net/protocol/internal';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { CallerOrigins } from './caller-origin.js';
 import type { Logger } from './logger.js';
@@ -73,7 +73,7 @@ export class HubRoster {
       });
       reply = JSON.stringify({ ok: true, result: health() });
     } catch (thrown) {
-      if (toNetworkError(thrown).code === 'internal') this.logger.error({ err: thrown }, 'hub roster answer failed');
+      if (toHubError(thrown).code === 'internal') this.logger.error({ err: thrown }, 'hub roster answer failed');
       reply = errorReplyText(thrown);
     }
     try {

@@ -9,7 +9,7 @@ import {
   type HubResponse,
   type WireError,
 } from '@ag2net/protocol';
-import { clip, jsonDepthExceeds, toNetworkError, type HubRequestParsed, formatIssues } from '@ag2net/protocol/internal';
+import { clip, jsonDepthExceeds, toHubError, type HubRequestParsed, formatIssues } from '@ag2net/protocol/internal';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { authorize, callerOf, type AccessDirectory, type CheckedCaller } from './access.js';
@@ -139,7 +139,7 @@ export class RpcServer {
       reply = JSON.stringify({ ok: true, result });
     } catch (thrown) {
       const failure = unavailableOnNatsOutage(thrown, { op, logger: this.logger });
-      code = toNetworkError(failure).code;
+      code = toHubError(failure).code;
       reply = this.#errorReply(op, failure);
     }
     const { requestFinished } = this.#observer;
@@ -166,7 +166,7 @@ export class RpcServer {
 
   /** The reply for a failure, bounded in size; logs `internal` failures, which are the hub's fault. */
   #errorReply(op: HubOp, thrown: unknown): string {
-    const err = toNetworkError(unavailableOnNatsOutage(thrown, { op, logger: this.logger }));
+    const err = toHubError(unavailableOnNatsOutage(thrown, { op, logger: this.logger }));
     if (err.code === 'internal') this.logger.error({ err: thrown, op }, 'rpc failed');
     else this.logger.debug({ op, code: err.code }, 'rpc rejected');
     return errorReplyText(err);
@@ -200,7 +200,7 @@ interface Served {
 
 /** An error reply of the hub's NATS boundary: `{ ok: false, error }`, bounded in size. */
 export function errorReplyText(thrown: unknown): string {
-  return JSON.stringify({ ok: false, error: boundedWire(toNetworkError(thrown).toWire()) });
+  return JSON.stringify({ ok: false, error: boundedWire(toHubError(thrown).toWire()) });
 }
 
 /** The wire error with its message cut to `MAX_ERROR_MESSAGE_CHARS` and oversized `details` left out. */
