@@ -6,11 +6,12 @@ import { createDefaultHandler, type DefaultHandlerOptions } from './handler.js';
 import { isTransientFailure, turnFailureReporter } from './turn-failure.js';
 
 /**
- * Runs of a hosted agent's turn that keeps failing for a transient reason: 3, fewer than a plain client's 5, because a
+ * Runs of a hosted agent's turn that keeps failing for a transient reason: 2, fewer than a plain client's 5, because a
  * model built by `createModel` already retries each call within a run (`maxRetries`, 2): a provider that stays down
- * costs 9 calls and about 12 s before the channel is told.
+ * costs 6 calls and about 7 s before the channel is told, and a model that timed out (not retried within a run) gets
+ * a second run.
  */
-export const DEFAULT_AGENT_TURN_ATTEMPTS = 3;
+export const DEFAULT_AGENT_TURN_ATTEMPTS = 2;
 
 /** Options of `registerAgent` and `attachAgent`. */
 export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'networkTools'> {
@@ -31,7 +32,7 @@ export interface RegisterAgentOptions extends Omit<DefaultHandlerOptions, 'netwo
   readonly turnLockTtlMs?: number;
   /**
    * Runs of a turn that keeps failing for a transient reason (`isTransientFailure`) before it is reported as
-   * `ag2.turn.failed`; default `DEFAULT_AGENT_TURN_ATTEMPTS` (3).
+   * `ag2.turn.failed`; default `DEFAULT_AGENT_TURN_ATTEMPTS` (2).
    */
   readonly maxTurnAttempts?: number;
   /** Pause before a failed turn's second run, in ms, doubling after each; default 1 000. */
