@@ -2,7 +2,8 @@
  * The API reports of the published packages: one per entry point of each package's exports map ("." and
  * "./internal"), read from the built declarations and kept in packages/<pkg>/api/. `check` fails when a report differs
  * from what the code exports, and prints the difference; `update` rewrites the reports. Both fail on an API Extractor
- * warning or error (scripts/api/api-extractor.base.json says which messages count).
+ * warning or error (scripts/api/api-extractor.base.json says which messages count), and when a package's guide (GUIDES)
+ * lists in its "Public API" section other names than the package exports.
  *
  * Usage: node --import tsx scripts/api/reports.ts check|update [package-folder …]
  * (npm run api:check / npm run api:update build the declarations first).
@@ -80,8 +81,18 @@ function publishedEntries(only: readonly string[]): Entry[] {
   return entries;
 }
 
-/** The names an entry point exports, read from its built declarations. */
+const namesOf = new Map<string, string[]>();
+
+/** The names an entry point exports, read from its built declarations (once per file). */
 function exportedNames(declarations: string): string[] {
+  const known = namesOf.get(declarations);
+  if (known !== undefined) return known;
+  const names = readExportedNames(declarations);
+  namesOf.set(declarations, names);
+  return names;
+}
+
+function readExportedNames(declarations: string): string[] {
   const program = ts.createProgram([declarations], {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -173,7 +184,6 @@ function extract(entry: Entry, mode: Mode, options: { tempFolder: string; elsewh
       problems.push(`${where}${message.text} (${message.messageId})`);
     },
   });
-  if (!existsSync(entry.declarations)) problems.push(`${relative(ROOT, entry.declarations)} is missing: build first`);
   return { reportChanged: result.apiReportChanged, problems };
 }
 
@@ -194,8 +204,17 @@ function main(argv: readonly string[]): number {
     for (const entry of entries) {
       const label = `${entry.packageName}${entry.subpath === '.' ? '' : entry.subpath.slice(1)}`;
       const report = join(entry.dir, 'api', `${entry.reportName}.api.md`);
-      const main = entries.find((e) => e.dir === entry.dir && e.subpath === '.');
-      const elsewhere = new Set(main === undefined || main === entry ? [] : exportedNames(main.declarations));
+      if (!existsSync(entry.declarations)) {
+        process.stderr.write(
+          `${label}: ${relative(ROOT, entry.declarations)} is missing: build first (npm run build)\n`,
+        );
+        failed = true;
+        continue;
+      }
+      const mainEntry = entries.find((e) => e.dir === entry.dir && e.subpath === '.');
+      const elsewhere = new Set(
+        mainEntry === undefined || mainEntry === entry ? [] : exportedNames(mainEntry.declarations),
+      );
       const exported = exportedNames(entry.declarations);
       const names = exported.length;
       const { reportChanged, problems: extractorProblems } = extract(entry, mode, { tempFolder, elsewhere });
