@@ -81,6 +81,11 @@ export interface AgentClientOptions {
    * runtime's `registerAgent` sets its own, which classifies model failures as well.
    */
   readonly isTransientFailure?: (error: unknown) => boolean;
+  /**
+   * What the client's log lines of a failed turn say of its error; default `{ err }`. The agent runtime's
+   * `registerAgent` sets one that keeps a provider's message (which may quote the key or the prompt) out.
+   */
+  readonly describeFailure?: (error: unknown) => object;
 }
 
 /** A delivery that found its channel's turn lock held is handed back after this delay, in ms. */
@@ -104,6 +109,7 @@ export class AgentClient extends Participant {
   readonly #attempts: TurnAttempts;
   readonly #onTurnFailed: TurnFailedListener | undefined;
   readonly #isTransient: (error: unknown) => boolean;
+  readonly #describeFailure: (error: unknown) => object;
   readonly #suppressed = new Set<string>();
   readonly #cancelListeners = new Set<TaskCancelListener>();
   /** The hub client's logger, naming this agent on every line. */
@@ -116,6 +122,7 @@ export class AgentClient extends Participant {
     this.#attempts = new TurnAttempts(options.maxTurnAttempts, options.turnRetryBackoffMs);
     this.#onTurnFailed = options.onTurnFailed;
     this.#isTransient = options.isTransientFailure ?? isTransientTurnFailure;
+    this.#describeFailure = options.describeFailure ?? ((err) => ({ err }));
   }
 
   /** @internal Built by `HubClient.register` / `attach`. */
@@ -207,7 +214,7 @@ export class AgentClient extends Participant {
     const final = !this.#isTransient(error);
     const { attempts, retryInMs } = this.#attempts.fail(envelope.envelope_id, { final });
     const fields = {
-      err: error,
+      ...this.#describeFailure(error),
       channelId: envelope.channel_id,
       envelopeId: envelope.envelope_id,
     };
@@ -296,7 +303,7 @@ export class AgentClient extends Participant {
       const run = await this.#runTurn(trigger, this.turnSignal);
       if (run.kind === 'done') count += 1;
       else if (run.kind === 'failed') {
-        this.#log.error({ err: run.error, channelId: turn.channel_id }, 'resumed turn failed');
+        this.#log.error({ ...this.#describeFailure(run.error), channelId: turn.channel_id }, 'resumed turn failed');
         // A permanent failure is reported as a delivery's is; a transient one stays expected by the hub.
         if (!this.#isTransient(run.error)) await this.#report({ envelope: trigger, error: run.error, attempts: 1 });
       }

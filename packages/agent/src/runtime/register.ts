@@ -3,7 +3,7 @@ import type { PassportInput, ResumeInput, RuleInput } from '@ag2net/protocol';
 import type { Agent } from '../agent.js';
 import { modelIdentity } from '../model/identity.js';
 import { createDefaultHandler, type DefaultHandlerOptions } from './handler.js';
-import { isTransientFailure, turnFailureReporter } from './turn-failure.js';
+import { describeTurnFailure, isTransientFailure, turnFailureReporter } from './turn-failure.js';
 
 /**
  * Runs of a hosted agent's turn that keeps failing for a transient reason: 2, fewer than a plain client's 5, because a
@@ -93,6 +93,11 @@ function clientOptions(
     maxTurnAttempts: maxTurnAttempts ?? DEFAULT_AGENT_TURN_ATTEMPTS,
     ...(turnRetryBackoffMs === undefined ? {} : { turnRetryBackoffMs }),
     isTransientFailure,
+    // The client's lines of a failed attempt say what ag2.turn.failed would: scrubbed, without the provider's message.
+    describeFailure: (err) => {
+      const { code, reason, cause } = describeTurnFailure(err);
+      return { code, reason, ...(cause === undefined ? {} : { cause }) };
+    },
     onTurnFailed: turnFailureReporter(handler.logger === undefined ? {} : { logger: handler.logger }),
     handler: createDefaultHandler(agent, { ...handler, networkTools: attachPlugin ?? true }),
   };
