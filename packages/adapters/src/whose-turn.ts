@@ -1,8 +1,7 @@
 import { ChannelState, type ChannelMetadata } from '@ag2net/protocol';
 import { CONSULTING_TYPE } from './consulting.js';
 import { CONVERSATION_TYPE } from './conversation.js';
-import type { AdapterRegistry } from './registry.js';
-import type { AdapterState } from './types.js';
+import type { AdapterLookup, AdapterState, HubAdapter } from './types.js';
 import { WORKFLOW_TYPE } from './workflow/manifest.js';
 
 /** Whose turn it is in a channel: one participant, anyone (free chat), or nobody (and why, in a word or two). */
@@ -22,7 +21,7 @@ const NOBODY: Readonly<Record<string, string>> = { [CONSULTING_TYPE]: 'answered'
 export function whoseTurn(
   channel: ChannelMetadata,
   state: AdapterState | null,
-  adapters: Pick<AdapterRegistry, 'find'>,
+  adapters: Pick<AdapterLookup<HubAdapter>, 'find'>,
 ): Turn {
   switch (channel.state) {
     case ChannelState.Closing:
