@@ -50,7 +50,7 @@ beforeAll(async () => {
   // Flaky's turn comes after slow's text: its model refuses its key, and the runtime reports the failed turn.
   const flaky = acceptingInvites(async (envelope, client) => {
     if (envelope.event_type !== EV_TEXT || envelope.sender_id !== slow.agentId) return;
-    const err = new ModelCallError(ModelFailureCode.Auth, FAILURE_REASON, 1);
+    const err = new ModelCallError(ModelFailureCode.Auth, FAILURE_REASON, { attempts: 1 });
     await reportTurnFailure({ client, envelope, error: err }, silentLogger);
   });
   await stack.sdk.register({ name: 'flaky', auth: stack.auth('flaky') }, { handler: flaky });

@@ -119,7 +119,7 @@ class RemoteAgentModel implements LanguageModelV3 {
   #failure(err: unknown, timedOut: boolean): ModelCallError {
     const model = { provider: 'a2a', model: this.modelId };
     const fail = (code: ModelFailureCode, reason: string, detail: FailureCause): ModelCallError =>
-      new ModelCallError(code, reason, 1, { cause: err, detail, model });
+      new ModelCallError(code, reason, { attempts: 1, cause: err, detail, model });
     if (timedOut) {
       const after = `${this.#options.timeoutMs / 1000} s`;
       return fail(ModelFailureCode.Timeout, `the A2A agent did not answer within ${after}`, {

@@ -20,7 +20,7 @@ describe('the agent package errors', () => {
       .map(([code]) => code);
     expect(Object.values(ModelFailureCode)).toEqual(modelCodes);
     for (const code of Object.values(ModelFailureCode)) {
-      const err = new ModelCallError(code, 'the model failed', 3);
+      const err = new ModelCallError(code, 'the model failed', { attempts: 3 });
       expect(err).toBeInstanceOf(Ag2netError);
       expect(isErrorCode(err.code)).toBe(true);
       expect({ code: err.code, retryable: err.retryable }).toEqual({
@@ -32,7 +32,7 @@ describe('the agent package errors', () => {
 
   it('keeps the provider error as the cause of a ModelCallError', () => {
     const cause = new Error('HTTP 503');
-    const err = new ModelCallError(ModelFailureCode.Unavailable, 'the model is unavailable', 3, { cause });
+    const err = new ModelCallError(ModelFailureCode.Unavailable, 'the model is unavailable', { attempts: 3, cause });
     expect([err.cause, err.attempts, err.reason]).toEqual([cause, 3, 'the model is unavailable']);
   });
 });

@@ -135,50 +135,58 @@ export async function authInit(options: AuthInitOptions): Promise<AuthLayout> {
   const issue = async (
     user: NkeyPair,
     name: string,
-    permissions: UserPermissions | null,
-    account: NkeyPair,
-    signing: NkeyPair,
-  ): Promise<string> =>
-    credsFile(
-      await issueUserJwt({
-        accountPublicKey: account.publicKey,
-        accountSigningSeed: signing.seed,
-        userPublicKey: user.publicKey,
-        name,
-        permissions,
-      }),
-      user.seed,
-    );
+    how: { readonly permissions: UserPermissions | null; readonly account: NkeyPair; readonly signing: NkeyPair },
+  ): Promise<string> => {
+    const { permissions, account, signing } = how;
+    const jwt = await issueUserJwt({
+      accountPublicKey: account.publicKey,
+      accountSigningSeed: signing.seed,
+      userPublicKey: user.publicKey,
+      name,
+      permissions,
+    });
+    return credsFile(jwt, user.seed);
+  };
   await writePrivate(
     path(AuthFile.hubServiceCreds),
     // The hub's permission list is long (about 6.5 KB as a JWT, past nats-server's 4 KB CONNECT line): it lives in the
     // account JWT as the template of a scoped signing key, and the hub-service user JWT carries none.
-    await issue(users.hub_service, 'hub-service', null, dataAccount, hubServiceSigning),
+    await issue(users.hub_service, 'hub-service', {
+      permissions: null,
+      account: dataAccount,
+      signing: hubServiceSigning,
+    }),
   );
   await writePrivate(
     path(AuthFile.adminCreds),
-    await issue(users.admin, 'admin', operatorPermissions(names), dataAccount, dataSigning),
+    await issue(users.admin, 'admin', {
+      permissions: operatorPermissions(names),
+      account: dataAccount,
+      signing: dataSigning,
+    }),
   );
   await writePrivate(
     path(AuthFile.registrantCreds),
-    await issue(users.registrant, 'registrant', registrantPermissions(names), identityAccount, identitySigning),
+    await issue(users.registrant, 'registrant', {
+      permissions: registrantPermissions(names),
+      account: identityAccount,
+      signing: identitySigning,
+    }),
   );
   await writePrivate(
     path(AuthFile.operatorCallerCreds),
     // Named like the caller token it acts as: the hub checks the name the server reports for `$operator` calls.
-    await issue(
-      users.operator_caller,
-      OPERATOR_CALLER,
-      operatorCallerPermissions(names),
-      identityAccount,
-      identitySigning,
-    ),
+    await issue(users.operator_caller, OPERATOR_CALLER, {
+      permissions: operatorCallerPermissions(names),
+      account: identityAccount,
+      signing: identitySigning,
+    }),
   );
   // The system user is signed by the system account itself (it has no signing key): it may do anything there,
   // which is what pushing account JWT updates (revocations) to a running server needs.
   await writePrivate(
     path(AuthFile.systemUserCreds),
-    await issue(users.system, 'system', ALL, systemAccount, systemAccount),
+    await issue(users.system, 'system', { permissions: ALL, account: systemAccount, signing: systemAccount }),
   );
 
   await writePrivate(path(AuthFile.operatorJwt), `${operatorJwt}\n`);

@@ -43,7 +43,11 @@ export function buildHubContext(parts: HubParts): HubContext {
   const logger = opts.logger.child({ hubId: opts.hubId });
   const ids = createIdFactory();
   const serial = new KeyedSerial();
-  const lease = new Lease(resources.leases, jsm, names, opts.hubId, {
+  const lease = new Lease({
+    kv: resources.leases,
+    jsm,
+    names,
+    holderId: opts.hubId,
     // Called only once the election runs, when `ctx` exists.
     onForeign: ({ key, revision }) => void quarantineLeaseValue(ctx, key, revision),
   });

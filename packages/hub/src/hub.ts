@@ -46,11 +46,14 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       name: `hub-${opts.hubId}`,
     }));
   const jsm = await jetstreamManager(nc);
-  const resources = await provision(nc, jsm, names, {
-    replicas: opts.replicas,
-    leaseTtlMs: opts.leaseTtlMs,
-    limits: opts.limits,
-  });
+  const resources = await provision(
+    { nc, jsm, names },
+    {
+      replicas: opts.replicas,
+      leaseTtlMs: opts.leaseTtlMs,
+      limits: opts.limits,
+    },
+  );
   const ctx = buildHubContext({ opts, names, nc, jsm, resources, issuer, expectations });
   bindObserver(ctx);
   const hub = new HubInstance(ctx, opts, opts.connection === null);

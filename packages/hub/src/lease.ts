@@ -10,8 +10,14 @@ const KEY = 'active';
 /** Share of the lease time, before the server can expire the lease, after which the holder stops writing. */
 export const LEASE_SAFETY_MARGIN = 0.2;
 
-/** Options of `Lease`. */
+/** What a `Lease` is: its bucket, where it reads and writes, and which hub holds it. */
 export interface LeaseOptions {
+  /** The `<PREFIX>_leases` bucket. */
+  readonly kv: KV;
+  readonly jsm: JetStreamManager;
+  readonly names: HubNames;
+  /** This hub's id, the value it writes at the key. */
+  readonly holderId: string;
   /** Monotonic clock in ms; default `performance.now()`. Test seam. */
   readonly now?: () => number;
   /**
@@ -70,18 +76,20 @@ export class Lease {
   readonly #value: string;
   readonly #js: JetStreamClient;
 
-  constructor(
-    private readonly kv: KV,
-    private readonly jsm: JetStreamManager,
-    private readonly names: HubNames,
-    private readonly holderId: string,
-    options: LeaseOptions = {},
-  ) {
+  private readonly kv: KV;
+  private readonly names: HubNames;
+  private readonly holderId: string;
+
+  constructor(options: LeaseOptions) {
+    const { jsm } = options;
+    this.kv = options.kv;
+    this.names = options.names;
+    this.holderId = options.holderId;
     this.#now = options.now ?? (() => performance.now());
     this.#onForeign = options.onForeign ?? (() => undefined);
-    this.#value = heldValue(holderId);
+    this.#value = heldValue(this.holderId);
     this.#js = jsm.jetstream();
-    this.#foreign = new ForeignWait(jsm, `KV_${names.leasesBucket}`, this.#keySubject());
+    this.#foreign = new ForeignWait(jsm, `KV_${this.names.leasesBucket}`, this.#keySubject());
   }
 
   /**

@@ -232,7 +232,7 @@ async function mirror(ctx: HubContext, rt: ChannelRuntime, created: ChannelMetad
 async function hubContext(names: HubNames, clock: ManualClock, hubId: string): Promise<HubContext> {
   const nc = await connect({ servers: nats.url });
   const jsm = await jetstreamManager(nc);
-  const resources = await provision(nc, jsm, names, { replicas: 1, leaseTtlMs: LEASE_TTL_MS });
+  const resources = await provision({ nc, jsm, names }, { replicas: 1, leaseTtlMs: LEASE_TTL_MS });
   const opts = withDefaults({
     connection: nc,
     prefix: names.prefix,

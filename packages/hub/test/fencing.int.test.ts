@@ -39,7 +39,7 @@ async function leaseBucket(url: string, ttlMs: number) {
   const kv = await new Kvm(nc).create(names.leasesBucket, { ttl: ttlMs, history: 1 });
   const jsm = await jetstreamManager(nc);
   const clock = { now: 1_000 };
-  const lease = (holder: string): Lease => new Lease(kv, jsm, names, holder, { now: () => clock.now });
+  const lease = (holder: string): Lease => new Lease({ kv, jsm, names, holderId: holder, now: () => clock.now });
   return { nc, names, jsm, clock, lease };
 }
 
@@ -71,7 +71,13 @@ describe('the writer lease', () => {
     const side = await connect({ servers: nats.url });
     try {
       const sideKv = await new Kvm(side).open(names.leasesBucket);
-      const sideLease = new Lease(sideKv, await jetstreamManager(side), names, 'hub-a', { now: () => 1_000 });
+      const sideLease = new Lease({
+        kv: sideKv,
+        jsm: await jetstreamManager(side),
+        names,
+        holderId: 'hub-a',
+        now: () => 1_000,
+      });
       expect(await sideLease.tryAcquire()).toBe(1);
       await side.close();
       expect(await sideLease.renew()).toBe('unknown');

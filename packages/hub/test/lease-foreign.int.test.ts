@@ -46,7 +46,7 @@ async function leaseBucket(ttlMs = 60_000) {
   const clock = { now: 1_000 };
   const foreign: { key: string; revision: number }[] = [];
   const lease = (holder: string): Lease =>
-    new Lease(kv, jsm, names, holder, { now: () => clock.now, onForeign: (f) => void foreign.push(f) });
+    new Lease({ kv, jsm, names, holderId: holder, now: () => clock.now, onForeign: (f) => void foreign.push(f) });
   const key = `$KV.${names.leasesBucket}.active`;
   /** Publishes `data` on the key's subject as anyone could; its revision. */
   const plant = async (data: string): Promise<number> => (await jetstream(nc).publish(key, data)).seq;

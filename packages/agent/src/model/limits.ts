@@ -60,6 +60,8 @@ export type ModelFailureCode = (typeof ModelFailureCode)[keyof typeof ModelFailu
 
 /** What a `ModelCallError` knows beyond its code and reason. */
 export interface ModelCallErrorOptions {
+  /** How many calls were made, the failing one included. */
+  readonly attempts: number;
   /** The provider's error. */
   readonly cause?: unknown;
   /** What the call met, scrubbed for people and logs (see `FailureCause`). */
@@ -77,15 +79,17 @@ export interface ModelCallErrorOptions {
  */
 export class ModelCallError extends Ag2netError {
   override readonly name = 'ModelCallError';
+  /** How many calls were made, the failing one included. */
+  readonly attempts: number;
   readonly detail: FailureCause | null;
   readonly model: { readonly provider: string; readonly model: string } | null;
   constructor(
     override readonly code: ModelFailureCode,
     readonly reason: string,
-    readonly attempts: number,
-    options: ModelCallErrorOptions = {},
+    options: ModelCallErrorOptions,
   ) {
     super(code, reason, { cause: options.cause });
+    this.attempts = options.attempts;
     this.detail = options.detail ?? null;
     this.model = options.model ?? null;
   }
@@ -120,7 +124,8 @@ export function limitModel(model: LanguageModelV3, limits: ModelLimits, secrets:
         if (outer?.aborted === true) throw err;
         if (timer.signal.aborted) {
           const after = seconds(timeoutMs);
-          throw new ModelCallError(ModelFailureCode.Timeout, `the model timed out after ${after}`, n, {
+          throw new ModelCallError(ModelFailureCode.Timeout, `the model timed out after ${after}`, {
+            attempts: n,
             cause: err,
             detail: { kind: FailureKind.Timeout, exc_type: 'TimeoutError', message: `no answer within ${after}` },
             model: identity,
@@ -137,7 +142,7 @@ export function limitModel(model: LanguageModelV3, limits: ModelLimits, secrets:
           reason: `the model call failed (${excTypeOf(err)})`,
         };
         const detail = modelErrorCause(err, { secrets, request: promptTexts(params.prompt) });
-        throw new ModelCallError(failure.code, failure.reason, n, { cause: err, detail, model: identity });
+        throw new ModelCallError(failure.code, failure.reason, { attempts: n, cause: err, detail, model: identity });
       } finally {
         clearTimeout(handle);
       }

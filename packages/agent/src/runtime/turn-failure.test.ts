@@ -7,7 +7,7 @@ import { describeTurnFailure, isTransientFailure, turnFailedData } from './turn-
 
 describe('isTransientFailure', () => {
   it('retries a model that timed out or was unavailable, not one that refused the key or answered malformed', () => {
-    const failure = (code: ModelFailureCode) => new ModelCallError(code, code, 1);
+    const failure = (code: ModelFailureCode) => new ModelCallError(code, code, { attempts: 1 });
     expect(
       [
         ModelFailureCode.Timeout,
@@ -36,7 +36,8 @@ describe('isTransientFailure', () => {
 
 describe('describeTurnFailure', () => {
   it('takes a model failure’s code, reason, cause, attempts and model', () => {
-    const err = new ModelCallError(ModelFailureCode.Unavailable, 'the model could not be reached after 3 attempts', 3, {
+    const err = new ModelCallError(ModelFailureCode.Unavailable, 'the model could not be reached after 3 attempts', {
+      attempts: 3,
       detail: {
         kind: 'connection',
         exc_type: 'APICallError',
@@ -60,7 +61,9 @@ describe('describeTurnFailure', () => {
       model: 'llama3.2',
     });
     // Built by hand, without a cause: AG2's three fields and the attempts.
-    expect(turnFailedData('expert', describeTurnFailure(new ModelCallError('model_auth', 'no', 1)))).toEqual({
+    expect(
+      turnFailedData('expert', describeTurnFailure(new ModelCallError('model_auth', 'no', { attempts: 1 }))),
+    ).toEqual({
       agent_name: 'expert',
       reason: 'no',
       code: 'model_auth',

@@ -81,7 +81,7 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
       publicKey,
       credentials: null,
     });
-    await ensureInboxConsumer(ctx.jsm, ctx.names, stamped.agent_id ?? '', ctx.inboxAckWaitMs);
+    await ensureInboxConsumer(ctx.jsm, ctx.names, { agentId: stamped.agent_id ?? '', ackWaitMs: ctx.inboxAckWaitMs });
     ctx.logger.info({ agent: stamped.name, agentId: stamped.agent_id }, 'agent registered');
     await auditRegistered(ctx, record.passport);
     return { passport: record.passport, credentials: await issueFor(ctx, record) };

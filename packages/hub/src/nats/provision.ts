@@ -112,11 +112,10 @@ export function inboxStreamConfig(
  * settings it does not know, so each created stream's returned config is checked for the settings we rely on.
  */
 export async function provision(
-  nc: NatsConnection,
-  jsm: JetStreamManager,
-  names: HubNames,
+  where: { readonly nc: NatsConnection; readonly jsm: JetStreamManager; readonly names: HubNames },
   options: ProvisionOptions,
 ): Promise<HubResources> {
+  const { nc, jsm, names } = where;
   const limits = options.limits ?? DEFAULT_OPERATOR_LIMITS;
   await ensureStream(jsm, walStreamConfig(names, options.replicas, limits));
   await ensureStream(jsm, inboxStreamConfig(names, options.replicas, limits));
@@ -222,9 +221,9 @@ async function ensureDeliveryConsumer(jsm: JetStreamManager, names: HubNames): P
 export async function ensureInboxConsumer(
   jsm: JetStreamManager,
   names: HubNames,
-  agentId: string,
-  ackWaitMs: number,
+  inbox: { readonly agentId: string; readonly ackWaitMs: number },
 ): Promise<void> {
+  const { agentId, ackWaitMs } = inbox;
   await jsm.consumers.add(names.inboxStream, {
     durable_name: names.inboxConsumer(agentId),
     filter_subject: names.inbox(agentId),
