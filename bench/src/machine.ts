@@ -1,4 +1,3 @@
-import type { NatsConnection } from '@nats-io/transport-node';
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +23,7 @@ export function codeFacts(): Code {
 }
 
 /** Facts about the machine the numbers were taken on; the load averages show how busy the shared machine was. */
-export function machineFacts(nc: NatsConnection, external: boolean, loadavgStart: readonly number[]): Machine {
+export function machineFacts(loadavgStart: readonly number[]): Machine {
   const cpuList = cpus();
   return {
     cpus: cpuList.length,
@@ -33,8 +32,6 @@ export function machineFacts(nc: NatsConnection, external: boolean, loadavgStart
     platform: process.platform,
     arch: process.arch,
     node: process.version,
-    nats_server: nc.info?.version ?? 'unknown',
-    nats_external: external,
     loadavg_start: loadavgStart.map((n) => Math.round(n * 100) / 100),
     loadavg_end: loadavg().map((n) => Math.round(n * 100) / 100),
   };

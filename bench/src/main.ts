@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: what the hub costs on top of raw NATS JetStream on the same machine, in the same run. Starts a
- * nats-server (or uses `NATS_URL`), runs each scenario against a hub in its own process and against the raw
- * baseline, prints a table of raw figure, hub figure and ratio, and writes the JSON (`bench/results/latest.json`).
+ * nats-server (or uses `NATS_URL`) — each of `--servers` in turn — runs each scenario against a hub in its own
+ * process and against the raw baseline on that server, prints a table of raw figure, hub figure and ratio per server,
+ * and writes the JSON (`bench/results/latest.json`).
  * See docs/performance.md.
  */
-import { startNatsServer, type NatsServer } from '@ag2net/test-support';
+import type { NatsServer } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -20,6 +21,7 @@ import {
   PartialBenchResultsSchema,
   SCENARIO_NAMES,
   type PartialBenchResults,
+  type PartialServerRun,
   type ScenarioName,
   type Scenarios,
 } from './results.js';
@@ -29,8 +31,10 @@ import { withScenario, type ContextBase, type ScenarioContext } from './scenario
 import { failover } from './scenarios/failover.js';
 import { fanout } from './scenarios/fanout.js';
 import { hydrate } from './scenarios/hydrate.js';
+import { largeLog } from './scenarios/large-log.js';
 import { latency } from './scenarios/latency.js';
 import { scale } from './scenarios/scale.js';
+import { chooseServers, startServer } from './servers.js';
 import { round } from './stats.js';
 import { evaluateTargets } from './targets.js';
 import { benchAuth } from './nats-auth.js';
@@ -42,6 +46,7 @@ const RUNNERS: { readonly [K in ScenarioName]: (ctx: ScenarioContext) => Promise
   hydrate,
   coldStart,
   scale,
+  largeLog,
   failover,
 };
 
@@ -58,43 +63,70 @@ async function run(options: BenchOptions): Promise<PartialBenchResults> {
   const started = performance.now();
   const loadStart = loadavg();
   const code = codeFacts();
-  let nats: NatsServer | null = null;
-  if (options.natsUrl === undefined) nats = await startNatsServer();
-  const natsUrl = options.natsUrl ?? nats?.url ?? '';
-  const nc = await connect({ servers: natsUrl, name: 'bench-driver', ...benchAuth() });
+  const runs: PartialServerRun[] = [];
+  if (options.natsUrl !== undefined) {
+    runs.push(await runOn({ url: options.natsUrl, binary: options.natsUrl, server: null }, options));
+  } else {
+    for (const binary of await chooseServers(options.servers, log)) {
+      log(`nats-server ${binary}`);
+      const server = await startServer(binary);
+      try {
+        runs.push(await runOn({ url: server.url, binary, server }, options));
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  return {
+    schema_version: 2,
+    mode: options.quick ? 'quick' : 'full',
+    started_at: startedAt,
+    duration_s: round((performance.now() - started) / 1000, 1),
+    hub_placement: HUB_PLACEMENT,
+    code,
+    machine: machineFacts(loadStart),
+    runs,
+  };
+}
+
+/** Runs the chosen scenarios on one nats-server; its ratios are against raw NATS on that server. */
+async function runOn(
+  target: { readonly url: string; readonly binary: string; readonly server: NatsServer | null },
+  options: BenchOptions,
+): Promise<PartialServerRun> {
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
+  const nc = await connect({ servers: target.url, name: 'bench-driver', ...benchAuth() });
   try {
+    const version = nc.info?.version ?? 'unknown';
+    log(`nats-server ${version} at ${target.url}`);
     const base: ContextBase = {
-      natsUrl,
+      natsUrl: target.url,
       nc,
       js: jetstream(nc),
       jsm: await jetstreamManager(nc),
       sizes: options.sizes,
-      natsPid: nats?.pid,
+      natsPid: target.server?.pid,
       profileDir: options.profileDir,
-      log,
+      log: (message) => log(`${version} ${message}`),
     };
     const scenarios: Partial<Scenarios> = {};
     const runOne = async <K extends ScenarioName>(name: K): Promise<void> => {
       const t0 = performance.now();
-      log(`${name}: start`);
+      base.log(`${name}: start`);
       scenarios[name] = await withScenario(base, name, RUNNERS[name]);
-      log(`${name}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      base.log(`${name}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     };
     for (const name of options.only) await runOne(name);
     return {
-      schema_version: 1,
-      mode: options.quick ? 'quick' : 'full',
+      nats_server: { version, binary: target.binary, external: target.server === null },
       started_at: startedAt,
       duration_s: round((performance.now() - started) / 1000, 1),
-      hub_placement: HUB_PLACEMENT,
-      code,
-      machine: machineFacts(nc, options.natsUrl !== undefined, loadStart),
       scenarios,
       targets: evaluateTargets(scenarios),
     };
   } finally {
     await nc.close();
-    await nats?.stop();
   }
 }
 

@@ -28,6 +28,12 @@ export interface BenchSizes {
     readonly ackers: number;
     readonly ticks: number;
   };
+  /**
+   * A large log already in place: `channels × envelopesPerChannel` envelopes written straight into the WAL
+   * (`writeSyntheticHistory`), `open` of the channels still open; admission (at `admission`'s sizes) and hydrate
+   * are then measured on it and, in the same rounds, on a fresh log.
+   */
+  readonly largeLog: { readonly channels: number; readonly open: number; readonly envelopesPerChannel: number };
   readonly failover: {
     /** Conversation channels posted into, one closed loop each (a probe posts into one more). */
     readonly channels: number;
@@ -53,6 +59,7 @@ export const FULL_SIZES: BenchSizes = {
   hydrate: { channels: 1_000, envelopes: 100_000, agents: 20 },
   coldStart: { channels: 10_000, open: 1_000, envelopes: 1_000_000 },
   scale: { channels: 10_000, agents: 1_000, ackers: 10, ticks: 9 },
+  largeLog: { channels: 3_000, open: 300, envelopesPerChannel: 100 },
   failover: { channels: 8, paceMs: 10, runs: 3, warmupMs: 1_000, beforeMs: 3_000, afterMs: 3_000, pauseMs: 8_000 },
 };
 
@@ -63,6 +70,7 @@ export const QUICK_SIZES: BenchSizes = {
   hydrate: { channels: 20, envelopes: 1_000, agents: 4 },
   coldStart: { channels: 200, open: 20, envelopes: 4_000 },
   scale: { channels: 100, agents: 30, ackers: 3, ticks: 3 },
+  largeLog: { channels: 100, open: 10, envelopesPerChannel: 20 },
   failover: { channels: 2, paceMs: 10, runs: 1, warmupMs: 500, beforeMs: 1_000, afterMs: 1_000, pauseMs: 8_000 },
 };
 
@@ -76,19 +84,27 @@ export interface BenchOptions {
   readonly outFile: string;
   /** An existing NATS server (`NATS_URL`); otherwise the bench starts its own. */
   readonly natsUrl: string | undefined;
+  /**
+   * The nats-server binaries to run every scenario on, one after the other (`--servers`), or `undefined` for the
+   * default (see `chooseServers`). Ignored with `NATS_URL`.
+   */
+  readonly servers: readonly string[] | undefined;
   /** A directory for V8 CPU profiles of the hub process (`--cpu-prof`), or `undefined` for none. */
   readonly profileDir: string | undefined;
 }
 
 const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
 
-export const USAGE = `Usage: npm run bench -- [--quick] [--only admission,latency,fanout,hydrate,coldStart,scale,failover] [--out FILE] [--profile]
+export const USAGE = `Usage: npm run bench -- [--quick] [--only ${SCENARIO_NAMES.join(',')}] [--servers BIN[,BIN…]] [--out FILE] [--profile]
 
   --quick     tiny sizes: checks that every scenario runs (CI smoke test), not how fast
   --only      run some scenarios; the JSON then goes to results/partial.json unless --out is given
+  --servers   run the scenarios once on each of these nats-server binaries and report them side by side
+              (default: NATS_SERVER_BIN if set; else the installed nats-server and the current release,
+              installed into .cache/nats-server/, or the installed one alone when that cannot be installed)
   --out FILE  where to write the JSON (default results/latest.json, results/quick.json with --quick)
   --profile   run the hub process with --cpu-prof; profiles go to results/profiles/
-  NATS_URL    use this nats-server instead of starting one`;
+  NATS_URL    use this nats-server instead of starting one (one run; --servers is then refused)`;
 
 /** Parses the command line; `'help'` when usage was asked for. Throws on unknown flags or scenario names. */
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions | 'help' {
@@ -98,12 +114,19 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       out: { type: 'string' },
+      servers: { type: 'string' },
       profile: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   });
   if (values.help) return 'help';
+  const natsUrl = env['NATS_URL'] || undefined;
+  const servers = values.servers?.split(',').map((bin) => bin.trim());
+  if (servers !== undefined && (servers.length === 0 || servers.includes('')))
+    throw new Error('--servers takes a comma-separated list of nats-server binaries');
+  if (servers !== undefined && natsUrl !== undefined)
+    throw new Error('--servers starts its own servers; it cannot be combined with NATS_URL');
   const only = values.only === undefined ? SCENARIO_NAMES : values.only.split(',').map(scenarioName);
   const partial = only.length !== SCENARIO_NAMES.length;
   const defaultOut = partial ? 'partial.json' : values.quick ? 'quick.json' : 'latest.json';
@@ -112,7 +135,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     sizes: values.quick ? QUICK_SIZES : FULL_SIZES,
     only,
     outFile: values.out ?? `${RESULTS_DIR}${defaultOut}`,
-    natsUrl: env['NATS_URL'] || undefined,
+    natsUrl,
+    servers,
     profileDir: values.profile ? `${RESULTS_DIR}profiles` : undefined,
   };
 }

@@ -1,4 +1,13 @@
-import type { FailoverEventResult, FailoverRunResult, PartialBenchResults, Spread, Target } from './results.js';
+import type {
+  FailoverEventResult,
+  FailoverRunResult,
+  LargeLogResult,
+  PartialBenchResults,
+  PartialServerRun,
+  Spread,
+  Target,
+  Throughput,
+} from './results.js';
 import { median } from './stats.js';
 
 type Row = readonly [what: string, raw: string, hub: string, ratio: string, target: string];
@@ -10,10 +19,41 @@ const bytes = (n: number): string => `${Math.round(n).toLocaleString('en-US')} B
 const seconds = (n: number): string => `${(n / 1000).toFixed(2)} s`;
 const spread = (x: Spread): string => `${seconds(x.min)} / ${seconds(x.median)} / ${seconds(x.max)}`;
 
-/** The results as a Markdown table (it reads as well in a terminal as in docs/performance.md). */
+const HEADER: Row = ['Scenario', 'Raw NATS', 'Hub', 'Hub ÷ raw', 'Target'];
+
+/**
+ * The results as a Markdown table (it reads as well in a terminal as in docs/performance.md). With one server, one
+ * column each for raw, hub and ratio; with several, those three columns once per server, in the order they ran.
+ */
 export function formatTable(results: PartialBenchResults): string {
-  const s = results.scenarios;
-  const met = (id: string): string => verdict(results.targets.find((t) => t.id === id));
+  const perRun = results.runs.map(rowsOf);
+  const [first] = perRun;
+  if (first === undefined) return markdown(HEADER, []);
+  if (perRun.length === 1) return markdown(HEADER, first);
+  const header = [
+    'Scenario',
+    ...results.runs.flatMap((r) => {
+      const v = r.nats_server.version;
+      return [`Raw NATS ${v}`, `Hub ${v}`, `Hub ÷ raw ${v}`];
+    }),
+    'Target',
+  ];
+  const rows = first.map((row, i) => {
+    const cells = perRun.map((rows) => rows[i]);
+    const targets = [...new Set(cells.map((c) => c?.[4] ?? ''))];
+    return [
+      row[0],
+      ...cells.flatMap((c) => [c?.[1] ?? '', c?.[2] ?? '', c?.[3] ?? '']),
+      targets.length === 1 ? (targets[0] ?? '') : cells.map((c) => c?.[4] ?? '').join(' · '),
+    ];
+  });
+  return markdown(header, rows);
+}
+
+/** One server's rows: scenario, raw figure, hub figure, ratio, target. */
+function rowsOf(run: PartialServerRun): Row[] {
+  const s = run.scenarios;
+  const met = (id: string): string => verdict(run.targets.find((t) => t.id === id));
   const rows: Row[] = [];
   if (s.admission !== undefined) {
     const { spread, hot } = s.admission;
@@ -157,6 +197,7 @@ export function formatTable(results: PartialBenchResults): string {
       ],
     );
   }
+  if (s.largeLog !== undefined) rows.push(...largeLogRows(s.largeLog));
   if (s.failover !== undefined) {
     const f = s.failover;
     rows.push(
@@ -186,7 +227,71 @@ export function formatTable(results: PartialBenchResults): string {
       ],
     );
   }
-  return markdown(['Scenario', 'Raw NATS', 'Hub', 'Hub ÷ raw', 'Target'], rows);
+  return rows;
+}
+
+const startCpu = (start: LargeLogResult['hydrate_fresh'], name: string): string =>
+  start.cold_cpu_s[name]?.toFixed(2) ?? '–';
+
+/** The large-log scenario: each figure on the fresh log → on the large log, and how far it fell. */
+function largeLogRows(l: LargeLogResult): Row[] {
+  const n = (v: number): string => v.toLocaleString('en-US');
+  const change = (ratioValue: number): string =>
+    `${ratioValue >= 1 ? '+' : ''}${((ratioValue - 1) * 100).toFixed(0)} %`;
+  const cpu = (t: Throughput, name: string): string => String(t.cpu[name]?.us_per_op ?? '–');
+  const admissionRow = (label: string, c: LargeLogResult['spread']): Row => [
+    label,
+    rate(c.raw.per_s),
+    `${rate(c.fresh.per_s)} → ${rate(c.large.per_s)} (${change(c.large_vs_fresh)})`,
+    `${times(c.fresh_ratio)} → ${times(c.large_ratio)}`,
+    '',
+  ];
+  return [
+    [
+      `Large log: ${n(l.history_messages)} WAL msgs written straight in (${n(l.channels)} channels, ${n(l.open_channels)} open): raw replay; first hub start, no snapshots`,
+      `${rate(l.raw_replay_per_s)} (${l.raw_replay_s.toFixed(2)} s)`,
+      `${l.first_start_s.toFixed(2)} s (${rate(l.open_envelopes / l.first_start_s)} open env)`,
+      '',
+      '',
+    ],
+    admissionRow(`… admission, ${l.spread.channels} channels, fresh log → large log (env/s)`, l.spread),
+    admissionRow(`… admission, 1 hot channel, hub ${l.hot.large.in_flight} in flight, fresh → large (env/s)`, l.hot),
+    [
+      '… post→ack p50 / p99, fresh → large (spread; hot)',
+      '',
+      `${ms(l.spread.fresh.latency.p50_ms)} / ${ms(l.spread.fresh.latency.p99_ms)} → ${ms(l.spread.large.latency.p50_ms)} / ${ms(l.spread.large.latency.p99_ms)}; ${ms(l.hot.fresh.latency.p50_ms)} / ${ms(l.hot.fresh.latency.p99_ms)} → ${ms(l.hot.large.latency.p50_ms)} / ${ms(l.hot.large.latency.p99_ms)}`,
+      '',
+      '',
+    ],
+    [
+      '… CPU µs per admitted envelope, fresh → large: hub; nats-server (spread; hot)',
+      `raw nats-server ${cpu(l.spread.raw, 'nats-server')}; ${cpu(l.hot.raw, 'nats-server')}`,
+      `hub ${cpu(l.spread.fresh, 'hub')} → ${cpu(l.spread.large, 'hub')}; ${cpu(l.hot.fresh, 'hub')} → ${cpu(l.hot.large, 'hub')}; nats-server ${cpu(l.spread.fresh, 'nats-server')} → ${cpu(l.spread.large, 'nats-server')}; ${cpu(l.hot.fresh, 'nats-server')} → ${cpu(l.hot.large, 'nats-server')}`,
+      '',
+      '',
+    ],
+    [
+      '… hub delivery to inboxes until caught up, fresh → large (env/s; spread, hot)',
+      '',
+      `${rate(l.spread.fresh_delivery_per_s)} → ${rate(l.spread.large_delivery_per_s)}; ${rate(l.hot.fresh_delivery_per_s)} → ${rate(l.hot.large_delivery_per_s)}`,
+      '',
+      '',
+    ],
+    [
+      `… hydrate after the rounds, to active, fresh process / warm: fresh log (${n(l.hydrate_fresh.wal_messages)} msgs) → large (${n(l.hydrate_large.wal_messages)})`,
+      '',
+      `${l.hydrate_fresh.cold_s.toFixed(2)} / ${l.hydrate_fresh.warm_s.toFixed(2)} s → ${l.hydrate_large.cold_s.toFixed(2)} / ${l.hydrate_large.warm_s.toFixed(2)} s`,
+      `${times(l.hydrate_cold_ratio)} / ${times(l.hydrate_warm_ratio)}`,
+      '',
+    ],
+    [
+      '… that cold start: CPU s of hub; nats-server; channel records, read one get each (fresh → large)',
+      '',
+      `${startCpu(l.hydrate_fresh, 'hub')} → ${startCpu(l.hydrate_large, 'hub')}; ${startCpu(l.hydrate_fresh, 'nats-server')} → ${startCpu(l.hydrate_large, 'nats-server')}; ${n(l.hydrate_fresh.channel_records)} in ${l.hydrate_fresh.kv_metadata_load_s.toFixed(2)} s → ${n(l.hydrate_large.channel_records)} in ${l.hydrate_large.kv_metadata_load_s.toFixed(2)} s`,
+      '',
+      '',
+    ],
+  ];
 }
 
 /** A failover event's rows after its first: recovery of every loop, the worst wait, post→ack before and after. */
@@ -222,10 +327,10 @@ function verdict(t: Target | undefined): string {
   return t.met ? '✅' : '❌';
 }
 
-function markdown(header: Row, rows: readonly Row[]): string {
+function markdown(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const all = [header, ...rows];
   const widths = header.map((_, c) => Math.max(...all.map((r) => [...(r[c] ?? '')].length)));
-  const line = (r: Row): string => `| ${r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
+  const line = (r: readonly string[]): string => `| ${r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
@@ -233,10 +338,14 @@ function markdown(header: Row, rows: readonly Row[]): string {
 /** A one-paragraph description of the machine and the run. */
 export function formatMachine(results: PartialBenchResults): string {
   const m = results.machine;
+  const servers = results.runs.map(
+    (r) =>
+      `nats-server ${r.nats_server.version} (${r.nats_server.external ? 'NATS_URL' : r.nats_server.binary}, ${r.duration_s.toFixed(0)} s)`,
+  );
   return [
     `${results.mode} run, ${results.started_at}, ${results.duration_s.toFixed(0)} s`,
     `${m.cpus} × ${m.cpu_model}, ${m.total_memory_mb.toLocaleString('en-US')} MB RAM, ${m.platform}/${m.arch}`,
-    `Node ${m.node}, nats-server ${m.nats_server}${m.nats_external ? ' (NATS_URL)' : ' (started by the bench)'}`,
+    `Node ${m.node}; ${servers.join('; ')}`,
     `load average at start ${m.loadavg_start.map((n) => n.toFixed(2)).join(' ')}, at end ${m.loadavg_end.map((n) => n.toFixed(2)).join(' ')}`,
     `code: ${results.code.commit.slice(0, 12)}${results.code.changed_files.length === 0 ? '' : ` + ${results.code.changed_files.length} changed files`}`,
     `hub: ${results.hub_placement}`,

@@ -148,6 +148,65 @@ export const ScaleResultSchema = z.strictObject({
   tick: LatencySummarySchema,
 });
 
+const LargeLogCaseSchema = z.strictObject({
+  channels: count,
+  /** The baseline: the hub's appends, done directly (into a fresh stream). */
+  raw: ThroughputSchema,
+  /** A hub whose log holds only its own channels' handshakes and what this run posted. */
+  fresh: ThroughputSchema,
+  /** A hub on the same load whose log already held the large history when it started. */
+  large: ThroughputSchema,
+  /** fresh ÷ raw and large ÷ raw, as admission's `ratio`. */
+  fresh_ratio: num,
+  large_ratio: num,
+  /** large ÷ fresh: below 1 by how much the large log slows admission. */
+  large_vs_fresh: num,
+  /** Envelopes fanned out to inboxes per second, from the first post until delivery caught up. */
+  fresh_delivery_per_s: num,
+  large_delivery_per_s: num,
+});
+
+/** Times to active of a hub started over a log: in a fresh process (cold JIT), then again in it (warm). */
+const LogStartSchema = z.strictObject({
+  wal_messages: count,
+  cold_s: num,
+  warm_s: num,
+  /** CPU seconds each process used during the cold start (`hub`; `nats-server` when the bench started it). */
+  cold_cpu_s: z.record(z.string(), num),
+  /**
+   * Channel records in the channels bucket, and reading them with one get per key (the host's `kvLoad`): how the
+   * count of records alone weighs on NATS, not what the hub does (it reads the bucket in one streaming pass).
+   */
+  channel_records: count,
+  kv_metadata_load_s: num,
+});
+
+export const LargeLogResultSchema = z.strictObject({
+  /** The history written straight into the WAL before anything else. */
+  history_messages: count,
+  channels: count,
+  open_channels: count,
+  /** Envelopes in the open channels of the history: what a hub folds on its first start. */
+  open_envelopes: count,
+  write_s: num,
+  write_per_s: num,
+  /** The first hub on the history, in a fresh process, before any snapshot existed. */
+  first_start_s: num,
+  /** An ordered consumer replaying the history, as fast as it comes. */
+  raw_replay_s: num,
+  raw_replay_per_s: num,
+  payload_bytes: count,
+  agents: count,
+  spread: LargeLogCaseSchema,
+  hot: LargeLogCaseSchema,
+  /** After the admission rounds: each hub stopped and started again over its log. */
+  hydrate_fresh: LogStartSchema,
+  hydrate_large: LogStartSchema,
+  /** large ÷ fresh time to active, cold and warm: above 1 by how much the large log slows a start. */
+  hydrate_cold_ratio: num,
+  hydrate_warm_ratio: num,
+});
+
 /** Min, median and max of one figure over several runs. */
 export const SpreadSchema = z.strictObject({ min: num, median: num, max: num });
 
@@ -229,8 +288,6 @@ export const MachineSchema = z.strictObject({
   platform: z.string(),
   arch: z.string(),
   node: z.string(),
-  nats_server: z.string(),
-  nats_external: z.boolean(),
   loadavg_start: z.array(num),
   loadavg_end: z.array(num),
 });
@@ -242,24 +299,47 @@ const ScenariosSchema = z.strictObject({
   hydrate: HydrateResultSchema,
   coldStart: ColdStartResultSchema,
   scale: ScaleResultSchema,
+  largeLog: LargeLogResultSchema,
   failover: FailoverResultSchema,
 });
 
-/** A whole run: every scenario. */
+/** The nats-server one run of the scenarios measured. */
+export const NatsServerFactsSchema = z.strictObject({
+  /** The server's own version (`info.version` of the bench's connection), e.g. `2.15.1`. */
+  version: z.string(),
+  /** The binary the bench started, or the `NATS_URL` it was given. */
+  binary: z.string(),
+  /** `true` when the server was given (`NATS_URL`): its CPU is then not measured. */
+  external: z.boolean(),
+});
+
+/** The scenarios run on one nats-server; every ratio in it is against raw NATS on that server. */
+export const ServerRunSchema = z.strictObject({
+  nats_server: NatsServerFactsSchema,
+  started_at: z.string(),
+  duration_s: num,
+  scenarios: ScenariosSchema,
+  targets: z.array(TargetSchema),
+});
+
+export const PartialServerRunSchema = ServerRunSchema.extend({ scenarios: ScenariosSchema.partial() });
+
+/** A whole run: every scenario, on each server (`--servers`), in the order given. */
 export const BenchResultsSchema = z.strictObject({
-  schema_version: z.literal(1),
+  schema_version: z.literal(2),
   mode: z.enum(['full', 'quick']),
   started_at: z.string(),
   duration_s: num,
   hub_placement: z.string(),
   code: CodeSchema,
   machine: MachineSchema,
-  scenarios: ScenariosSchema,
-  targets: z.array(TargetSchema),
+  runs: z.array(ServerRunSchema).min(1),
 });
 
 /** A run of some scenarios (`--only`), written beside the full results, never over them. */
-export const PartialBenchResultsSchema = BenchResultsSchema.extend({ scenarios: ScenariosSchema.partial() });
+export const PartialBenchResultsSchema = BenchResultsSchema.extend({
+  runs: z.array(PartialServerRunSchema).min(1),
+});
 
 export type LatencySummaryResult = z.infer<typeof LatencySummarySchema>;
 export type Throughput = z.infer<typeof ThroughputSchema>;
@@ -269,6 +349,9 @@ export type FanoutResult = z.infer<typeof FanoutResultSchema>;
 export type HydrateResult = z.infer<typeof HydrateResultSchema>;
 export type ColdStartResult = z.infer<typeof ColdStartResultSchema>;
 export type ScaleResult = z.infer<typeof ScaleResultSchema>;
+export type LargeLogResult = z.infer<typeof LargeLogResultSchema>;
+export type NatsServerFacts = z.infer<typeof NatsServerFactsSchema>;
+export type PartialServerRun = z.infer<typeof PartialServerRunSchema>;
 export type Spread = z.infer<typeof SpreadSchema>;
 export type FailoverRunResult = z.infer<typeof FailoverRunSchema>;
 export type PauseRunResult = z.infer<typeof PauseRunSchema>;
@@ -289,5 +372,6 @@ export const SCENARIO_NAMES: readonly ScenarioName[] = [
   'hydrate',
   'coldStart',
   'scale',
+  'largeLog',
   'failover',
 ];

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findNatsServer } from '@ag2net/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QUICK_SIZES } from '../src/options.js';
 import { BenchResultsSchema, SCENARIO_NAMES } from '../src/results.js';
@@ -14,11 +15,24 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-/** Runs the bench CLI as `npm run bench:quick` does, writing the JSON to `out`; resolves with its exit code. */
-function runQuick(out: string): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs the bench CLI as `npm run bench:quick` does, on the installed nats-server only (the default would also fetch
+ * and run the current release), writing the JSON to `out`; resolves with its exit code.
+ */
+function runQuick(out: string, server: string): Promise<{ code: number | null; output: string }> {
   const child = spawn(
     process.execPath,
-    ['--conditions=@ag2net/source', '--import', 'tsx', 'bench/src/main.ts', '--quick', '--out', out],
+    [
+      '--conditions=@ag2net/source',
+      '--import',
+      'tsx',
+      'bench/src/main.ts',
+      '--quick',
+      '--servers',
+      server,
+      '--out',
+      out,
+    ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -34,13 +48,20 @@ describe('npm run bench -- --quick', () => {
     dirs.push(dir);
     const out = join(dir, 'quick.json');
 
-    const { code, output } = await runQuick(out);
+    const server = findNatsServer();
+
+    const { code, output } = await runQuick(out, server);
     expect(code, output).toBe(0);
 
     const results = BenchResultsSchema.parse(JSON.parse(await readFile(out, 'utf8')));
     expect(results.mode).toBe('quick');
-    expect(Object.keys(results.scenarios).sort()).toEqual([...SCENARIO_NAMES].sort());
-    expect(results.targets.map((t) => t.id)).toEqual([
+    expect(results.runs).toHaveLength(1);
+    const [run] = results.runs;
+    if (run === undefined) throw new Error('no run');
+    expect(run.nats_server.binary).toBe(server);
+    expect(run.nats_server.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(Object.keys(run.scenarios).sort()).toEqual([...SCENARIO_NAMES].sort());
+    expect(run.targets.map((t) => t.id)).toEqual([
       'admission_spread',
       'admission_hot',
       'post_ack_p50',
@@ -50,7 +71,7 @@ describe('npm run bench -- --quick', () => {
       'memory_per_channel',
       'sweeper_tick',
     ]);
-    const { admission, latency, fanout, hydrate, coldStart, scale, failover } = results.scenarios;
+    const { admission, latency, fanout, hydrate, coldStart, scale, largeLog, failover } = run.scenarios;
     expect(admission.spread.channels).toBe(QUICK_SIZES.admission.channels);
     expect(admission.spread.hub.errors).toBe(0);
     expect(admission.hot.hub.errors).toBe(0);
@@ -66,6 +87,11 @@ describe('npm run bench -- --quick', () => {
     );
     expect(scale.channels).toBe(QUICK_SIZES.scale.channels);
     expect(scale.tick.count).toBe(QUICK_SIZES.scale.ticks);
+    expect(largeLog.history_messages).toBe(QUICK_SIZES.largeLog.channels * QUICK_SIZES.largeLog.envelopesPerChannel);
+    expect(largeLog.hydrate_large.wal_messages).toBeGreaterThan(largeLog.history_messages);
+    expect(largeLog.spread.channels).toBe(QUICK_SIZES.admission.channels);
+    expect(largeLog.spread.fresh.errors + largeLog.spread.large.errors).toBe(0);
+    expect(largeLog.hot.fresh.errors + largeLog.hot.large.errors).toBe(0);
     expect(failover.kill.runs).toHaveLength(QUICK_SIZES.failover.runs);
     expect(failover.pause.runs).toHaveLength(QUICK_SIZES.failover.runs);
     expect(failover.kill.failed_posts + failover.pause.failed_posts).toBe(0);

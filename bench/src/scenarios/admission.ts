@@ -102,13 +102,13 @@ export async function admission(ctx: ScenarioContext): Promise<AdmissionResult> 
 }
 
 /** A run after which the bench waits for the hub's (or relay's) delivery to catch up, timing that too. */
-interface DrainedRun {
+export interface DrainedRun {
   readonly run: LoopRun;
   /** From the start of the run until everything admitted in it was delivered, in s. */
   readonly untilDelivered: number;
 }
 
-async function drained(drain: () => Promise<number>, options: ClosedLoopOptions): Promise<DrainedRun> {
+export async function drained(drain: () => Promise<number>, options: ClosedLoopOptions): Promise<DrainedRun> {
   const started = performance.now();
   const run = await runClosedLoops(options);
   const caughtUp = await drain();
