@@ -65,3 +65,10 @@ export function heldValue(hubId: string): string {
 export function releasedValue(hubId: string): string {
   return JSON.stringify({ hub_id: hubId, state: 'released' });
 }
+
+/** Another hub's record at the lease key, as a standby read it. */
+export interface ObservedHolder {
+  readonly hubId: string;
+  /** The key's revision holding that record. */
+  readonly revision: number;
+}

@@ -3,7 +3,9 @@ import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStr
 import type { KV } from '@nats-io/kv';
 import { headers } from '@nats-io/transport-node';
 import { ForeignWait, KV_OPERATION_HEADER } from './lease-foreign.js';
-import { RELEASE_OPERATION, heldValue, readLeaseValue, releasedValue } from './lease-record.js';
+import { RELEASE_OPERATION, heldValue, readLeaseValue, releasedValue, type ObservedHolder } from './lease-record.js';
+
+export type { ObservedHolder } from './lease-record.js';
 
 const KEY = 'active';
 
@@ -379,13 +381,6 @@ export class Lease {
     this.#validUntil = 0;
     return 'lost';
   }
-}
-
-/** Another hub's record at the lease key, as a standby read it. */
-export interface ObservedHolder {
-  readonly hubId: string;
-  /** The key's revision holding that record. */
-  readonly revision: number;
 }
 
 function exhaustive(value: never): never {
