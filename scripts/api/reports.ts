@@ -6,7 +6,9 @@
  * lists in its "Public API" section other names than the package exports.
  *
  * Usage: node --import tsx scripts/api/reports.ts check|update [package-folder …]
- * (npm run api:check / npm run api:update build the declarations first).
+ * (npm run api:check / npm run api:update build the declarations first, with `--force`: an incremental build keeps the
+ * declarations of files that did not change, and TypeScript writes the members of an inferred union in the order it
+ * first met their types, so a kept declaration can list them in another order than a clean build does.)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
