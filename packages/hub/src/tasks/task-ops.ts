@@ -74,7 +74,11 @@ async function observeExisting(
     progress: { ...existing.progress, ...report.progress },
     error: report.error ?? existing.error,
   };
-  return settle(ctx, { before: existing, task: stamp(next, report.state, ctx.clock.now()), reason: report.error ?? '' });
+  return settle(ctx, {
+    before: existing,
+    task: stamp(next, report.state, ctx.clock.now()),
+    reason: report.error ?? '',
+  });
 }
 
 /**
