@@ -19,6 +19,7 @@ import { createRawWal, rawNames } from '../raw/streams.js';
 import type { AdmissionResult } from '../results.js';
 import { ratio, round } from '../stats.js';
 import type { ScenarioContext } from './context.js';
+import { rotatingRounds, type RoundResults } from '../load/rotating-rounds.js';
 
 /**
  * Admission throughput. Hub: closed-loop clients post `EV_TEXT` into open conversation channels and count acks —
@@ -80,13 +81,13 @@ export async function admission(ctx: ScenarioContext): Promise<AdmissionResult> 
   const relayDrain = () => waitForConsumer(ctx.jsm, raw.walStream, raw.relayConsumer);
 
   ctx.log(`${s.rounds} rounds × (raw appends, relay, hub) into ${s.channels} channels`);
-  const spread = await rounds(s.rounds, {
+  const spread = await rotatingRounds(s.rounds, {
     raw: () => runClosedLoops({ ...base, loops: s.channels, op: (i) => appender.append(`s${i}`) }),
     relay: () => drained(relayDrain, { ...base, loops: s.channels, op: (i) => relayed(`s${i}`, pick(i, 0)) }),
     hub: () => drained(hubDrain, { ...base, loops: s.channels, op: (i) => post(pick(i, 0)) }),
   });
   ctx.log(`${s.rounds} rounds × (raw, relay, hub) into one hot channel, hub ${s.hotInFlight} in flight`);
-  const hot = await rounds(s.rounds, {
+  const hot = await rotatingRounds(s.rounds, {
     raw: () => runClosedLoops({ ...base, loops: 1, op: () => appender.append('hot') }),
     relay: () => drained(relayDrain, { ...base, loops: s.hotInFlight, op: (i) => relayed('hot', pick(0, i)) }),
     hub: () => drained(hubDrain, { ...base, loops: s.hotInFlight, op: (i) => post(pick(0, i)) }),
@@ -115,32 +116,11 @@ export async function drained(drain: () => Promise<number>, options: ClosedLoopO
   return { run, untilDelivered: (caughtUp - started) / 1000 };
 }
 
-interface Rounds {
-  readonly raw: LoopRun[];
-  readonly relay: DrainedRun[];
-  readonly hub: DrainedRun[];
-}
-
-/** Runs raw, relay and hub `n` times each, rotating which goes first. */
-async function rounds(
-  n: number,
-  runs: {
-    readonly raw: () => Promise<LoopRun>;
-    readonly relay: () => Promise<DrainedRun>;
-    readonly hub: () => Promise<DrainedRun>;
-  },
-): Promise<Rounds> {
-  const out: Rounds = { raw: [], relay: [], hub: [] };
-  const steps = [
-    async () => void out.raw.push(await runs.raw()),
-    async () => void out.relay.push(await runs.relay()),
-    async () => void out.hub.push(await runs.hub()),
-  ];
-  for (let r = 0; r < n; r += 1) {
-    for (let k = 0; k < steps.length; k += 1) await steps[(r + k) % steps.length]?.();
-  }
-  return out;
-}
+type Rounds = RoundResults<{
+  readonly raw: () => Promise<LoopRun>;
+  readonly relay: () => Promise<DrainedRun>;
+  readonly hub: () => Promise<DrainedRun>;
+}>;
 
 function summarizeCase(r: Rounds): Omit<AdmissionResult['spread'], 'channels'> {
   const raw = throughputOf(r.raw);

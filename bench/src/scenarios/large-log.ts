@@ -21,6 +21,7 @@ import type { LargeLogResult } from '../results.js';
 import { ratio, round } from '../stats.js';
 import { drained, type DrainedRun } from './admission.js';
 import type { ScenarioContext } from './context.js';
+import { rotatingRounds, type RoundResults } from '../load/rotating-rounds.js';
 
 /**
  * Admission and hydrate on a large log already in place, against the same on a fresh log, in the same rounds.
@@ -88,13 +89,13 @@ export async function largeLog(ctx: ScenarioContext): Promise<LargeLogResult> {
     poster.post(t.envelope.sender_id, t.withId().body);
 
   ctx.log(`${a.rounds} rounds × (raw appends, fresh hub, large-log hub) into ${a.channels} channels`);
-  const spread = await rotate(a.rounds, {
+  const spread = await rotatingRounds(a.rounds, {
     raw: () => runClosedLoops({ ...window, meter: freshMeter, loops: a.channels, op: (i) => appender.append(`s${i}`) }),
     fresh: () => hubRun(freshHub, a.channels, (i) => post(freshPoster, freshPick(i, 0))),
     large: () => hubRun(largeHub, a.channels, (i) => post(largePoster, largePick(i, 0))),
   });
   ctx.log(`${a.rounds} rounds × (raw, fresh hub, large-log hub) into one hot channel, ${a.hotInFlight} in flight`);
-  const hot = await rotate(a.rounds, {
+  const hot = await rotatingRounds(a.rounds, {
     raw: () => runClosedLoops({ ...window, meter: freshMeter, loops: 1, op: () => appender.append('hot') }),
     fresh: () => hubRun(freshHub, a.hotInFlight, (i) => post(freshPoster, freshPick(0, i))),
     large: () => hubRun(largeHub, a.hotInFlight, (i) => post(largePoster, largePick(0, i))),
@@ -157,32 +158,11 @@ async function conversations(
   };
 }
 
-interface Rotated {
-  readonly raw: LoopRun[];
-  readonly fresh: DrainedRun[];
-  readonly large: DrainedRun[];
-}
-
-/** Runs raw, fresh and large `n` times each, rotating which goes first. */
-async function rotate(
-  n: number,
-  runs: {
-    readonly raw: () => Promise<LoopRun>;
-    readonly fresh: () => Promise<DrainedRun>;
-    readonly large: () => Promise<DrainedRun>;
-  },
-): Promise<Rotated> {
-  const out: Rotated = { raw: [], fresh: [], large: [] };
-  const steps = [
-    async () => void out.raw.push(await runs.raw()),
-    async () => void out.fresh.push(await runs.fresh()),
-    async () => void out.large.push(await runs.large()),
-  ];
-  for (let r = 0; r < n; r += 1) {
-    for (let k = 0; k < steps.length; k += 1) await steps[(r + k) % steps.length]?.();
-  }
-  return out;
-}
+type Rotated = RoundResults<{
+  readonly raw: () => Promise<LoopRun>;
+  readonly fresh: () => Promise<DrainedRun>;
+  readonly large: () => Promise<DrainedRun>;
+}>;
 
 function summarize(r: Rotated): Omit<LargeLogResult['spread'], 'channels'> {
   const raw = throughputOf(r.raw);
