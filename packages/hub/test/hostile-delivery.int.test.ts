@@ -113,7 +113,7 @@ describe('poison-proof delivery', () => {
     const first = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
     const second = (await openChannel(net, alice, 'conversation', [carol])).channel_id;
     // Bob stops reading once his inbox is empty; three texts then fill it to the stream's hard cap.
-    await bob.mailbox.close();
+    await bob.mailbox.closeWhenRead();
     await waitFor(
       async () => {
         const info = await jsm.consumers.info(net.names.inboxStream, net.names.inboxConsumer(bob.id));

@@ -61,7 +61,7 @@ describe('inbox counts reflect consumption', () => {
     const alice = await register(net, 'alice');
     const bob = await register(net, 'bob', { rule: { limits: { inbox: { max_pending: 3 } } } });
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
-    await bob.mailbox.close();
+    await bob.mailbox.closeWhenRead();
     await emptied(jsm, net, bob);
     for (const n of [1, 2, 3]) {
       await say(net, alice, cid, `m${n}`);
@@ -91,7 +91,7 @@ describe('inbox counts reflect consumption', () => {
     const carol = await register(net, 'carol');
     const dave = await register(net, 'dave');
     const bob = await register(net, 'bob', { rule: { limits: { inbox: { max_pending: 2 } } } });
-    await bob.mailbox.close();
+    await bob.mailbox.closeWhenRead();
     await emptied(jsm, net, bob);
     // Two channels to bob, who is not reading: their invites wait in his inbox.
     const waiting = [openChannel(net, alice, 'conversation', [bob]), openChannel(net, carol, 'conversation', [bob])];

@@ -70,7 +70,7 @@ describe('inbox pressure', () => {
     const alice = await register(net, 'alice');
     const bob = await register(net, 'bob', { rule: { limits: { inbox: { max_pending: 10 } } } });
     const cid = (await openChannel(net, alice, 'conversation', [bob])).channel_id;
-    await bob.mailbox.close();
+    await bob.mailbox.closeWhenRead();
     await depthIs(jsm, net, bob, 0);
     const line = {
       agent: 'bob',

@@ -244,6 +244,25 @@ export class Mailbox {
     await this.#messages.close();
     await this.#loop;
   }
+
+  /**
+   * Stops reading once everything the hub has admitted so far reached this inbox and was acked: closing while a
+   * delivery is on its way (a channel's `opened` right after it was created) would leave it unacked, waiting out the
+   * inbox's ack wait, so a test of a recipient that stops reading would start with one message it did not expect.
+   */
+  async closeWhenRead(): Promise<void> {
+    await drained(this.#net);
+    const jsm = await jetstreamManager(this.#net.nc);
+    const names = this.#net.names;
+    await waitFor(
+      async () => {
+        const info = await jsm.consumers.info(names.inboxStream, names.inboxConsumer(this.#agentId));
+        return info.num_pending + info.num_ack_pending === 0;
+      },
+      { what: `the inbox of ${this.#agentId} to be read`, timeoutMs: 10_000 },
+    );
+    await this.close();
+  }
 }
 
 /** The ack an invitee posts for `invite`. */
