@@ -4,7 +4,7 @@ import { startHub } from '@ag2net/hub';
 import { traceAnchorOf } from '@ag2net/protocol/internal';
 import { EV_TEXT } from '@ag2net/protocol';
 import { startTracing, type Tracing } from '@ag2net/telemetry';
-import { natsPerFile, uniqueName } from '@ag2net/test-support';
+import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -61,6 +61,14 @@ describe('tracing', () => {
       expect(traceAnchorOf(traceId)?.traceId).toBe(traceId);
       expect(reply?.trace_id).toBe(traceId);
 
+      // The reply reaches the person before the agent's side has necessarily ended its spans (its send ends when the
+      // hub's ack comes back, its turn after that): wait for both sends and the turn to be finished.
+      const finished = (name: string): number =>
+        exporter.getFinishedSpans().filter((s) => s.name === name && s.spanContext().traceId === traceId).length;
+      await waitFor(() => finished('ag2net.send') >= 2 && finished('ag2net.turn') >= 1, {
+        timeoutMs: 10_000,
+        what: "the agent's send and turn spans to end",
+      });
       const spans = exporter.getFinishedSpans().map(view);
       const inTrace = spans.filter((s) => s.traceId === traceId);
       const named = (scope: string, name: string) => inTrace.filter((s) => s.scope === scope && s.name === name);
