@@ -166,4 +166,47 @@ describe('hub-service failover', () => {
     const bob = await rpc.call('register', { passport: { name: 'bob' } });
     expect(bob.passport.name).toBe('bob');
   }, 90_000);
+
+  it('a hub paused past its lease is replaced, and while it stays paused every request reaches its successor', async () => {
+    // A 3 s lease: the paused holder's key expires and the standby takes it; the paused process keeps its connection
+    // and its RPC subscriptions throughout.
+    const prefix = uniqueName('pp');
+    const names = hubNames(prefix);
+    const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 30_000 });
+    const first = startHubService({ natsUrl: stack.url, prefix, hubId: 'first', leaseTtlMs: 3_000 });
+    stack.track(first);
+    await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).hub_id === 'first', {
+      timeoutMs: 20_000,
+      what: 'the first hub to serve',
+    });
+    const second = startHubService({ natsUrl: stack.url, prefix, hubId: 'second', leaseTtlMs: 3_000 });
+    stack.track(second);
+    await waitFor(() => second.output().includes('started; competing for the lease'), {
+      timeoutMs: 20_000,
+      what: 'the standby',
+    });
+
+    first.pause();
+    await waitFor(() => second.output().includes('"msg":"active"'), {
+      timeoutMs: 20_000,
+      what: 'the standby to serve',
+    });
+    // One attempt each, no retry: a request the server handed to the paused hub would time out unanswered.
+    const answeredBy: string[] = [];
+    for (let i = 0; i < 24; i += 1) {
+      const reply = await stack.nc.request(names.rpc('health'), '{}', { timeout: 2_000 }).catch(() => null);
+      const body = reply === null ? null : (reply.json() as { ok?: boolean; result?: { hub_id?: string } });
+      answeredBy.push(body?.ok === true ? (body.result?.hub_id ?? '?') : 'nobody');
+    }
+    expect(answeredBy).toEqual(Array.from({ length: 24 }, () => 'second'));
+
+    // Woken, the deposed hub finds its lease gone and steps down; the successor keeps serving.
+    first.resume();
+    await waitFor(() => first.output().includes('stepped down'), {
+      timeoutMs: 20_000,
+      what: 'the old hub to step down',
+    });
+    const health = await rpc.call('health', {}, { timeout: 2_000 });
+    expect(health).toMatchObject({ hub_id: 'second', role: 'active' });
+  }, 90_000);
 });

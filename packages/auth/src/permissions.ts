@@ -122,7 +122,8 @@ function hubStreams(names: HubNames): StreamUse[] {
 /**
  * Exactly what the hub uses, derived from its code (`provision`, the WAL writer and reader, delivery, the audit
  * log, the lease, the registry and the RPC server):
- * - RPC: subscribe to `<p>.hub.v1.>` (queue group `hub`) and answer each request once (`allow_responses`);
+ * - RPC: subscribe to `<p>.hub.v1.>` (no queue group: only the lease holder subscribes) and answer each request once
+ *   (`allow_responses`);
  * - the roster: subscribe to `<p>.hubs.v1.ping` (`names.hubsPing`, no queue group) and answer it the same way;
  * - presence: subscribe to its own `<p>.hubs.v1.alive.<hub_id>` and probe the other hubs' (`names.hubAlive`; nothing
  *   is ever answered there);

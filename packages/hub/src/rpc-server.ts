@@ -40,7 +40,11 @@ const MAX_ERROR_DETAILS_BYTES = 1024;
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /**
- * Serves the hub's operations on `<prefix>.hub.v1.<op>[.<caller>]` (queue group `hub`).
+ * Serves the hub's operations on `<prefix>.hub.v1.<op>[.<caller>]`, in no queue group: only the lease holder
+ * subscribes, from the start of its term to its step-down, so every request reaches it. A deposed holder that cannot
+ * tell yet (a paused process keeps its connection and its subscriptions) also receives every request instead of
+ * drawing half of them away from its successor, as a shared queue group would; what it answers on waking is
+ * `unavailable` (its lease lapsed by its own clock), to requests its successor has already answered.
  *
  * The boundary cannot throw: every request is answered or, when answering itself fails, dropped with a log line,
  * inside a guard. Before parsing, a request larger than its op's `maxRequestBytes` or nesting deeper than
@@ -80,7 +84,6 @@ export class RpcServer {
     for (const op of HUB_OP_NAMES) {
       const withCaller = HUB_OPS[op].caller;
       const sub = this.nc.subscribe(this.names.rpcListen(op, withCaller), {
-        queue: 'hub',
         callback: (err, msg) => {
           if (err !== null) {
             this.logger.error({ err, op }, 'rpc subscription failed');
