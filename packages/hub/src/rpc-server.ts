@@ -36,6 +36,14 @@ export type HubHandlers = {
 export const MAX_ERROR_MESSAGE_CHARS = 1024;
 /** The most bytes of JSON an error's `details` may take in a reply; larger details are left out. */
 const MAX_ERROR_DETAILS_BYTES = 1024;
+/**
+ * How long a request that finds this hub's lease lapsed waits before it is answered `unavailable`, ms. A successor
+ * that took the lease over serves the same subjects, so its answer reaches the requester first and the refusal is
+ * dropped; with no successor (a NATS stall this hub rides out) the requester learns to back off after this grace.
+ */
+export const LAPSED_REFUSAL_GRACE_MS = 500;
+/** The most requests that wait out the grace at once; beyond it a request is refused at once. */
+const MAX_LAPSED_WAITING = 1_024;
 /** NATS's default `max_payload`, used while the connection has not reported its own. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
@@ -43,8 +51,9 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
  * Serves the hub's operations on `<prefix>.hub.v1.<op>[.<caller>]`, in no queue group: only the lease holder
  * subscribes, from the start of its term to its step-down, so every request reaches it. A deposed holder that cannot
  * tell yet (a paused process keeps its connection and its subscriptions) also receives every request instead of
- * drawing half of them away from its successor, as a shared queue group would; what it answers on waking is
- * `unavailable` (its lease lapsed by its own clock), to requests its successor has already answered.
+ * drawing half of them away from its successor, as a shared queue group would. Such a hub refuses with `unavailable`
+ * (its lease lapsed by its own clock) only after `LAPSED_REFUSAL_GRACE_MS`, so that its successor's answer, sent for
+ * the same request, is the one the requester gets.
  *
  * The boundary cannot throw: every request is answered or, when answering itself fails, dropped with a log line,
  * inside a guard. Before parsing, a request larger than its op's `maxRequestBytes` or nesting deeper than
@@ -57,6 +66,8 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 export class RpcServer {
   #subs: Subscription[] = [];
   #observer: HubObserver = {};
+  /** Requests waiting out `LAPSED_REFUSAL_GRACE_MS`. */
+  #lapsedWaiting = 0;
   readonly #origins: CallerOrigins;
   readonly #gate: CallerGate;
   readonly #serving: () => boolean;
@@ -132,7 +143,7 @@ export class RpcServer {
     const started = performance.now();
     let code: string | null = null;
     try {
-      if (!this.#serving()) throw leaseLapsed();
+      if (!this.#serving() && !(await this.#servingAfterGrace())) throw leaseLapsed();
       const claimed = HUB_OPS[op].caller ? callerOf(msg.subject) : '';
       this.#gate.check({ op, caller: claimed, origin: verdict.origin }, service.callers);
       const request = parseRequest(op, msg);
@@ -167,6 +178,18 @@ export class RpcServer {
     }
   }
 
+  /** Waits `LAPSED_REFUSAL_GRACE_MS` (unless too many wait already); true when the lease holds again by then. */
+  async #servingAfterGrace(): Promise<boolean> {
+    if (this.#lapsedWaiting >= MAX_LAPSED_WAITING) return false;
+    this.#lapsedWaiting += 1;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, LAPSED_REFUSAL_GRACE_MS));
+    } finally {
+      this.#lapsedWaiting -= 1;
+    }
+    return this.#serving();
+  }
+
   /** The reply for a failure, bounded in size; logs `internal` failures, which are the hub's fault. */
   #errorReply(op: HubOp, thrown: unknown): string {
     const err = toHubError(unavailableOnNatsOutage(thrown, { op, logger: this.logger }));
@@ -189,7 +212,8 @@ export interface RpcServerOptions {
   readonly registration?: RegistrationLimits;
   /**
    * Asked before each request is served: `false` answers it `unavailable` (this hub's lease lapsed and is being
-   * renewed, so a successor may already serve), which clients retry. Default: always serving.
+   * renewed, so a successor may already serve), which clients retry, unless it is true again after
+   * `LAPSED_REFUSAL_GRACE_MS`. Default: always serving.
    */
   readonly serving?: () => boolean;
 }
