@@ -28,7 +28,7 @@ import {
   type HubNames,
 } from '@ag2net/protocol';
 import { connectWithCreds, startSecuredNatsServer, uniqueName, type NatsServer } from '@ag2net/test-support';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -296,6 +296,38 @@ describe('attacks refused by NATS leave the WAL, the inboxes and KV unchanged', 
     await refusedSubscribe(as, '_INBOX.>');
     await refusedRequest(as, `$JS.API.CONSUMER.MSG.NEXT.${names.inboxStream}.${names.inboxConsumer(bob.id)}`, {});
     expect(await storeState(admin, names)).toEqual(settled);
+  });
+
+  it("probing the hub's presence subject, with the reply aimed at the lease key", async () => {
+    const presence = names.hubAlive(hub.hubId);
+    const leaseKey = `$KV.${names.leasesBucket}.active`;
+    const lease = async (): Promise<number | null> => {
+      const jsm = await jetstreamManager(admin);
+      const m = await jsm.streams.getMessage(`KV_${names.leasesBucket}`, { last_by_subj: leaseKey });
+      return m === null ? null : m.seq;
+    };
+    const leaseBefore = await lease();
+    expect(leaseBefore).not.toBeNull();
+    // Identities and the registrant may not publish there at all.
+    await refusedPublish(alice, presence);
+    await refusedPublish(alice, names.hubAliveAll.replace('*', 'other-hub'));
+    const as: Identity = { id: 'registrant', nc: registrant, violations: registrantViolations };
+    await refusedPublish(as, presence);
+    // A holder of the hub's own credentials (another hub instance) may probe; the hub never answers a probe, so no
+    // reply subject, the lease key's or the WAL's, is ever published to.
+    const peer = await open(await creds(AuthFile.hubServiceCreds), hubServiceInboxPrefix(names));
+    const answers = peer.subscribe(`${hubServiceInboxPrefix(names)}.probe.>`);
+    for (const reply of [leaseKey, names.wal(channelId), `$KV.${names.agentsBucket}.${bob.id}.passport`]) {
+      for (let i = 0; i < 50; i += 1) peer.publish(presence, 'attacker', { reply });
+    }
+    peer.publish(presence, '', { reply: `${hubServiceInboxPrefix(names)}.probe.1` });
+    await peer.flush();
+    await hubNc.flush();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(answers.getReceived()).toBe(0);
+    expect(await lease()).toBe(leaseBefore);
+    expect(await storeState(admin, names)).toEqual(settled);
+    expect(hub.role).toBe('active');
   });
 
   it('a control: what an identity may do moves the store, so each comparison above could fail', async () => {
