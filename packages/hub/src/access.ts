@@ -22,7 +22,8 @@ import {
 } from '@ag2net/protocol';
 import { nonParticipantRefusal } from './core/admission.js';
 import { channelNotFound } from './core/channel-table.js';
-import type { HubContext } from './core/context.js';
+import type { HomeStores } from './hub-parts.js';
+import type { PartitionPick } from './partition.js';
 import { isPeerCancelRequest } from './tasks/peer-cancel.js';
 
 /**
@@ -57,10 +58,12 @@ export interface Call {
 }
 
 /** The directory of a hub: who is registered and who takes part in which channel, as the hub knows it now. */
-export function accessDirectory(ctx: Pick<HubContext, 'registry' | 'channels' | 'tasks'>): AccessDirectory {
+export function accessDirectory(
+  ctx: Pick<HomeStores, 'registry' | 'tasks'> & PartitionPick<'channels'>,
+): AccessDirectory {
   return {
     isRegistered: (agentId) => ctx.registry.get(agentId) !== undefined,
-    channel: (channelId) => ctx.channels.get(channelId),
+    channel: (channelId) => ctx.partition.channels.get(channelId),
     task: (taskId) => ctx.tasks.get(taskId),
   };
 }

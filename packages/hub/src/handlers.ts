@@ -14,17 +14,24 @@ import {
   getRule,
   recordObservation,
   register,
+  type RegisterDeps,
+  type UnregisterDeps,
   setResume,
   setRule,
   setSkill,
   unregister,
 } from './core/agent-ops.js';
-import { postEnvelope } from './core/admission.js';
-import { attach, readmitIdentity, renewCredentials, revokeIdentity } from './auth/credential-ops.js';
+import { postEnvelope, type AdmissionDeps } from './core/admission.js';
+import {
+  attach,
+  readmitIdentity,
+  renewCredentials,
+  revokeIdentity,
+  type RevocationDeps,
+} from './auth/credential-ops.js';
 import { deliveryLag } from './observe/delivery-lag.js';
-import type { HubContext } from './core/context.js';
 import { pageBudget, pageOf } from './core/paging.js';
-import { createChannel } from './core/create-channel.js';
+import { createChannel, type CreateChannelDeps } from './core/create-channel.js';
 import { metadataOf } from './core/retention.js';
 import type { HubHandlers } from './rpc-server.js';
 import {
@@ -36,14 +43,26 @@ import {
   readTaskCheckpoint,
   updateTask,
 } from './tasks/task-ops.js';
-import { reportTurnFailure } from './audit/turn-failures.js';
-import { turnLockTable } from './turn-locks/hub-turn-locks.js';
+import { reportTurnFailure, type TurnFailureDeps } from './audit/turn-failures.js';
+import { turnLockTable, type TurnLockDeps } from './turn-locks/hub-turn-locks.js';
+import type { HubEnv } from './hub-parts.js';
+import type { PartitionPick } from './partition.js';
+
+/** What the RPC handlers use: what each operation they map onto uses, and the connection that bounds a page. */
+export type HandlerDeps = RegisterDeps &
+  UnregisterDeps &
+  RevocationDeps &
+  TurnLockDeps &
+  AdmissionDeps &
+  CreateChannelDeps &
+  TurnFailureDeps &
+  Pick<HubEnv, 'nc'>;
 
 /**
  * Maps each RPC operation onto the hub's core. The RPC server runs a handler only for a caller the op's access class
  * allows (see `authorize`), so handlers check no access class themselves.
  */
-export function buildHandlers(ctx: HubContext, health: () => Health): HubHandlers {
+export function buildHandlers(ctx: HandlerDeps, health: () => Health): HubHandlers {
   const turnLocks = turnLockTable(ctx);
   return {
     register: (req) => register(ctx, req),
@@ -87,7 +106,7 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
     recordObservation: async (req, caller) => ({ resume: await recordObservation(ctx, caller, req) }),
     createChannel: async (req, caller) => ({ channel: await createChannel(ctx, caller, req) }),
     // A participant's or the operator's (the RPC server let nobody else through).
-    getChannel: (req) => ({ channel: metadataOf(ctx, ctx.channels.require(req.channel_id)) }),
+    getChannel: (req) => ({ channel: metadataOf(ctx, ctx.partition.channels.require(req.channel_id)) }),
     listChannels: (req, caller) => {
       const page = listChannels(ctx, caller, req);
       return { channels: page.items, next_cursor: page.next_cursor };
@@ -126,8 +145,8 @@ export function buildHandlers(ctx: HubContext, health: () => Health): HubHandler
 }
 
 /** How many channels are pending, active or closing. */
-export function openChannelCount(ctx: HubContext): number {
-  return ctx.channels
+export function openChannelCount(ctx: PartitionPick<'channels'>): number {
+  return ctx.partition.channels
     .all()
     .filter((rt) => rt.metadata.state !== ChannelState.Closed && rt.metadata.state !== ChannelState.Expired).length;
 }

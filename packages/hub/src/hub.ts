@@ -3,14 +3,14 @@ import type { Hub } from './hub-api.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createCredentialsIssuer } from './auth/issuer.js';
-import type { HubContext } from './core/context.js';
 import { Deliverer } from './core/delivery.js';
 import { hydrate } from './core/hydrate.js';
 import { accessDirectory } from './access.js';
 import { callerDirectory } from './core/credential-state.js';
 import { buildHandlers, openChannelCount } from './handlers.js';
 import { bindObserver } from './observe/channel-counts.js';
-import { buildHubContext } from './build-context.js';
+import { assembleHub, type AssembledHub } from './assemble-hub.js';
+import type { Partition } from './partition.js';
 import { createExpectationRegistry } from './governance/expectation-registry.js';
 import { traceHandlers } from './observe/traced-handlers.js';
 import { backoffMs, pause, whileHeld } from './lease-keeper.js';
@@ -54,7 +54,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       limits: opts.limits,
     },
   );
-  const ctx = buildHubContext({ opts, names, nc, jsm, resources, issuer, expectations });
+  const ctx = assembleHub({ opts, names, nc, jsm, resources, issuer, expectations });
   bindObserver(ctx);
   const hub = new HubInstance(ctx, opts, opts.connection === null);
   hub.startElection();
@@ -97,21 +97,24 @@ class HubInstance implements Hub {
   readonly #presence: HubPresence;
   readonly #goneWatch: GoneWatch;
   readonly #deliverer: Deliverer;
+  /** The hub's one partition: every channel, under the hub's lease. */
+  readonly #partition: Partition;
   readonly #startedAt: number;
   readonly #closedResult: Promise<void | Error>;
   #settleClosed: (result: void | Error) => void = () => undefined;
 
   constructor(
-    private readonly ctx: HubContext,
+    private readonly ctx: AssembledHub,
     private readonly opts: ResolvedHubOptions,
     private readonly ownsConnection: boolean,
   ) {
     this.hubId = opts.hubId;
     this.names = ctx.names;
+    this.#partition = ctx.partition;
     const importAccount = ctx.issuer?.accountPublicKey ?? null;
     this.#rpc = new RpcServer(ctx.nc, ctx.names, {
       logger: ctx.logger,
-      serving: () => ctx.lease.holds(),
+      serving: () => ctx.partition.lease.holds(),
       importAccount,
       registration: opts.registrationLimits,
     });
@@ -137,7 +140,7 @@ class HubInstance implements Hub {
   }
 
   get epoch(): number {
-    return this.#role === 'active' ? this.ctx.epoch : 0;
+    return this.#role === 'active' ? this.#partition.epoch : 0;
   }
 
   whenActive(): Promise<void> {
@@ -171,7 +174,7 @@ class HubInstance implements Hub {
     while (!this.#closed) {
       let epoch: number | null = null;
       try {
-        epoch = (await this.ctx.lease.tryAcquire()) ?? (await this.#takeOverFromGone());
+        epoch = (await this.#partition.lease.tryAcquire()) ?? (await this.#takeOverFromGone());
       } catch (err) {
         failures += 1;
         this.ctx.logger.warn({ err, failures }, 'lease attempt failed');
@@ -195,10 +198,10 @@ class HubInstance implements Hub {
    * the holder is connected, or when the key moved meanwhile.
    */
   async #takeOverFromGone(): Promise<number | null> {
-    const holder = this.ctx.lease.observedHolder();
+    const holder = this.#partition.lease.observedHolder();
     if (holder === null || holder.hubId === this.hubId) return null;
     if (!(await this.#goneWatch.confirmedGone(holder))) return null;
-    const epoch = await this.ctx.lease.takeOver(holder);
+    const epoch = await this.#partition.lease.takeOver(holder);
     if (epoch !== null) {
       this.ctx.logger.warn({ from: holder.hubId, epoch }, 'took the lease over from a hub whose connection is gone');
     }
@@ -213,10 +216,10 @@ class HubInstance implements Hub {
     for await (const status of this.ctx.nc.status()) {
       if (status.type === 'disconnect') {
         this.#goneWatch.disconnected();
-        if (this.ctx.lease.holds()) {
-          this.ctx.lease.suspend();
+        if (this.#partition.lease.holds()) {
+          this.#partition.lease.suspend();
           this.ctx.logger.warn(
-            { epoch: this.ctx.epoch },
+            { epoch: this.#partition.epoch },
             'NATS connection lost; serving nothing until the lease is renewed',
           );
         }
@@ -241,10 +244,10 @@ class HubInstance implements Hub {
         end = 'closed';
         return end;
       }
-      this.ctx.epoch = epoch;
+      this.#partition.epoch = epoch;
       phase = 'reading the lease period';
       ({ keeper } = await keepTermLease({
-        lease: this.ctx.lease,
+        lease: this.#partition.lease,
         leases: this.ctx.resources.leases,
         leaseTtlMs: this.opts.leaseTtlMs,
         epoch,
@@ -270,7 +273,7 @@ class HubInstance implements Hub {
       await this.ctx.nc.flush();
       phase = 'serving';
       this.#startSweeper();
-      this.#timers.push(setInterval(() => this.ctx.snapshots.flushIdle(), SNAPSHOT_IDLE_MS / 2));
+      this.#timers.push(setInterval(() => this.#partition.snapshots.flushIdle(), SNAPSHOT_IDLE_MS / 2));
       this.#role = 'active';
       this.ctx.logger.info({ epoch, term }, 'active');
       for (const resolve of this.#activeWaiters.splice(0)) resolve();
@@ -292,7 +295,9 @@ class HubInstance implements Hub {
       await this.#stepDown();
       await keeper;
       if (end !== 'lost') {
-        await this.ctx.lease.release().catch((err: unknown) => this.ctx.logger.warn({ err }, 'lease release failed'));
+        await this.#partition.lease
+          .release()
+          .catch((err: unknown) => this.ctx.logger.warn({ err }, 'lease release failed'));
       }
       if (end === 'lost') this.ctx.logger.error({ epoch, term }, 'lease lost; stepped down');
     }
@@ -328,17 +333,17 @@ class HubInstance implements Hub {
     // successor's hydrate is short), and delivery fans out what that work appends. Once the lease is gone a successor
     // may serve: delivery stops at once, whatever work is still waiting on NATS (its writes are refused now), so that
     // two hubs never pull the delivery consumer together.
-    if (this.ctx.lease.holds()) {
-      this.ctx.snapshots.flushIdle(0);
-      await step('serial', () => whileHeld(this.ctx.lease, this.ctx.serial.idle()));
+    if (this.#partition.lease.holds()) {
+      this.#partition.snapshots.flushIdle(0);
+      await step('serial', () => whileHeld(this.#partition.lease, this.#partition.serial.idle()));
     }
     await step('delivery', () => this.#deliverer.stop());
-    await step('serial', () => this.ctx.serial.idle());
-    this.ctx.waiters.abort(new UnavailableError('the hub stepped down; retry'));
+    await step('serial', () => this.#partition.serial.idle());
+    this.#partition.waiters.abort(new UnavailableError('the hub stepped down; retry'));
   }
 
   async tick(): Promise<void> {
-    if (this.#role !== 'active' || !this.ctx.lease.holds()) return;
+    if (this.#role !== 'active' || !this.#partition.lease.holds()) return;
     await sweep(this.ctx);
   }
 

@@ -1,18 +1,23 @@
 import type { AdapterState } from '@ag2net/adapters';
 import { isTerminalChannelState, type ChannelMetadata } from '@ag2net/protocol';
 import type { ChannelRuntime } from './core/channel-runtime.js';
-import type { HubContext } from './core/context.js';
 import { factsSnapshot } from './governance/facts.js';
+import type { HomeStores, HubPolicies } from './hub-parts.js';
+import type { PartitionPick } from './partition.js';
 
 /**
  * The hub's whole state as plain data: registry, channels with their adapter states, indexes and expectation facts,
  * inbox pending counts and tasks. Two hubs with the same snapshot behave the same; tests compare a live hub with
  * one hydrated cold from NATS. (Rate-limit buckets are not state: a new active hub starts them full.)
  */
-export function snapshotOf(ctx: HubContext): HubSnapshot {
+export function snapshotOf(
+  ctx: Pick<HomeStores, 'registry' | 'tasks'> & Pick<HubPolicies, 'inboxes'> & PartitionPick<'channels'>,
+): HubSnapshot {
   return {
     agents: ctx.registry.all().map((r) => ({ passport: r.passport, resume: r.resume, rule: r.rule, skill: r.skill })),
-    channels: ctx.channels.all().map((rt) => (isTerminalChannelState(rt.metadata.state) ? endedOf(rt) : channelOf(rt))),
+    channels: ctx.partition.channels
+      .all()
+      .map((rt) => (isTerminalChannelState(rt.metadata.state) ? endedOf(rt) : channelOf(rt))),
     inbox_pending: ctx.inboxes.snapshot(),
     tasks: ctx.tasks.all(),
   };

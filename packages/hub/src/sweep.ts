@@ -1,10 +1,14 @@
 import { ChannelState, CloseReason } from '@ag2net/protocol';
 import type { ChannelRuntime } from './core/channel-runtime.js';
-import type { HubContext } from './core/context.js';
 import { beginCloseLocked } from './core/lifecycle.js';
-import { expireHistories } from './core/retention.js';
-import { evaluateExpectationsLocked, expectationsDue } from './governance/expectations.js';
+import { expireHistories, type RetentionDeps } from './core/retention.js';
+import { evaluateExpectationsLocked, expectationsDue, type ExpectationDeps } from './governance/expectations.js';
 import { expireDueTasks } from './tasks/task-ops.js';
+import type { HubEnv } from './hub-parts.js';
+import type { PartitionPick } from './partition.js';
+
+/** What a sweeper pass uses: the partition's open channels and their deadlines, the tasks, the retention. */
+export type SweepDeps = ExpectationDeps & RetentionDeps & Pick<HubEnv, 'inviteAckTimeoutMs'> & PartitionPick<'serial'>;
 
 /**
  * One sweeper pass at the clock's current time, for every open channel and task:
@@ -19,18 +23,22 @@ import { expireDueTasks } from './tasks/task-ops.js';
  * channels: evaluators read the facts kept at admission, retention looks at the oldest ended channels only. A
  * channel's lock is taken only when something is due in it.
  */
-export async function sweep(ctx: HubContext): Promise<void> {
+export async function sweep(ctx: SweepDeps): Promise<void> {
   const now = ctx.clock.now();
-  for (const rt of ctx.channels.open()) {
+  for (const rt of ctx.partition.channels.open()) {
     if (rt.metadata.state === ChannelState.Closing) continue;
     if (lifecycleDue(ctx, rt, now) === null && !expectationsDue(ctx, rt, now)) continue;
-    await ctx.serial.run(rt.metadata.channel_id, () => sweepChannelLocked(ctx, rt, now));
+    await ctx.partition.serial.run(rt.metadata.channel_id, () => sweepChannelLocked(ctx, rt, now));
   }
   await expireDueTasks(ctx, now);
   await expireHistories(ctx, now);
 }
 
-async function sweepChannelLocked(ctx: HubContext, rt: ChannelRuntime, now: number): Promise<void> {
+async function sweepChannelLocked(
+  ctx: ExpectationDeps & Pick<HubEnv, 'inviteAckTimeoutMs'>,
+  rt: ChannelRuntime,
+  now: number,
+): Promise<void> {
   const state = rt.metadata.state;
   if (state !== ChannelState.Pending && state !== ChannelState.Active) return;
   const reason = lifecycleDue(ctx, rt, now);
@@ -39,7 +47,7 @@ async function sweepChannelLocked(ctx: HubContext, rt: ChannelRuntime, now: numb
 }
 
 /** The close reason of a channel whose time is up, or `null`. */
-function lifecycleDue(ctx: HubContext, rt: ChannelRuntime, now: number): string | null {
+function lifecycleDue(ctx: Pick<HubEnv, 'inviteAckTimeoutMs'>, rt: ChannelRuntime, now: number): string | null {
   const m = rt.metadata;
   if (m.state === ChannelState.Pending && now - Date.parse(m.created_at) >= ctx.inviteAckTimeoutMs) {
     return CloseReason.InviteTimeout;

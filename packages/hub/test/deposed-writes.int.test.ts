@@ -1,7 +1,7 @@
 /**
  * A deposed hub cannot write any store: every write of the WAL, the agents, channel metadata, tasks, turn locks,
  * snapshots and history retention is refused without the writer lease, and what NATS holds stays as it was (read
- * through a connection of its own: no key, no message, no revision). Two ways to be without the lease: a context
+ * through a connection of its own: no key, no message, no revision). Two ways to be without the lease: a hub
  * whose lease was never acquired (a standby), and a holder deposed by a take-over (its lease suspended, another hub's
  * lease takes the key, the former holder's renewal finds it lost). Each time the holder's same writes go through,
  * so a refusal is the lease's, not the records'.
@@ -31,17 +31,18 @@ import { natsPerFile, uniqueName } from '@ag2net/test-support';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { buildHubContext } from '../src/build-context.js';
+import { assembleHub, type AssembledHub } from '../src/assemble-hub.js';
 import { isoAt } from '../src/clock.js';
 import { appendLocked, appendOnce } from '../src/core/append.js';
 import { applyAppended, newRuntime, type ChannelRuntime } from '../src/core/channel-runtime.js';
-import type { HubContext } from '../src/core/context.js';
 import type { Quarantine } from '../src/core/quarantined-record.js';
 import type { AgentRecord } from '../src/core/registry.js';
 import { expireHistories } from '../src/core/retention.js';
 import { createExpectationRegistry } from '../src/governance/expectation-registry.js';
+import type { HubEnv } from '../src/hub-parts.js';
 import { provision } from '../src/nats/provision.js';
 import { withDefaults } from '../src/options.js';
+import type { PartitionPick } from '../src/partition.js';
 import { turnLockTable } from '../src/turn-locks/hub-turn-locks.js';
 
 const nats = natsPerFile();
@@ -78,9 +79,9 @@ async function outcome(write: Promise<unknown>): Promise<Outcome> {
   }
 }
 
-/** One hub's context with its runtimes of the two seeded channels. */
+/** One hub's parts with its runtimes of the two seeded channels. */
 interface Side {
-  readonly ctx: HubContext;
+  readonly ctx: AssembledHub;
   /** A pending conversation with one invite in its log. */
   readonly open: ChannelRuntime;
   /** A conversation closed an hour before `T0` (one invite in its log, a final snapshot): due for history removal. */
@@ -178,7 +179,12 @@ function agentRecord(name: string, at: string): AgentRecord {
 }
 
 /** A new pending conversation of `creator` with `invitee`, as `createChannel` stores it. */
-function conversationOf(ctx: HubContext, creator: AgentRecord, invitee: AgentRecord, at: string): ChannelMetadata {
+function conversationOf(
+  ctx: Pick<HubEnv, 'adapters'>,
+  creator: AgentRecord,
+  invitee: AgentRecord,
+  at: string,
+): ChannelMetadata {
   const creatorId = creator.passport.agent_id ?? '';
   const inviteeId = invitee.passport.agent_id ?? '';
   return ChannelMetadataSchema.parse({
@@ -215,21 +221,25 @@ function inviteOf(metadata: ChannelMetadata): Envelope {
 }
 
 /** A fresh runtime in `ctx` of a channel created as `created`, folded through the log `rt` folded, as hydrate builds it. */
-async function mirror(ctx: HubContext, rt: ChannelRuntime, created: ChannelMetadata): Promise<ChannelRuntime> {
+async function mirror(
+  ctx: Pick<HubEnv, 'adapters'> & PartitionPick<'writer' | 'channels'>,
+  rt: ChannelRuntime,
+  created: ChannelMetadata,
+): Promise<ChannelRuntime> {
   const adapter = ctx.adapters.get(created.manifest.type, created.manifest.version);
   const copy = newRuntime(created, adapter, adapter.initialState(created));
   for (const streamSeq of rt.streamSeqs) {
-    const stored = await ctx.writer.at(streamSeq);
+    const stored = await ctx.partition.writer.at(streamSeq);
     if (stored === null) throw new Error(`no envelope at stream sequence ${streamSeq}`);
     applyAppended(copy, stored.envelope, streamSeq);
   }
   copy.metadata = rt.metadata;
-  ctx.channels.set(copy);
+  ctx.partition.channels.set(copy);
   return copy;
 }
 
-/** One hub's context on `names`, on a connection of its own, never started: no election, delivery or sweeps. */
-async function hubContext(names: HubNames, clock: ManualClock, hubId: string): Promise<HubContext> {
+/** One hub's parts on `names`, on a connection of its own, never started: no election, delivery or sweeps. */
+async function unstartedHub(names: HubNames, clock: ManualClock, hubId: string): Promise<AssembledHub> {
   const nc = await connect({ servers: nats.url });
   const jsm = await jetstreamManager(nc);
   const resources = await provision({ nc, jsm, names }, { replicas: 1, leaseTtlMs: LEASE_TTL_MS });
@@ -243,7 +253,7 @@ async function hubContext(names: HubNames, clock: ManualClock, hubId: string): P
     // Every ended channel's history is due at once, so that only the lease stands in a removal's way.
     retainClosedMs: 0,
   });
-  const ctx = buildHubContext({
+  const ctx = assembleHub({
     opts,
     names,
     nc,
@@ -253,7 +263,7 @@ async function hubContext(names: HubNames, clock: ManualClock, hubId: string): P
     expectations: createExpectationRegistry([], []),
   });
   // No delivery runs here: count everything appended as fanned out, which a history removal waits for.
-  ctx.deliveredThrough = Number.MAX_SAFE_INTEGER;
+  ctx.partition.deliveredThrough = Number.MAX_SAFE_INTEGER;
   return ctx;
 }
 
@@ -261,14 +271,14 @@ async function hubContext(names: HubNames, clock: ManualClock, hubId: string): P
 async function stage(): Promise<Stage> {
   const names = hubNames(uniqueName('deposed'));
   const clock = createManualClock(T0);
-  const first = await hubContext(names, clock, 'hub-a');
-  const second = await hubContext(names, clock, 'hub-b');
+  const first = await unstartedHub(names, clock, 'hub-a');
+  const second = await unstartedHub(names, clock, 'hub-b');
   const observer = await connect({ servers: nats.url });
   const jsm = await jetstreamManager(observer);
   const streams = streamsOf(names);
 
-  expect(await first.lease.tryAcquire()).toBe(1);
-  first.epoch = 1;
+  expect(await first.partition.lease.tryAcquire()).toBe(1);
+  first.partition.epoch = 1;
   const now = isoAt(T0);
   const alice = agentRecord('alice', now);
   const bob = agentRecord('bob', now);
@@ -278,9 +288,9 @@ async function stage(): Promise<Stage> {
 
   const adapter = first.adapters.get(CONVERSATION_TYPE, 1);
   const openCreated = conversationOf(first, alice, bob, now);
-  await first.channels.persist(openCreated);
+  await first.partition.channels.persist(openCreated);
   const open = newRuntime(openCreated, adapter, adapter.initialState(openCreated));
-  first.channels.set(open);
+  first.partition.channels.set(open);
   const invite = await appendLocked(first, open, { draft: inviteOf(openCreated) });
 
   const endedCreated = conversationOf(first, alice, bob, isoAt(T0 - 2 * HOUR_MS));
@@ -293,9 +303,9 @@ async function stage(): Promise<Stage> {
     close_reason: CloseReason.ExplicitClose,
   };
   ended.metadata = endedMetadata;
-  await first.channels.persist(endedMetadata);
-  first.channels.set(ended);
-  expect(await first.snapshots.write(ended)).toBe(true);
+  await first.partition.channels.persist(endedMetadata);
+  first.partition.channels.set(ended);
+  expect(await first.partition.snapshots.write(ended)).toBe(true);
 
   const task = TaskMetadataSchema.parse({
     task_id: newId(),
@@ -345,16 +355,20 @@ async function stage(): Promise<Stage> {
       return out;
     },
     async depose() {
-      expect(await second.lease.tryAcquire()).toBeNull();
-      const holder = second.lease.observedHolder();
+      expect(await second.partition.lease.tryAcquire()).toBeNull();
+      const holder = second.partition.lease.observedHolder();
       if (holder === null) throw new Error('the standby saw no holder');
       expect(holder).toEqual({ hubId: 'hub-a', revision: 1 });
       // The holder's connection went down: it serves nothing until a renewal, and the standby takes the key over.
-      first.lease.suspend();
-      expect(await second.lease.takeOver(holder)).toBe(2);
-      second.epoch = 2;
-      expect(await first.lease.renew()).toBe('lost');
-      expect([first.lease.holds(), first.lease.suspended(), second.lease.holds()]).toEqual([false, false, true]);
+      first.partition.lease.suspend();
+      expect(await second.partition.lease.takeOver(holder)).toBe(2);
+      second.partition.epoch = 2;
+      expect(await first.partition.lease.renew()).toBe('lost');
+      expect([
+        first.partition.lease.holds(),
+        first.partition.lease.suspended(),
+        second.partition.lease.holds(),
+      ]).toEqual([false, false, true]);
     },
     async [Symbol.asyncDispose]() {
       await Promise.all([first.nc.close(), second.nc.close(), observer.close()]);
@@ -443,13 +457,13 @@ const STORES: readonly Store[] = [
     writes: [
       {
         what: 'persist',
-        run: ({ ctx }, { newChannel }) => ctx.channels.persist(newChannel),
+        run: ({ ctx }, { newChannel }) => ctx.partition.channels.persist(newChannel),
         deposed: LAPSED,
         holder: () => ({ resolved: undefined }),
       },
       {
         what: 'expire',
-        run: ({ ctx, ended }) => ctx.channels.expire(ended, isoAt(T0)),
+        run: ({ ctx, ended }) => ctx.partition.channels.expire(ended, isoAt(T0)),
         deposed: LAPSED,
         holder: () => ({ resolved: undefined }),
       },
@@ -524,13 +538,13 @@ const STORES: readonly Store[] = [
       {
         // `write` never throws (a snapshot is an optimization): without the lease it answers false.
         what: 'write',
-        run: ({ ctx, open }) => ctx.snapshots.write(open),
+        run: ({ ctx, open }) => ctx.partition.snapshots.write(open),
         deposed: { resolved: false },
         holder: () => ({ resolved: true }),
       },
       {
         what: 'remove',
-        run: ({ ctx, ended }) => ctx.snapshots.remove(ended.metadata.channel_id),
+        run: ({ ctx, ended }) => ctx.partition.snapshots.remove(ended.metadata.channel_id),
         deposed: LAPSED,
         holder: () => ({ resolved: undefined }),
       },
@@ -557,7 +571,7 @@ const STORES: readonly Store[] = [
  * go through and change the store's streams, and only those.
  */
 async function refusedThenAccepted(s: Stage, store: Store, deposed: Side, holder: Side): Promise<void> {
-  expect(deposed.ctx.lease.holds()).toBe(false);
+  expect(deposed.ctx.partition.lease.holds()).toBe(false);
   for (const write of store.writes) {
     const before = await s.state();
     // Soft: one write found unfenced still lets the others (and what it changed) be reported.
@@ -566,7 +580,7 @@ async function refusedThenAccepted(s: Stage, store: Store, deposed: Side, holder
       .toEqual(write.deposed);
     expect.soft(await s.state(), `what NATS holds after ${write.what} without the lease`).toEqual(before);
   }
-  expect(holder.ctx.lease.holds()).toBe(true);
+  expect(holder.ctx.partition.lease.holds()).toBe(true);
   const before = await s.state();
   for (const write of store.writes) {
     expect(await outcome(write.run(holder, s.cast, s.clock)), `${write.what} with the lease`).toEqual(

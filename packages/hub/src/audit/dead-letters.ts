@@ -1,5 +1,6 @@
 import type { Envelope } from '@ag2net/protocol';
-import type { HubContext } from '../core/context.js';
+import type { HomeStores, HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 import { channelFields } from '../observe/log-names.js';
 import { AuditKind } from '@ag2net/protocol';
 
@@ -16,17 +17,22 @@ export interface DeadLetter {
   readonly reason: string;
 }
 
+/** What parking a delivery uses. */
+export type DeadLetterDeps = Pick<HubEnv, 'counters' | 'logger'> &
+  Pick<HomeStores, 'audit'> &
+  PartitionPick<'channels'>;
+
 /**
  * Parks a delivery that kept failing: counts it in `ctx.counters.deadLetters`, logs it, and writes a
  * `delivery_dead_lettered` audit record (id `delivery_dead_lettered.<stream_seq>`, so a repeat is stored once) with
  * the envelope, so an operator can replay it by hand. The record's own failure is logged, never thrown: the
  * delivery consumer moves on either way.
  */
-export async function deadLetter(ctx: HubContext, letter: DeadLetter): Promise<void> {
+export async function deadLetter(ctx: DeadLetterDeps, letter: DeadLetter): Promise<void> {
   const { envelope, streamSeq, recipients } = letter;
   const reason = letter.reason.slice(0, REASON_MAX_CHARS);
   ctx.counters.deadLetters += 1;
-  const metadata = ctx.channels.get(envelope.channel_id)?.metadata;
+  const metadata = ctx.partition.channels.get(envelope.channel_id)?.metadata;
   ctx.logger.error(
     {
       // The channel's label when it is still in memory (it always is while its deliveries run).

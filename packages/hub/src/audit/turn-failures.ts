@@ -1,17 +1,23 @@
 import type { HubRequestParsed } from '@ag2net/protocol/internal';
 import { requireParticipant } from '../core/channel-ops.js';
-import type { HubContext } from '../core/context.js';
+import type { HomeStores, HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 import { AuditKind } from '@ag2net/protocol';
 import { agentFields, channelFields, shortReason } from '../observe/log-names.js';
 
+/** What recording a turn failure uses. */
+export type TurnFailureDeps = Pick<HubEnv, 'logger'> &
+  Pick<HomeStores, 'registry' | 'audit'> &
+  PartitionPick<'channels'>;
+
 /** AG2's `report_turn_failure`: a participant's turn on an envelope failed; recorded as `turn_failed`. */
 export async function reportTurnFailure(
-  ctx: HubContext,
+  ctx: TurnFailureDeps,
   callerId: string,
   req: HubRequestParsed<'reportTurnFailure'>,
 ): Promise<void> {
   ctx.registry.require(callerId);
-  const rt = ctx.channels.require(req.channel_id);
+  const rt = ctx.partition.channels.require(req.channel_id);
   requireParticipant(rt, callerId);
   // One short line: who, where, and why (the runner words a model failure by its reason, never the provider's text).
   ctx.logger.warn(

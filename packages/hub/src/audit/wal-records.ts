@@ -6,8 +6,12 @@ import {
   participantIds,
   type Envelope,
 } from '@ag2net/protocol';
-import type { HubContext } from '../core/context.js';
+import type { HomeStores } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 import { AuditKind } from '@ag2net/protocol';
+
+/** What writing a WAL envelope's audit records uses. */
+export type WalAuditDeps = Pick<HomeStores, 'audit'> & PartitionPick<'channels'>;
 
 /**
  * The audit records a WAL envelope implies, written by the delivery consumer so that none is lost to a crash (the
@@ -16,8 +20,8 @@ import { AuditKind } from '@ag2net/protocol';
  * - `ag2.channel.closed` / `ag2.channel.expired` → `channel_closed` / `channel_expired`;
  * - the hub's `ag2.expectation.violated` record → `expectation_violated`.
  */
-export async function auditFromWal(ctx: HubContext, envelope: Envelope): Promise<void> {
-  const rt = ctx.channels.get(envelope.channel_id);
+export async function auditFromWal(ctx: WalAuditDeps, envelope: Envelope): Promise<void> {
+  const rt = ctx.partition.channels.get(envelope.channel_id);
   if (rt === undefined) return;
   const channelId = envelope.channel_id;
   if (envelope.sequence === 1) {

@@ -9,10 +9,17 @@ import {
 } from '@ag2net/protocol';
 import { type HubRequestParsed, repr } from '@ag2net/protocol/internal';
 import { REGISTRY_KEY, admit, type Registered } from '../core/agent-ops.js';
-import { issueFor } from './issuance.js';
-import type { HubContext } from '../core/context.js';
+import { issueFor, type IssueDeps } from './issuance.js';
 import { NO_CREDENTIALS } from '../core/credential-state.js';
 import type { AgentRecord } from '../core/registry.js';
+import type { HomeStores, HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
+
+/** What issuing credentials to a registered identity uses. */
+export type CredentialDeps = IssueDeps & PartitionPick<'serial'>;
+
+/** What revoking or re-admitting an identity uses. */
+export type RevocationDeps = Pick<HubEnv, 'logger'> & Pick<HomeStores, 'registry' | 'audit'> & PartitionPick<'serial'>;
 
 /** Why `attach` and `renewCredentials` are refused by a hub that issues no credentials. */
 const NO_ISSUER = 'this hub issues no credentials (its NATS has no per-identity auth): connect without credentials';
@@ -24,13 +31,16 @@ const NO_ISSUER = 'this hub issues no credentials (its NATS has no per-identity 
  * (`not_found`, for a party the authenticator admitted), and `public_key` must be the key it registered with
  * (`auth_failed` otherwise). The JWT is only of use to the holder of that key's seed.
  */
-export async function attach(ctx: HubContext, req: HubRequestParsed<'attach'>): Promise<Registered> {
+export async function attach(
+  ctx: CredentialDeps & Pick<HomeStores, 'authenticator'>,
+  req: HubRequestParsed<'attach'>,
+): Promise<Registered> {
   if (ctx.issuer === null) throw new InvalidRequestError(NO_ISSUER);
   const found = ctx.registry.lookup(req.name_or_id);
   const name = found?.passport.name ?? req.name_or_id;
   await admit(ctx, name, { auth: req.auth, kind: found?.passport.kind ?? null });
   // Ordered with unregister: an identity removed while it was being admitted gets nothing.
-  return ctx.serial.run(REGISTRY_KEY, async () => {
+  return ctx.partition.serial.run(REGISTRY_KEY, async () => {
     const record = found === undefined ? undefined : ctx.registry.get(found.passport.agent_id ?? '');
     if (record === undefined) throw new NotFoundError(`agent not found: ${req.name_or_id}`);
     if (record.publicKey !== null && record.publicKey !== req.public_key) {
@@ -45,9 +55,9 @@ export async function attach(ctx: HubContext, req: HubRequestParsed<'attach'>): 
  * one with a new lifetime, which retires all but the one it replaces (`StoredCredentials`). Refused once the
  * identity is unregistered or revoked (`access_denied`): its last JWT then lapses at its `expires_at`.
  */
-export async function renewCredentials(ctx: HubContext, caller: string): Promise<IssuedCredentials> {
+export async function renewCredentials(ctx: CredentialDeps, caller: string): Promise<IssuedCredentials> {
   if (ctx.issuer === null) throw new InvalidRequestError(NO_ISSUER);
-  return ctx.serial.run(REGISTRY_KEY, async () => {
+  return ctx.partition.serial.run(REGISTRY_KEY, async () => {
     const record = ctx.registry.get(caller);
     if (record === undefined || record.credentials?.revoked_at != null) {
       throw new AccessDeniedError(`unknown caller ${repr(caller)}`);
@@ -61,8 +71,8 @@ export async function renewCredentials(ctx: HubContext, caller: string): Promise
  * `readmitIdentity`. `revoked_at` is this process's wall-clock time, which the operator's tools date the revocation
  * of the identity's key in the account with, so that credentials issued after a re-admission postdate it.
  */
-export async function revokeIdentity(ctx: HubContext, nameOrId: string): Promise<HubResponse<'revokeIdentity'>> {
-  return ctx.serial.run(REGISTRY_KEY, async () => {
+export async function revokeIdentity(ctx: RevocationDeps, nameOrId: string): Promise<HubResponse<'revokeIdentity'>> {
+  return ctx.partition.serial.run(REGISTRY_KEY, async () => {
     const record = requireIdentity(ctx, nameOrId);
     const id = record.passport.agent_id ?? '';
     const state = record.credentials ?? NO_CREDENTIALS;
@@ -83,8 +93,8 @@ export async function revokeIdentity(ctx: HubContext, nameOrId: string): Promise
  * The operator re-admits a revoked identity (`readmitIdentity`): no JWT it held before is honoured again; its next
  * `attach` gets one dated after the revocation.
  */
-export async function readmitIdentity(ctx: HubContext, nameOrId: string): Promise<HubResponse<'readmitIdentity'>> {
-  return ctx.serial.run(REGISTRY_KEY, async () => {
+export async function readmitIdentity(ctx: RevocationDeps, nameOrId: string): Promise<HubResponse<'readmitIdentity'>> {
+  return ctx.partition.serial.run(REGISTRY_KEY, async () => {
     const record = requireIdentity(ctx, nameOrId);
     const id = record.passport.agent_id ?? '';
     const state = record.credentials ?? NO_CREDENTIALS;
@@ -106,7 +116,7 @@ export async function readmitIdentity(ctx: HubContext, nameOrId: string): Promis
   });
 }
 
-function requireIdentity(ctx: HubContext, nameOrId: string): AgentRecord {
+function requireIdentity(ctx: Pick<HomeStores, 'registry'>, nameOrId: string): AgentRecord {
   const record = ctx.registry.lookup(nameOrId);
   if (record === undefined) throw new NotFoundError(`agent not found: ${nameOrId}`);
   return record;
@@ -121,7 +131,7 @@ function admissionReply(record: AgentRecord, revokedAt: string | null): HubRespo
   };
 }
 
-async function issued(ctx: HubContext, record: AgentRecord): Promise<IssuedCredentials> {
+async function issued(ctx: IssueDeps, record: AgentRecord): Promise<IssuedCredentials> {
   const credentials = await issueFor(ctx, record);
   // issueFor answers null only without an issuer, which both callers refused already.
   if (credentials === null) throw new InvalidRequestError(NO_ISSUER);

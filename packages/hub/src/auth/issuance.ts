@@ -1,10 +1,13 @@
 import { identityInboxPrefix } from '@ag2net/auth';
 import { repr } from '@ag2net/protocol/internal';
 import { AccessDeniedError, type IssuedCredentials } from '@ag2net/protocol';
-import type { HubContext } from '../core/context.js';
 import { NO_CREDENTIALS, stillFresh, type StoredCredentials } from '../core/credential-state.js';
 import type { AgentRecord } from '../core/registry.js';
 import { refusedAdmission } from './authenticator.js';
+import type { HomeStores, HubEnv } from '../hub-parts.js';
+
+/** What issuing an identity its credentials uses. */
+export type IssueDeps = Pick<HubEnv, 'logger'> & Pick<HomeStores, 'issuer' | 'registry'>;
 
 /**
  * Credentials for a registered identity's key; `null` on a hub that issues none. The newest JWT is handed out again
@@ -12,7 +15,7 @@ import { refusedAdmission } from './authenticator.js';
  * `not_before`, and becomes the newest: the one it replaced stays honoured until it expires, every older one is
  * retired. A revoked identity gets none: its admission is refused like a wrong key's.
  */
-export async function issueFor(ctx: HubContext, record: AgentRecord): Promise<IssuedCredentials | null> {
+export async function issueFor(ctx: IssueDeps, record: AgentRecord): Promise<IssuedCredentials | null> {
   if (ctx.issuer === null) return null;
   const id = record.passport.agent_id ?? '';
   if (record.publicKey === null) {

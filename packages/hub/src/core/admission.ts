@@ -20,14 +20,25 @@ import {
 } from '@ag2net/protocol';
 import { deniedError, type Party } from '../governance/arbiter.js';
 import { countsTowardInbox, recipientsOfSubstantive } from '../governance/inbox-counters.js';
-import { inboxPending } from '../governance/inbox-depth.js';
-import { attached } from '../snapshots/attach.js';
+import { inboxPending, type InboxDepthDeps } from '../governance/inbox-depth.js';
+import { attached, type AttachDeps } from '../snapshots/attach.js';
 import { isPeerCancelRequest } from '../tasks/peer-cancel.js';
 import { afterTaskEvent, checkTaskEvent } from '../tasks/task-events.js';
 import type { AdmittedRef, ChannelRuntime } from './channel-runtime.js';
-import type { HubContext } from './context.js';
 import { appendOnce, type Appended } from './append.js';
-import { ackOf, activateLocked, beginCloseLocked } from './lifecycle.js';
+import { ackOf, activateLocked, beginCloseLocked, type CloseDeps } from './lifecycle.js';
+import type { HomeStores, HubEnv, HubPolicies } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
+
+/**
+ * What admitting an envelope uses: the sender's and recipients' records and the policies, the channel (rebuilt when
+ * it ended), its WAL, and what its handshake and lifecycle move on to.
+ */
+export type AdmissionDeps = AttachDeps &
+  CloseDeps &
+  InboxDepthDeps &
+  Pick<HubPolicies, 'arbiter' | 'rateLimiter'> &
+  PartitionPick<'writer' | 'serial'>;
 
 /**
  * Admits a client's envelope, in AG2's order with ag2net's fixes: the sender is the caller; the sender is
@@ -37,7 +48,7 @@ import { ackOf, activateLocked, beginCloseLocked } from './lifecycle.js';
  * append to the WAL (exactly once), fold, and act on the adapter's verdict. A retried post (same envelope id) gets the
  * original ack and is not admitted again.
  */
-export async function postEnvelope(ctx: HubContext, callerId: string, envelope: Envelope): Promise<PostAck> {
+export async function postEnvelope(ctx: AdmissionDeps, callerId: string, envelope: Envelope): Promise<PostAck> {
   if (envelope.sender_id !== callerId) {
     throw new AuthError(`sender_id ${repr(envelope.sender_id)} does not match the caller ${repr(callerId)}`);
   }
@@ -46,11 +57,11 @@ export async function postEnvelope(ctx: HubContext, callerId: string, envelope: 
   checkEventData(envelope);
   checkReplyId(envelope);
   await checkOutbound(ctx, envelope, sender);
-  const rt = ctx.channels.require(envelope.channel_id);
-  return ctx.serial.run(envelope.channel_id, () => admitLocked(ctx, rt, envelope));
+  const rt = ctx.partition.channels.require(envelope.channel_id);
+  return ctx.partition.serial.run(envelope.channel_id, () => admitLocked(ctx, rt, envelope));
 }
 
-async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope): Promise<PostAck> {
+async function admitLocked(ctx: AdmissionDeps, rt: ChannelRuntime, envelope: Envelope): Promise<PostAck> {
   // An ended channel's ids are in its final snapshot: a retry of its last posts still gets the original ack.
   const known = await attached(ctx, rt);
   const previous = envelope.envelope_id === '' ? undefined : known.envelopeIds.get(envelope.envelope_id);
@@ -113,7 +124,11 @@ async function admitLocked(ctx: HubContext, rt: ChannelRuntime, envelope: Envelo
  * AG2's inbox gate, for content only (protocol events pass, so a full inbox never blocks a handshake): every
  * registered recipient's pending count must be under its `max_pending`.
  */
-async function checkInboxes(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope): Promise<void> {
+async function checkInboxes(
+  ctx: InboxDepthDeps & Pick<HubPolicies, 'arbiter'>,
+  rt: ChannelRuntime,
+  envelope: Envelope,
+): Promise<void> {
   if (!countsTowardInbox(envelope)) return;
   for (const id of recipientsOfSubstantive(envelope, rt.metadata)) {
     const recipient = ctx.registry.get(id);
@@ -125,7 +140,11 @@ async function checkInboxes(ctx: HubContext, rt: ChannelRuntime, envelope: Envel
 }
 
 /** `Rule.limits.rate`, which AG2 declared but never enforced: one token per admitted envelope. */
-function takeRateToken(ctx: HubContext, envelope: Envelope, rate: Party['rule']['limits']['rate']): void {
+function takeRateToken(
+  ctx: Pick<HubEnv, 'clock'> & Pick<HomeStores, 'registry'> & Pick<HubPolicies, 'rateLimiter'>,
+  envelope: Envelope,
+  rate: Party['rule']['limits']['rate'],
+): void {
   const verdict = ctx.rateLimiter.take(envelope.sender_id, rate, ctx.clock.now());
   if (verdict.ok) return;
   const name = ctx.registry.nameOf(envelope.sender_id);
@@ -149,7 +168,11 @@ function checkEventData(envelope: Envelope): void {
  * AG2's outbound gate, before the channel lookup: the arbiter sees the registered agents the audience names (a
  * broadcast names none) and the envelope's delegation depth.
  */
-async function checkOutbound(ctx: HubContext, envelope: Envelope, sender: Party): Promise<void> {
+async function checkOutbound(
+  ctx: Pick<HomeStores, 'registry'> & Pick<HubPolicies, 'arbiter'>,
+  envelope: Envelope,
+  sender: Party,
+): Promise<void> {
   const recipients: Party[] = [];
   for (const rid of new Set(envelope.audience ?? [])) {
     const recipient = rid === envelope.sender_id ? undefined : ctx.registry.get(rid);
@@ -221,13 +244,13 @@ function checkChannelAccepts(rt: ChannelRuntime, envelope: Envelope, peerCancel:
  * else proposing that id gets `conflict` (the stored envelope at its stream sequence says who sent it).
  */
 async function retriedAck(
-  ctx: HubContext,
+  ctx: PartitionPick<'writer'>,
   rt: ChannelRuntime,
   retry: { readonly envelope: Envelope; readonly previous: AdmittedRef },
 ): Promise<PostAck> {
   const { envelope, previous } = retry;
   const streamSeq = rt.streamSeqs[previous.sequence - 1];
-  const stored = streamSeq === undefined ? null : await ctx.writer.at(streamSeq);
+  const stored = streamSeq === undefined ? null : await ctx.partition.writer.at(streamSeq);
   if (
     stored !== null &&
     stored.envelope.envelope_id === envelope.envelope_id &&
@@ -257,7 +280,11 @@ function checkReplyId(envelope: Envelope): void {
  * holding this envelope's id, so a retry of the same post (its answer lost) goes on and any other one is refused with
  * AG2's words. A post without an id gets one here, since the claim must name it.
  */
-async function claimPeerCancel(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope): Promise<void> {
+async function claimPeerCancel(
+  ctx: Pick<HubEnv, 'clock' | 'ids'> & Pick<HomeStores, 'tasks'>,
+  rt: ChannelRuntime,
+  envelope: Envelope,
+): Promise<void> {
   if (envelope.envelope_id === '') envelope.envelope_id = ctx.ids(ctx.clock.now());
   const taskId = envelope.task_id ?? '';
   if (await ctx.tasks.claimPeerCancel(taskId, envelope.sender_id, envelope.envelope_id)) return;
@@ -267,14 +294,14 @@ async function claimPeerCancel(ctx: HubContext, rt: ChannelRuntime, envelope: En
 }
 
 /** An invitee answered: record it; open the channel when nobody is pending, close it on a reject. Locked. */
-async function onHandshakeReply(ctx: HubContext, rt: ChannelRuntime, reply: Envelope): Promise<void> {
+async function onHandshakeReply(ctx: CloseDeps, rt: ChannelRuntime, reply: Envelope): Promise<void> {
   const rejected = reply.event_type === EV_CHANNEL_INVITE_REJECT;
   rt.metadata = {
     ...rt.metadata,
     pending_acks: rt.metadata.pending_acks.filter((id) => id !== reply.sender_id),
     rejected_by: rejected ? [...rt.metadata.rejected_by, reply.sender_id] : rt.metadata.rejected_by,
   };
-  await ctx.channels.persist(rt.metadata);
+  await ctx.partition.channels.persist(rt.metadata);
   if (rejected) await beginCloseLocked(ctx, rt, CloseReason.InviteRejected);
   else if (rt.metadata.pending_acks.length === 0 && rt.metadata.rejected_by.length === 0) await activateLocked(ctx, rt);
 }

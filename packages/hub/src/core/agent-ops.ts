@@ -19,9 +19,28 @@ import { isoAt } from '../clock.js';
 import { withinCeilings } from '../governance/operator-limits.js';
 import { ensureInboxConsumer, removeInbox } from '../nats/provision.js';
 import { refusedAdmission, storedAuth } from '../auth/authenticator.js';
-import { issueFor } from '../auth/issuance.js';
-import type { HubContext } from './context.js';
+import { issueFor, type IssueDeps } from '../auth/issuance.js';
 import { nameTakenError, type AgentRecord } from './registry.js';
+import type { HomeStores, HubEnv, HubPolicies } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
+
+/** What registering an identity uses. */
+export type RegisterDeps = IssueDeps &
+  Pick<HubEnv, 'clock' | 'ids' | 'inboxAckWaitMs' | 'jsm' | 'limits' | 'names'> &
+  Pick<HomeStores, 'audit' | 'authenticator'> &
+  PartitionPick<'serial'>;
+
+/** What removing an identity uses. */
+export type UnregisterDeps = Pick<HubEnv, 'jsm' | 'names' | 'logger'> &
+  Pick<HomeStores, 'registry' | 'audit'> &
+  Pick<HubPolicies, 'inboxes' | 'rateLimiter'> &
+  PartitionPick<'serial'>;
+
+/** What changing an agent's resume uses. */
+export type ResumeDeps = Pick<HubEnv, 'clock'> & Pick<HomeStores, 'registry' | 'audit'> & PartitionPick<'serial'>;
+
+/** What counting a task's outcome in its owner's resume uses. */
+export type ObservationDeps = ResumeDeps & Pick<HomeStores, 'tasks'>;
 
 /** Serializes everything that adds, removes or issues for an identity: one registry-wide key. */
 export const REGISTRY_KEY = '\u0000registry';
@@ -43,7 +62,7 @@ export interface Registered {
  * `agent_id` its name is registered under, or on a secured hub the same name with the registered public key. The
  * same name with another key is `name_taken`, whatever the passport says.
  */
-export async function register(ctx: HubContext, req: HubRequestParsed<'register'>): Promise<Registered> {
+export async function register(ctx: RegisterDeps, req: HubRequestParsed<'register'>): Promise<Registered> {
   const { passport } = req;
   const publicKey = ctx.issuer === null ? null : req.public_key;
   if (ctx.issuer !== null && publicKey === null) {
@@ -53,7 +72,7 @@ export async function register(ctx: HubContext, req: HubRequestParsed<'register'
   }
   await admit(ctx, passport.name, passport);
   const auth = storedAuth(passport.auth);
-  return ctx.serial.run(REGISTRY_KEY, async () => {
+  return ctx.partition.serial.run(REGISTRY_KEY, async () => {
     const existingId = ctx.registry.idForName(passport.name);
     if (existingId !== null) {
       const known = ctx.registry.require(existingId);
@@ -110,7 +129,7 @@ function isRetry(known: AgentRecord, agentId: string | null, publicKey: string |
  * seat external agents, which take their turns through calls the network cannot see into.
  */
 export async function admit(
-  ctx: HubContext,
+  ctx: Pick<HomeStores, 'registry' | 'authenticator'>,
   name: string,
   passport: Pick<Passport, 'auth' | 'kind'> & { readonly owner?: string },
 ): Promise<void> {
@@ -131,7 +150,10 @@ export async function admit(
 }
 
 /** Admits a `remote_agent`'s owner (see `admit`); without an authenticator, any named owner (AG2's default). */
-async function admitOwner(ctx: HubContext, passport: Pick<Passport, 'auth' | 'owner'>): Promise<void> {
+async function admitOwner(
+  ctx: Pick<HomeStores, 'authenticator'>,
+  passport: Pick<Passport, 'auth' | 'owner'>,
+): Promise<void> {
   const { owner } = passport;
   if (owner === '') throw new RemoteAgentOwnerError(owner);
   if (ctx.authenticator === null) return;
@@ -145,7 +167,7 @@ async function admitOwner(ctx: HubContext, passport: Pick<Passport, 'auth' | 'ow
 }
 
 /** The record of a registration; a retried register publishes it again under the same id, stored once. */
-async function auditRegistered(ctx: HubContext, passport: Passport): Promise<void> {
+async function auditRegistered(ctx: Pick<HomeStores, 'audit'>, passport: Passport): Promise<void> {
   const id = passport.agent_id ?? '';
   await ctx.audit.recordAfter(
     AuditKind.AgentRegistered,
@@ -155,8 +177,8 @@ async function auditRegistered(ctx: HubContext, passport: Passport): Promise<voi
 }
 
 /** Removes an identity and its inbox; channels and their logs are kept. */
-export async function unregister(ctx: HubContext, agentId: string): Promise<void> {
-  await ctx.serial.run(REGISTRY_KEY, async () => {
+export async function unregister(ctx: UnregisterDeps, agentId: string): Promise<void> {
+  await ctx.partition.serial.run(REGISTRY_KEY, async () => {
     const record = await ctx.registry.remove(agentId);
     await removeInbox(ctx.jsm, ctx.names, agentId);
     ctx.inboxes.forget(agentId);
@@ -171,19 +193,19 @@ export async function unregister(ctx: HubContext, agentId: string): Promise<void
 }
 
 /** AG2's `get_agent`: by name, then by id. */
-export function getAgent(ctx: HubContext, nameOrId: string): Passport {
+export function getAgent(ctx: Pick<HomeStores, 'registry'>, nameOrId: string): Passport {
   const record = ctx.registry.lookup(nameOrId);
   if (record === undefined) throw new NotFoundError(`agent not found: ${nameOrId}`);
   return record.passport;
 }
 
-export function getResume(ctx: HubContext, agentId: string): Resume {
+export function getResume(ctx: Pick<HomeStores, 'registry'>, agentId: string): Resume {
   const record = ctx.registry.get(agentId);
   if (record === undefined) throw new NotFoundError(`resume not found: ${agentId}`);
   return record.resume;
 }
 
-export function getRule(ctx: HubContext, agentId: string): Rule {
+export function getRule(ctx: Pick<HomeStores, 'registry'>, agentId: string): Rule {
   const record = ctx.registry.get(agentId);
   if (record === undefined) throw new NotFoundError(`rule not found: ${agentId}`);
   return record.rule;
@@ -193,7 +215,7 @@ export function getRule(ctx: HubContext, agentId: string): Rule {
  * Replaces the resume: the version goes up by one and `last_updated` is stamped. The `observed` part is the hub's and
  * is kept as it was, whatever the request says.
  */
-export async function setResume(ctx: HubContext, agentId: string, resume: Resume): Promise<Resume> {
+export async function setResume(ctx: ResumeDeps, agentId: string, resume: Resume): Promise<Resume> {
   return underAgent(ctx, agentId, async () => {
     const old = ctx.registry.require(agentId).resume;
     // `observed` is the hub's record of what the agent did: the tenant's resume never replaces it.
@@ -218,7 +240,11 @@ export async function setResume(ctx: HubContext, agentId: string, resume: Resume
  * operator's ceilings (`withinCeilings`: a 0 or anything higher becomes the ceiling), so `setRule({})` can never
  * lift a limit; the stored rule, which the answer returns, is the one the hub enforces.
  */
-export async function setRule(ctx: HubContext, agentId: string, rule: Rule): Promise<Rule> {
+export async function setRule(
+  ctx: Pick<HubEnv, 'limits'> & Pick<HomeStores, 'registry' | 'audit'> & PartitionPick<'serial'>,
+  agentId: string,
+  rule: Rule,
+): Promise<Rule> {
   return underAgent(ctx, agentId, async () => {
     const old = ctx.registry.require(agentId).rule;
     const held = withinCeilings(rule, ctx.limits);
@@ -236,20 +262,24 @@ export async function setRule(ctx: HubContext, agentId: string, rule: Rule): Pro
  * Holds every loaded rule under the operator's ceilings, in memory (hydrate): a rule stored before the ceilings, or
  * under higher ones, is enforced as if it were set now. KV keeps what was stored until the agent sets its rule again.
  */
-export function holdRulesUnderCeilings(ctx: HubContext): void {
+export function holdRulesUnderCeilings(ctx: Pick<HubEnv, 'limits'> & Pick<HomeStores, 'registry'>): void {
   for (const record of ctx.registry.all()) record.rule = withinCeilings(record.rule, ctx.limits);
 }
 
 /** Replaces the SKILL.md (`null` removes it). */
-export async function setSkill(ctx: HubContext, agentId: string, skill: string | null): Promise<void> {
+export async function setSkill(
+  ctx: Pick<HomeStores, 'registry' | 'audit'>,
+  agentId: string,
+  skill: string | null,
+): Promise<void> {
   ctx.registry.require(agentId);
   await ctx.registry.setSkill(agentId, skill);
   await ctx.audit.recordAfter(AuditKind.SkillSet, { agent_id: agentId, removed: skill === null });
 }
 
 /** Runs `fn` alone for one agent's resume and rule (read, change, write). */
-function underAgent<T>(ctx: HubContext, agentId: string, fn: () => Promise<T>): Promise<T> {
-  return ctx.serial.run(`agent\u0000${agentId}`, fn);
+function underAgent<T>(ctx: PartitionPick<'serial'>, agentId: string, fn: () => Promise<T>): Promise<T> {
+  return ctx.partition.serial.run(`agent\u0000${agentId}`, fn);
 }
 
 /**
@@ -260,7 +290,7 @@ function underAgent<T>(ctx: HubContext, agentId: string, fn: () => Promise<T>): 
  * (`completed_at − started_at`), not the caller's.
  */
 export async function recordObservation(
-  ctx: HubContext,
+  ctx: ObservationDeps,
   callerId: string,
   req: HubRequestParsed<'recordObservation'>,
 ): Promise<Resume> {
@@ -300,7 +330,7 @@ function latencyOf(startedAt: string | null, completedAt: string | null): number
  * it when a capability-tagged task ends. A task id counts once, also across restarts (a KV marker).
  */
 export async function countObservation(
-  ctx: HubContext,
+  ctx: ObservationDeps,
   ownerId: string,
   req: HubRequestParsed<'recordObservation'>,
 ): Promise<Resume> {

@@ -14,11 +14,12 @@ import {
 import { isoAt } from '../clock.js';
 import { WalConflictError, isTransient, type AppendResult } from '../nats/wal.js';
 import { applyAppended, type ChannelRuntime } from './channel-runtime.js';
-import type { HubContext } from './context.js';
-import { auditQuarantined } from './quarantine.js';
+import { auditQuarantined, type QuarantineDeps } from './quarantine.js';
 import { reconcileMetadata } from './reconcile.js';
 import { checkWalMessage, getWalRange, lastWalMessage, type Checked, type RawWalMessage } from './wal-scan.js';
 import { channelFields } from '../observe/log-names.js';
+import type { HubEnv, HomeStores, HubPolicies } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 
 /**
  * How many times one append reads the channel's new tail and tries again. Each round folds whatever another writer
@@ -49,9 +50,22 @@ export interface AppendRequest {
   readonly recheck?: Recheck;
 }
 
+/** What folding an appended envelope into the hub's state uses: the inbox counts and their agents' limits. */
+export type RecordDeps = Pick<HomeStores, 'registry'> & Pick<HubPolicies, 'inboxes'>;
+
+/** What reading and folding what another writer appended uses. */
+export type CatchUpDeps = RecordDeps &
+  QuarantineDeps &
+  Pick<HubEnv, 'names' | 'jsm'> &
+  PartitionPick<'snapshots' | 'epoch'>;
+
+/** What appending to a channel's WAL uses: the partition's writer, fenced by its lease and stamped with its epoch. */
+export type AppendDeps = CatchUpDeps & Pick<HubEnv, 'clock' | 'ids'> & PartitionPick<'writer' | 'epoch' | 'lease'>;
+
 /**
  * Stamps and appends an envelope to its channel's WAL, then records and folds it; returns the envelope as stored.
- * The caller holds the channel's serial slot (`ctx.serial.run(channelId, …)`); within this hub nothing else appends.
+ * The caller holds the channel's serial slot (`ctx.partition.serial.run(channelId, …)`); within this hub nothing else
+ * appends.
  *
  * The writer appends only while this hub holds the lease, after the channel's last entry it knows. When the WAL says
  * someone else appended since (a deposed hub that woke from a pause), the channel's new entries are read and folded
@@ -62,7 +76,7 @@ export interface AppendRequest {
  * message published onto the subject) are quarantined, take no sequence and are never folded, the same ones hydrate
  * skips. So sequences stay unique and gap-free and live state equals the fold.
  */
-export async function appendLocked(ctx: HubContext, rt: ChannelRuntime, request: AppendRequest): Promise<Envelope> {
+export async function appendLocked(ctx: AppendDeps, rt: ChannelRuntime, request: AppendRequest): Promise<Envelope> {
   return (await appendOnce(ctx, rt, request)).envelope;
 }
 
@@ -79,7 +93,7 @@ export interface Appended {
  * `appendLocked`, telling a fresh append from an envelope found already stored (a retry whose first attempt was
  * admitted, by this hub or another writer), so that the caller does not act on it twice.
  */
-export async function appendOnce(ctx: HubContext, rt: ChannelRuntime, request: AppendRequest): Promise<Appended> {
+export async function appendOnce(ctx: AppendDeps, rt: ChannelRuntime, request: AppendRequest): Promise<Appended> {
   const { draft, recheck = notEnded } = request;
   const nowMs = ctx.clock.now();
   const envelopeId = draft.envelope_id === '' ? ctx.ids(nowMs) : draft.envelope_id;
@@ -94,10 +108,10 @@ export async function appendOnce(ctx: HubContext, rt: ChannelRuntime, request: A
     };
     let result: AppendResult;
     try {
-      result = await ctx.writer.append(envelope, {
+      result = await ctx.partition.writer.append(envelope, {
         expectedLast: rt.lastStreamSeq,
-        epoch: ctx.epoch,
-        mayWrite: () => ctx.lease.holds(),
+        epoch: ctx.partition.epoch,
+        mayWrite: () => ctx.partition.lease.holds(),
       });
     } catch (err) {
       if (!(err instanceof WalConflictError)) throw err;
@@ -133,8 +147,8 @@ interface StoredCopy {
  * back (a timed-out attempt, or a call that failed after storing): nothing acted on it yet, so it is fresh. A copy
  * another writer stored was acted on by that writer.
  */
-function ownOrNot(ctx: HubContext, stored: StoredCopy): Appended {
-  return { envelope: stored.envelope, fresh: stored.epoch === ctx.epoch };
+function ownOrNot(ctx: PartitionPick<'epoch'>, stored: StoredCopy): Appended {
+  return { envelope: stored.envelope, fresh: stored.epoch === ctx.partition.epoch };
 }
 
 /** Thrown by a re-check to say that another writer already did what the draft was for. Code `conflict`; never leaves. */
@@ -151,7 +165,7 @@ class AlreadyDone extends Ag2netError {
  * channel never gets its lifecycle envelope twice.
  */
 export async function appendUnlessDone(
-  ctx: HubContext,
+  ctx: AppendDeps,
   rt: ChannelRuntime,
   request: { readonly draft: Envelope; readonly done: (rt: ChannelRuntime) => boolean },
 ): Promise<Envelope | null> {
@@ -172,7 +186,7 @@ export async function appendUnlessDone(
  * What the hub does with every envelope in a WAL, live after an append and on hydrate in log order: update the
  * channel (indexes, adapter state, expectation facts) and the inbox pending counts.
  */
-export function recordAppended(ctx: HubContext, rt: ChannelRuntime, entry: WalEntry): void {
+export function recordAppended(ctx: RecordDeps, rt: ChannelRuntime, entry: WalEntry): void {
   const { envelope, streamSeq } = entry;
   applyAppended(rt, envelope, streamSeq);
   ctx.inboxes.count(envelope, rt, (id) => {
@@ -192,9 +206,9 @@ export interface WalEntry {
   readonly streamSeq: number;
 }
 
-function record(ctx: HubContext, rt: ChannelRuntime, entry: WalEntry): void {
+function record(ctx: RecordDeps & PartitionPick<'snapshots'>, rt: ChannelRuntime, entry: WalEntry): void {
   recordAppended(ctx, rt, entry);
-  ctx.snapshots.afterAppend(rt);
+  ctx.partition.snapshots.afterAppend(rt);
 }
 
 /** What one catch-up looks for (the envelope being appended) and may still skip (its append's budget). */
@@ -212,7 +226,7 @@ interface SkipBudget {
  * `catchUp`, with a read the WAL could not serve (a timeout or 503 while the stream elects a leader) answered
  * `UnavailableError`, which clients retry: what was folded before it stays folded, and the retry goes on from there.
  */
-async function catchUpOrUnavailable(ctx: HubContext, rt: ChannelRuntime, of: CatchUpOf): Promise<StoredCopy | null> {
+async function catchUpOrUnavailable(ctx: CatchUpDeps, rt: ChannelRuntime, of: CatchUpOf): Promise<StoredCopy | null> {
   try {
     return await catchUp(ctx, rt, of);
   } catch (err) {
@@ -232,7 +246,7 @@ async function catchUpOrUnavailable(ctx: HubContext, rt: ChannelRuntime, of: Cat
  * `mine` when it is among them; throws `ConflictError` when its id was taken by another sender, and
  * `UnavailableError` once the append's skip budget is spent (what was skipped stays skipped).
  */
-async function catchUp(ctx: HubContext, rt: ChannelRuntime, of: CatchUpOf): Promise<StoredCopy | null> {
+async function catchUp(ctx: CatchUpDeps, rt: ChannelRuntime, of: CatchUpOf): Promise<StoredCopy | null> {
   const { mine, budget } = of;
   const channelId = rt.metadata.channel_id;
   const subject = ctx.names.wal(channelId);
@@ -259,10 +273,10 @@ async function catchUp(ctx: HubContext, rt: ChannelRuntime, of: CatchUpOf): Prom
     }
     const { envelope } = checked;
     const epoch = Number(raw.epoch);
-    if (epoch !== ctx.epoch) {
+    if (epoch !== ctx.partition.epoch) {
       ctx.counters.foreignWrites += 1;
       ctx.logger.warn(
-        { ...channelFields(rt.metadata), streamSeq: raw.streamSeq, epoch, ownEpoch: ctx.epoch },
+        { ...channelFields(rt.metadata), streamSeq: raw.streamSeq, epoch, ownEpoch: ctx.partition.epoch },
         'folded an entry another writer appended',
       );
     }

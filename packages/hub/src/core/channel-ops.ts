@@ -16,12 +16,13 @@ import type { AdapterState } from '@ag2net/adapters';
 import { isOperator, mayRead, type CheckedCaller } from '../access.js';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { causationKey } from './channel-runtime.js';
-import type { HubContext } from './context.js';
-import { attached } from '../snapshots/attach.js';
-import { beginCloseLocked } from './lifecycle.js';
-import { metadataOf, requireHistory } from './retention.js';
+import { attached, type AttachDeps } from '../snapshots/attach.js';
+import { beginCloseLocked, type CloseDeps } from './lifecycle.js';
+import { metadataOf, requireHistory, type HistoryDeps } from './retention.js';
 import { checkWalMessage, scanWal } from './wal-scan.js';
 import { jsonBytes, pageBudget, pageOf, type Page } from './paging.js';
+import type { HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 
 /**
  * Closes a channel on a participant's request (the RPC server let only participants through): it drains (admits
@@ -29,11 +30,15 @@ import { jsonBytes, pageBudget, pageOf, type Page } from './paging.js';
  * with the ended channel; an ended channel is returned as it is. Unknown channels are `not_found` (AG2 raised a bare
  * KeyError).
  */
-export async function closeChannel(ctx: HubContext, channelId: string, reason: string): Promise<ChannelMetadata> {
-  const rt = ctx.channels.require(channelId);
+export async function closeChannel(
+  ctx: CloseDeps & HistoryDeps & PartitionPick<'serial'>,
+  channelId: string,
+  reason: string,
+): Promise<ChannelMetadata> {
+  const rt = ctx.partition.channels.require(channelId);
   if (isTerminalChannelState(rt.metadata.state)) return metadataOf(ctx, rt);
-  const ended = ctx.waiters.untilEnd(channelId);
-  await ctx.serial.run(channelId, () => beginCloseLocked(ctx, rt, reason || CloseReason.ExplicitClose));
+  const ended = ctx.partition.waiters.untilEnd(channelId);
+  await ctx.partition.serial.run(channelId, () => beginCloseLocked(ctx, rt, reason || CloseReason.ExplicitClose));
   if (isTerminalChannelState(rt.metadata.state)) {
     ended.catch(() => undefined);
     return rt.metadata;
@@ -57,11 +62,11 @@ export function requireParticipant(rt: ChannelRuntime, agentId: string): void {
  * `stateFor`). `null` when the channel has no adapter.
  */
 export async function adapterStateFor(
-  ctx: HubContext,
+  ctx: AttachDeps,
   caller: CheckedCaller,
   channelId: string,
 ): Promise<AdapterState | null> {
-  const known = ctx.channels.require(channelId);
+  const known = ctx.partition.channels.require(channelId);
   requireHistory(ctx, known);
   const rt = await attached(ctx, known);
   if (rt.adapter === null || rt.state === null) return null;
@@ -74,11 +79,11 @@ export async function adapterStateFor(
  * at most `limit` channels and `pageBudget` bytes, and the cursor of the next. `agent_id` narrows the list to channels that agent is a participant of too.
  */
 export function listChannels(
-  ctx: HubContext,
+  ctx: HistoryDeps & Pick<HubEnv, 'nc'>,
   caller: CheckedCaller,
   req: HubRequestParsed<'listChannels'>,
 ): Page<ChannelMetadata> {
-  const all = ctx.channels
+  const all = ctx.partition.channels
     .all()
     .filter(({ metadata: m }) => isOperator(caller) || isParticipant(m, caller))
     .filter(({ metadata: m }) => req.agent_id === null || isParticipant(m, req.agent_id))
@@ -95,11 +100,11 @@ export function listChannels(
  * whose history expired answers `not_found` with `details.reason` `expired` (`historyExpired`).
  */
 export async function readWal(
-  ctx: HubContext,
+  ctx: AttachDeps & Pick<HubEnv, 'nc'>,
   callerId: string,
   req: HubRequestParsed<'readWal'>,
 ): Promise<HubResponse<'readWal'>> {
-  const known = ctx.channels.require(req.channel_id);
+  const known = ctx.partition.channels.require(req.channel_id);
   requireHistory(ctx, known);
   const rt = await attached(ctx, known);
   const last = rt.streamSeqs.length;
@@ -125,11 +130,11 @@ export async function readWal(
 
 /** The envelope `sender` posted in answer to `causation_id`, if the caller may see it (the operator sees all). */
 export async function findByCausation(
-  ctx: HubContext,
+  ctx: Pick<HubEnv, 'js' | 'names'> & PartitionPick<'channels'>,
   callerId: string,
   req: HubRequestParsed<'findEnvelopeByCausation'>,
 ): Promise<Envelope | null> {
-  const rt = ctx.channels.require(req.channel_id);
+  const rt = ctx.partition.channels.require(req.channel_id);
   const id = rt.causation.get(causationKey(req.sender_id, req.causation_id));
   const ref = id === undefined ? undefined : rt.envelopeIds.get(id);
   const streamSeq = ref === undefined ? undefined : rt.streamSeqs[ref.sequence - 1];
@@ -146,7 +151,7 @@ export async function findByCausation(
  * is skipped, so no reader is ever shown it and none makes a read fail.
  */
 async function* admittedEnvelopes(
-  ctx: HubContext,
+  ctx: Pick<HubEnv, 'js' | 'names'>,
   rt: ChannelRuntime,
   range: { readonly from: number; readonly to: number },
 ): AsyncGenerator<Envelope> {
@@ -160,8 +165,8 @@ async function* admittedEnvelopes(
 }
 
 /** Whether the caller could post `event_type` (default text) now: AG2's probe through `validateSend`. */
-export function canSend(ctx: HubContext, callerId: string, req: HubRequestParsed<'canSend'>): boolean {
-  const rt = ctx.channels.get(req.channel_id);
+export function canSend(ctx: PartitionPick<'channels'>, callerId: string, req: HubRequestParsed<'canSend'>): boolean {
+  const rt = ctx.partition.channels.get(req.channel_id);
   if (rt === undefined || rt.adapter === null || rt.state === null) return false;
   if (rt.metadata.state !== ChannelState.Active || !isParticipant(rt.metadata, callerId)) return false;
   const probe = createEnvelope({
@@ -182,9 +187,9 @@ export function canSend(ctx: HubContext, callerId: string, req: HubRequestParsed
  * The turns the hub expects from `agentId` in open channels: the trigger is the envelope that made it their turn;
  * `expected_at` is when it was admitted (for an opening turn, the channel's latest envelope, its `opened`).
  */
-export function pendingTurnsFor(ctx: HubContext, agentId: string): PendingTurn[] {
+export function pendingTurnsFor(ctx: PartitionPick<'channels'>, agentId: string): PendingTurn[] {
   const turns: PendingTurn[] = [];
-  for (const rt of ctx.channels.open()) {
+  for (const rt of ctx.partition.channels.open()) {
     if (rt.adapter === null || rt.state === null || !isParticipant(rt.metadata, agentId)) continue;
     if (rt.metadata.state !== ChannelState.Active) continue;
     const expected = rt.adapter.expectedNext(rt.metadata, rt.state);

@@ -16,13 +16,21 @@ import { type HubRequestParsed, repr } from '@ag2net/protocol/internal';
 import { isoAt } from '../clock.js';
 import { deniedError } from '../governance/arbiter.js';
 import { newRuntime, type ChannelRuntime } from './channel-runtime.js';
-import type { HubContext } from './context.js';
-import { checkInviteInboxes } from '../governance/inbox-depth.js';
-import { activateLocked, appendLocked, beginCloseLocked } from './lifecycle.js';
+import { checkInviteInboxes, type InboxDepthDeps } from '../governance/inbox-depth.js';
+import { activateLocked, appendLocked, beginCloseLocked, type CloseDeps } from './lifecycle.js';
 import { resolveGraphNames, resolveParticipants } from './resolve-names.js';
 import { agentFields, channelFields } from '../observe/log-names.js';
+import type { HomeStores, HubEnv, HubPolicies } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 
 type CreateRequest = HubRequestParsed<'createChannel'>;
+
+/** What opening a channel uses: the creator's and invitees' records, the policies, the channel protocols, the WAL. */
+export type CreateChannelDeps = CloseDeps &
+  InboxDepthDeps &
+  Pick<HubEnv, 'adapters'> &
+  Pick<HubPolicies, 'arbiter'> &
+  PartitionPick<'serial'>;
 
 /** The workflow channel type, whose `knobs.graph` names agents. */
 const WORKFLOW_TYPE = 'workflow';
@@ -35,7 +43,7 @@ const WORKFLOW_TYPE = 'workflow';
  * timeout passes. A retry with the same `channel_id` waits for the channel it already created.
  */
 export async function createChannel(
-  ctx: HubContext,
+  ctx: CreateChannelDeps,
   creatorId: string,
   request: CreateRequest,
 ): Promise<ChannelMetadata> {
@@ -47,7 +55,7 @@ export async function createChannel(
     knobs: request.type === WORKFLOW_TYPE ? resolveGraphNames(ctx.registry, request.knobs) : request.knobs,
   };
   if (req.channel_id !== null) {
-    const existing = ctx.channels.get(req.channel_id);
+    const existing = ctx.partition.channels.get(req.channel_id);
     if (existing !== undefined) return awaitExisting(ctx, existing, creatorId);
   }
   if (req.participants.length === 0) throw new ProtocolError('channel requires at least one participant');
@@ -59,8 +67,8 @@ export async function createChannel(
   const adapter = ctx.adapters.get(req.type, req.version);
   const invitees = req.participants.filter((p) => p !== creatorId);
   // One open at a time per creator, so that two concurrent creates cannot both pass max_concurrent_channels.
-  const made = await ctx.serial.run(`open\u0000${creatorId}`, async () => {
-    const raced = req.channel_id === null ? undefined : ctx.channels.get(req.channel_id);
+  const made = await ctx.partition.serial.run(`open\u0000${creatorId}`, async () => {
+    const raced = req.channel_id === null ? undefined : ctx.partition.channels.get(req.channel_id);
     if (raced !== undefined) return { raced, created: null };
     await checkOpenRules(ctx, { manifest: adapter.manifest, creatorId, inviteeIds: invitees });
     const nowMs = ctx.clock.now();
@@ -86,8 +94,8 @@ export async function createChannel(
     );
     // Stored before it is known in memory: a creation whose write is refused (the lease lapsed) or fails leaves
     // nothing behind, so its retry creates the channel instead of waiting on one that was never stored.
-    await ctx.channels.persist(metadata);
-    ctx.channels.set(created);
+    await ctx.partition.channels.persist(metadata);
+    ctx.partition.channels.set(created);
     return { raced: null, created };
   });
   if (made.created === null) return awaitExisting(ctx, made.raced, creatorId);
@@ -98,8 +106,8 @@ export async function createChannel(
     'channel created',
   );
 
-  const opened = ctx.waiters.untilOpen(metadata.channel_id);
-  await ctx.serial.run(metadata.channel_id, async () => {
+  const opened = ctx.partition.waiters.untilOpen(metadata.channel_id);
+  await ctx.partition.serial.run(metadata.channel_id, async () => {
     if (invitees.length === 0) {
       await activateLocked(ctx, rt);
       return;
@@ -110,7 +118,7 @@ export async function createChannel(
       opened.catch(() => undefined);
       // A hub that lost its lease leaves the channel to its successor, where the creator's retry (same `channel_id`)
       // finds it pending, not closed by a hub that no longer serves.
-      if (ctx.lease.holds()) await beginCloseLocked(ctx, rt, CloseReason.InviteFailed).catch(() => undefined);
+      if (ctx.partition.lease.holds()) await beginCloseLocked(ctx, rt, CloseReason.InviteFailed).catch(() => undefined);
       throw err;
     }
   });
@@ -135,12 +143,16 @@ function invite(rt: ChannelRuntime, invitee: string) {
   });
 }
 
-async function awaitExisting(ctx: HubContext, rt: ChannelRuntime, creatorId: string): Promise<ChannelMetadata> {
+async function awaitExisting(
+  ctx: PartitionPick<'waiters'>,
+  rt: ChannelRuntime,
+  creatorId: string,
+): Promise<ChannelMetadata> {
   const { metadata } = rt;
   if (metadata.creator_id !== creatorId) {
     throw new ProtocolError(`channel id ${repr(metadata.channel_id)} is already taken`);
   }
-  if (metadata.state === ChannelState.Pending) return ctx.waiters.untilOpen(metadata.channel_id);
+  if (metadata.state === ChannelState.Pending) return ctx.partition.waiters.untilOpen(metadata.channel_id);
   if (metadata.state === ChannelState.Active) return metadata;
   const cid = repr(metadata.channel_id);
   const reason = metadata.close_reason;
@@ -159,13 +171,13 @@ async function awaitExisting(ctx: HubContext, rt: ChannelRuntime, creatorId: str
  * type, the creator may initiate the type and reach each invitee, and is under its `max_concurrent_channels`).
  */
 async function checkOpenRules(
-  ctx: HubContext,
+  ctx: Pick<HomeStores, 'registry'> & Pick<HubPolicies, 'arbiter'> & PartitionPick<'channels'>,
   open: { readonly manifest: ChannelManifest; readonly creatorId: string; readonly inviteeIds: readonly string[] },
 ): Promise<void> {
   const { manifest, creatorId, inviteeIds } = open;
   const creator = ctx.registry.require(creatorId);
   const invitees = inviteeIds.map((id) => ctx.registry.require(id));
-  const openChannels = ctx.channels.openCountBy(creatorId);
+  const openChannels = ctx.partition.channels.openCountBy(creatorId);
   const decision = await ctx.arbiter.authorizeChannelOpen({ manifest, creator, invitees, openChannels });
   if (!decision.allow) throw deniedError(decision);
 }

@@ -4,11 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { observedDelivery } from '../observe/delivery.js';
 import { channelFields } from '../observe/log-names.js';
 import { ConsumeWatchdog } from './consume-watchdog.js';
-import type { HubContext } from './context.js';
-import { fanOutEnvelope, type FanOutGate } from './fan-out-envelope.js';
-import { finishCloseLocked } from './lifecycle.js';
-import { auditQuarantined } from './quarantine.js';
+import { fanOutEnvelope, type FanOutDeps, type FanOutGate } from './fan-out-envelope.js';
+import { finishCloseLocked, type EndDeps } from './lifecycle.js';
+import { auditQuarantined, type QuarantineDeps } from './quarantine.js';
 import { checkForDelivery } from './wal-scan.js';
+import type { HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 
 /** How many WAL messages are fanned out at once (different channels in parallel, one channel in order). */
 const WINDOW = 256;
@@ -25,6 +26,16 @@ const RESTART_FIRST_MS = 250;
 const RESTART_MAX_MS = 5_000;
 /** How often a fan-out waiting out a lapsed lease looks at it again, ms. */
 const LAPSE_CHECK_MS = 50;
+
+/**
+ * What the deliverer uses: the partition's delivery consumer and how far it got, the fan-out, the end of a channel
+ * whose drain it completes, and the lease it delivers under.
+ */
+export type DelivererDeps = FanOutDeps &
+  EndDeps &
+  QuarantineDeps &
+  Pick<HubEnv, 'js' | 'names' | 'observer' | 'logger' | 'clock'> &
+  PartitionPick<'channels' | 'lease' | 'serial' | 'deliveredThrough'>;
 
 /** One WAL message on its way through the window. */
 interface InFlight {
@@ -63,7 +74,7 @@ export class Deliverer {
   };
 
   constructor(
-    private readonly ctx: HubContext,
+    private readonly ctx: DelivererDeps,
     /** When a silent consume counts as stalled; see `ConsumeWatchdog`. */
     private readonly watch: { readonly stallMs: number; readonly checkMs: number } = DEFAULT_WATCH,
   ) {}
@@ -199,7 +210,7 @@ export class Deliverer {
   }
 
   #schedule(item: InFlight): void {
-    const checked = checkForDelivery(this.ctx.names, item.msg, (id) => this.ctx.channels.get(id));
+    const checked = checkForDelivery(this.ctx.names, item.msg, (id) => this.ctx.partition.channels.get(id));
     if (!checked.ok) {
       void this.#quarantine(item, checked.reason);
       return;
@@ -237,7 +248,7 @@ export class Deliverer {
 
   /** Not stopping, and holding the writer lease now: a fan-out goes on at once. */
   #serving(): boolean {
-    return !this.#stopping && this.ctx.lease.holds();
+    return !this.#stopping && this.ctx.partition.lease.holds();
   }
 
   /**
@@ -248,7 +259,7 @@ export class Deliverer {
    */
   async #mayGoOn(msg: JsMsg): Promise<boolean> {
     // Callers ask `#serving()` first, so the fan-out of a hub that holds its lease never awaits here.
-    for (let waited = 0; !this.#stopping && !this.ctx.lease.holds(); waited += LAPSE_CHECK_MS) {
+    for (let waited = 0; !this.#stopping && !this.ctx.partition.lease.holds(); waited += LAPSE_CHECK_MS) {
       if (waited % 1_000 === 0) msg.working();
       if (!(await this.#pause(LAPSE_CHECK_MS))) return false;
     }
@@ -266,7 +277,7 @@ export class Deliverer {
     while (this.#window[0]?.outcome === 'done') {
       const head = this.#window.shift();
       if (head === undefined) break;
-      if (head.msg.seq > this.ctx.deliveredThrough) this.ctx.deliveredThrough = head.msg.seq;
+      if (head.msg.seq > this.ctx.partition.deliveredThrough) this.ctx.partition.deliveredThrough = head.msg.seq;
       // A channel that began closing while this message waited behind another channel's can end now.
       if (head.envelope !== null) this.#maybeFinishClose(head.envelope);
     }
@@ -275,10 +286,10 @@ export class Deliverer {
 
   /** A closing channel whose admitted envelopes are all delivered ends now. */
   #maybeFinishClose(envelope: Envelope): void {
-    const rt = this.ctx.channels.get(envelope.channel_id);
+    const rt = this.ctx.partition.channels.get(envelope.channel_id);
     if (rt === undefined || rt.metadata.state !== ChannelState.Closing || rt.closingAt === null) return;
     if ((envelope.sequence ?? 0) < rt.closingAt) return;
-    void this.ctx.serial
+    void this.ctx.partition.serial
       .run(envelope.channel_id, () => finishCloseLocked(this.ctx, rt))
       .catch((err: unknown) =>
         this.ctx.logger.error({ err, ...channelFields(rt.metadata) }, 'closing a channel failed'),

@@ -2,10 +2,10 @@ import { DELIVERY_ORIGIN_HUB, DeliveryHeader } from '@ag2net/protocol/internal';
 import type { Envelope } from '@ag2net/protocol';
 import type { JsMsg } from '@nats-io/jetstream';
 import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
-import { deadLetter, type DeadLetter } from '../audit/dead-letters.js';
-import { auditFromWal } from '../audit/wal-records.js';
-import type { HubContext } from './context.js';
-import { allowedRecipients } from './fan-out.js';
+import { deadLetter, type DeadLetter, type DeadLetterDeps } from '../audit/dead-letters.js';
+import { auditFromWal, type WalAuditDeps } from '../audit/wal-records.js';
+import { allowedRecipients, type RecipientDeps } from './fan-out.js';
+import type { HubEnv, HubPolicies } from '../hub-parts.js';
 
 /** Attempts of one fan-out before it is dead-lettered. */
 export const DELIVERY_ATTEMPTS = 5;
@@ -29,6 +29,13 @@ export interface FanOutGate {
   pause(ms: number): Promise<boolean>;
 }
 
+/** What fanning an envelope out uses: its recipients, the inboxes, its audit records and the dead letters. */
+export type FanOutDeps = RecipientDeps &
+  Pick<HubPolicies, 'arbiter'> &
+  Pick<HubEnv, 'js' | 'names'> &
+  WalAuditDeps &
+  DeadLetterDeps;
+
 /** One WAL message to fan out, and the envelope it holds. */
 export interface FanOutJob {
   readonly envelope: Envelope;
@@ -43,9 +50,9 @@ export interface FanOutJob {
  * so a leader election never turns deliverable envelopes into dead letters. True when done, false when the hub
  * stopped first (the message stays unacked and is redelivered to the next active hub).
  */
-export async function fanOutEnvelope(ctx: HubContext, job: FanOutJob, gate: FanOutGate): Promise<boolean> {
+export async function fanOutEnvelope(ctx: FanOutDeps, job: FanOutJob, gate: FanOutGate): Promise<boolean> {
   const { envelope, msg } = job;
-  if (envelope.audience === null && ctx.channels.get(envelope.channel_id) === undefined) {
+  if (envelope.audience === null && ctx.partition.channels.get(envelope.channel_id) === undefined) {
     // A broadcast's audience is its channel's participants: with no channel there is nobody to send it to, and
     // acking it would lose it without a trace. The hub holding the lease knows every channel it admitted to.
     if (!gate.serving() && !(await gate.mayGoOn(msg))) return false;
@@ -99,7 +106,7 @@ export async function fanOutEnvelope(ctx: HubContext, job: FanOutJob, gate: FanO
 
 /** Dead-letters a delivery, retrying the record's write; true once kept, false when the hub stopped first. */
 async function park(
-  ctx: HubContext,
+  ctx: DeadLetterDeps,
   parked: { readonly letter: DeadLetter; readonly msg: JsMsg },
   gate: FanOutGate,
 ): Promise<boolean> {
@@ -121,7 +128,7 @@ async function park(
 
 /** Publishes to each recipient's inbox; returns those whose inbox did not take it, with why. */
 async function publish(
-  ctx: HubContext,
+  ctx: Pick<HubEnv, 'js' | 'names'>,
   job: FanOutJob,
   recipients: readonly string[],
 ): Promise<{ recipient: string; reason: string; unreachable: boolean }[]> {

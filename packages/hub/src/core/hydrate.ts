@@ -12,6 +12,7 @@ import {
   foldChannelTail,
   foldTailsInOnePass,
   prepareChannel,
+  type RebuildDeps,
   type RebuildOptions,
   type Rebuilt,
 } from '../snapshots/rebuild.js';
@@ -20,16 +21,20 @@ import { detachedRuntime, type ChannelRuntime } from './channel-runtime.js';
 import { holdRulesUnderCeilings } from './agent-ops.js';
 import { malformedGlobs } from './glob.js';
 import { lastValues } from './kv-scan.js';
-import type { HubContext } from './context.js';
-import { beginCloseLocked, finishCloseLocked, recordAppended } from './lifecycle.js';
+import { beginCloseLocked, finishCloseLocked, recordAppended, type CloseDeps } from './lifecycle.js';
 import { QuarantineLog } from './quarantine.js';
 import { reconcileMetadata } from './reconcile.js';
+import type { HomeStores, HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 
 /** Channels rebuilt at once: their reads overlap, their folds take turns on the event loop. */
 const CONCURRENCY = 32;
 
 /** Up to this many channels with long tails are read by subject; more are read in one pass (`foldTailsInOnePass`). */
 const MAX_LONG_BY_SUBJECT = 2;
+
+/** What hydrate uses: the home stores it loads, the partition it rebuilds and whose interrupted work it finishes. */
+export type HydrateDeps = RebuildDeps & CloseDeps & Pick<HubEnv, 'limits'> & PartitionPick<'serial'>;
 
 /**
  * Rebuilds the hub's state from NATS in time proportional to what is open, not to history: the registry, channel
@@ -41,20 +46,20 @@ const MAX_LONG_BY_SUBJECT = 2;
  * counts them as `expiredHistories`). Then it finishes what a crash interrupted: closing channels resume their drain,
  * an `auto_close` violation whose close had not started starts it, and tasks of ended channels expire.
  */
-export async function hydrate(ctx: HubContext): Promise<void> {
+export async function hydrate(ctx: HydrateDeps): Promise<void> {
   const quarantine = new QuarantineLog(ctx);
-  ctx.channels.clear();
+  ctx.partition.channels.clear();
   ctx.inboxes.clear();
-  ctx.snapshots.clear();
+  ctx.partition.snapshots.clear();
   // The KV loads are independent; folding needs all of them (the registry for inbox limits).
   const [, , stored, snapshots] = await Promise.all([
     ctx.registry.load(quarantine.note),
     ctx.tasks.load(quarantine.note),
-    ctx.channels.loadMetadata(
+    ctx.partition.channels.loadMetadata(
       lastValues({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.channelsBucket }),
       quarantine.note,
     ),
-    ctx.snapshots.loadOpen({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.snapshotsBucket }),
+    ctx.partition.snapshots.loadOpen({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.snapshotsBucket }),
   ]);
   holdRulesUnderCeilings(ctx);
   reportMalformedGlobs(ctx);
@@ -62,7 +67,7 @@ export async function hydrate(ctx: HubContext): Promise<void> {
   for (const metadata of stored) {
     if (!isTerminalChannelState(metadata.state)) open.push(metadata);
     else
-      ctx.channels.set(
+      ctx.partition.channels.set(
         detachedRuntime(metadata, ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null),
       );
   }
@@ -86,17 +91,17 @@ export async function hydrate(ctx: HubContext): Promise<void> {
   const bySubject = long.length <= MAX_LONG_BY_SUBJECT ? rebuilt : rebuilt.filter((r) => r.expected <= SHORT_TAIL);
   await mapLimit(bySubject, CONCURRENCY, (r) => foldChannelTail(ctx, r, options));
   if (bySubject.length < rebuilt.length) await foldTailsInOnePass(ctx, long, options);
-  for (const { rt } of rebuilt) ctx.channels.set(rt);
+  for (const { rt } of rebuilt) ctx.partition.channels.set(rt);
   // Ended channels were not folded, so what they left unread in inboxes is not counted: ask before refusing.
   ctx.inboxes.distrustAll();
   await quarantine.flush();
   const consumer = await ctx.jsm.consumers.info(ctx.names.walStream, ctx.names.deliveryConsumer);
-  ctx.deliveredThrough = consumer.ack_floor.stream_seq;
+  ctx.partition.deliveredThrough = consumer.ack_floor.stream_seq;
   for (const { rt, lastSubstantive } of rebuilt) {
     if (!isTerminalChannelState(rt.metadata.state)) await resumeLifecycle(ctx, rt, lastSubstantive);
   }
   for (const task of ctx.tasks.open()) {
-    const channel = task.channel_id === null ? undefined : ctx.channels.get(task.channel_id);
+    const channel = task.channel_id === null ? undefined : ctx.partition.channels.get(task.channel_id);
     if (channel !== undefined && isTerminalChannelState(channel.metadata.state)) {
       await expireTasksOfChannel(ctx, channel.metadata.channel_id);
     }
@@ -111,7 +116,7 @@ export async function hydrate(ctx: HubContext): Promise<void> {
       envelopes: rebuilt.reduce((n, r) => n + r.folded, 0),
       quarantined: ctx.counters.quarantined,
       // Ended channels whose history the retention removed: their metadata only, never a log to read.
-      expiredHistories: ctx.channels.expiredCount,
+      expiredHistories: ctx.partition.channels.expiredCount,
     },
     'hydrated',
   );
@@ -121,13 +126,13 @@ export async function hydrate(ctx: HubContext): Promise<void> {
  * Tells the snapshot store what hydrate found: a channel folded far past its snapshot (or without one) gets a new
  * snapshot now, so that the next hydrate is short; one with a short tail gets it once it is idle.
  */
-function noteSnapshots(ctx: HubContext, rebuilt: readonly Rebuilt[]): void {
+function noteSnapshots(ctx: PartitionPick<'snapshots'>, rebuilt: readonly Rebuilt[]): void {
   for (const { rt, restored, folded } of rebuilt) {
     const channelId = rt.metadata.channel_id;
     const count = rt.streamSeqs.length;
-    ctx.snapshots.restored(channelId, restored ? count - folded : 0, folded);
+    ctx.partition.snapshots.restored(channelId, restored ? count - folded : 0, folded);
     if (folded >= SNAPSHOT_EVERY || (!restored && count > 0) || isTerminalChannelState(rt.metadata.state)) {
-      ctx.snapshots.schedule(channelId);
+      ctx.partition.snapshots.schedule(channelId);
     }
   }
 }
@@ -153,8 +158,12 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
  * delivery consumer ends it). `last` is the last content envelope folded after the channel's snapshot: a snapshot
  * is written only after the hub acted on what it covers, so one before it was acted on already.
  */
-async function resumeLifecycle(ctx: HubContext, rt: ChannelRuntime, last: Envelope | undefined): Promise<void> {
-  await ctx.serial.run(rt.metadata.channel_id, async () => {
+async function resumeLifecycle(
+  ctx: CloseDeps & PartitionPick<'serial'>,
+  rt: ChannelRuntime,
+  last: Envelope | undefined,
+): Promise<void> {
+  await ctx.partition.serial.run(rt.metadata.channel_id, async () => {
     const { autoClose } = rt.facts;
     if (
       autoClose !== null &&
@@ -172,7 +181,7 @@ async function resumeLifecycle(ctx: HubContext, rt: ChannelRuntime, last: Envelo
     }
     if (rt.metadata.state === ChannelState.Closing) {
       rt.closingAt = rt.streamSeqs.length;
-      if (ctx.deliveredThrough >= rt.lastStreamSeq) await finishCloseLocked(ctx, rt);
+      if (ctx.partition.deliveredThrough >= rt.lastStreamSeq) await finishCloseLocked(ctx, rt);
     }
   });
 }
@@ -181,7 +190,7 @@ async function resumeLifecycle(ctx: HubContext, rt: ChannelRuntime, last: Envelo
  * Logs each malformed glob of a loaded rule, once per hydrate: rules are validated when they are set, so only a rule
  * stored before that can hold one, and it matches nothing (`globMatch`).
  */
-function reportMalformedGlobs(ctx: HubContext): void {
+function reportMalformedGlobs(ctx: Pick<HubEnv, 'logger'> & Pick<HomeStores, 'registry'>): void {
   for (const record of ctx.registry.all()) {
     for (const { pattern, problem } of malformedGlobs(record.rule)) {
       ctx.logger.warn(

@@ -1,9 +1,12 @@
 import { AuditKind } from '@ag2net/protocol';
-import type { HubContext } from './context.js';
+import type { HubEnv, HomeStores } from '../hub-parts.js';
 
 import type { Quarantine, QuarantinedRecord } from './quarantined-record.js';
 
 export type { Quarantine, QuarantinedRecord } from './quarantined-record.js';
+
+/** What counting and auditing a quarantined record uses. */
+export type QuarantineDeps = Pick<HubEnv, 'logger' | 'counters' | 'quarantinedIds'> & Pick<HomeStores, 'audit'>;
 
 /**
  * Collects what hydrate refuses to fold: each record gets one short log line and is counted and audited by
@@ -13,7 +16,7 @@ export type { Quarantine, QuarantinedRecord } from './quarantined-record.js';
 export class QuarantineLog {
   readonly #writes: Promise<void>[] = [];
 
-  constructor(private readonly ctx: HubContext) {}
+  constructor(private readonly ctx: QuarantineDeps) {}
 
   readonly note: Quarantine = (record) => {
     this.ctx.logger.warn({ ...record }, 'quarantined a record the hub did not write; skipping it');
@@ -32,7 +35,7 @@ export class QuarantineLog {
  * found by several of them counts once in this hub: the audit id is derived from the record's place (source, key,
  * sequence), and the hub keeps the ids it counted. A failed audit write is logged, never thrown.
  */
-export async function auditQuarantined(ctx: HubContext, record: QuarantinedRecord): Promise<void> {
+export async function auditQuarantined(ctx: QuarantineDeps, record: QuarantinedRecord): Promise<void> {
   const id = `quarantine-${record.source}-${record.seq}-${safeToken(record.key)}`.slice(0, 128);
   if (!ctx.quarantinedIds.has(id)) {
     ctx.quarantinedIds.add(id);
@@ -49,7 +52,7 @@ export async function auditQuarantined(ctx: HubContext, record: QuarantinedRecor
  * Quarantines a value at the lease key that no hub wrote (the lease trusts it for nothing, see `Lease`): one warning
  * naming the key and the revision, never the value, and counted and audited once like any quarantined record.
  */
-export async function quarantineLeaseValue(ctx: HubContext, key: string, revision: number): Promise<void> {
+export async function quarantineLeaseValue(ctx: QuarantineDeps, key: string, revision: number): Promise<void> {
   ctx.logger.warn({ key, revision }, 'quarantined a value at the lease key no hub wrote');
   await auditQuarantined(ctx, { source: 'leases', key, seq: revision, reason: "not a hub's lease record" });
 }

@@ -3,10 +3,20 @@ import { isoAt } from '../clock.js';
 import { channelFields } from '../observe/log-names.js';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { endedAtMs } from './channel-table.js';
-import type { HubContext } from './context.js';
+import type { HomeStores, HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 
 /** How many ended channels one sweep removes the history of, at most: a sweep's work stays bounded. */
 export const RETENTION_BATCH = 16;
+
+/** What telling whether a channel's history expired uses. */
+export type HistoryDeps = Pick<HubEnv, 'retainClosedMs' | 'clock'> & PartitionPick<'channels'>;
+
+/** What removing ended channels' history uses. */
+export type RetentionDeps = HistoryDeps &
+  Pick<HubEnv, 'names' | 'jsm' | 'logger'> &
+  Pick<HomeStores, 'audit'> &
+  PartitionPick<'lease' | 'serial' | 'snapshots' | 'deliveredThrough'>;
 
 /**
  * When the channel's history expired: its tombstone's `expired_at`, or, for an ended channel whose retention ran out
@@ -14,9 +24,9 @@ export const RETENTION_BATCH = 16;
  * `null` while its history is kept. From that moment on every read of its history answers `historyExpired`, so reads
  * do not depend on how far a removal got (one interrupted by a failover, say).
  */
-export function historyExpiredAt(ctx: HubContext, rt: ChannelRuntime): string | null {
+export function historyExpiredAt(ctx: HistoryDeps, rt: ChannelRuntime): string | null {
   const { metadata } = rt;
-  const tombstone = ctx.channels.expiredAt(metadata.channel_id);
+  const tombstone = ctx.partition.channels.expiredAt(metadata.channel_id);
   if (tombstone !== null) return tombstone;
   if (ctx.retainClosedMs === null || !isTerminalChannelState(metadata.state)) return null;
   const due = endedAtMs(metadata) + ctx.retainClosedMs;
@@ -38,13 +48,13 @@ export function historyExpired(channelId: string, expiredAt: string): NotFoundEr
  * The channel's metadata as `getChannel` and `listChannels` answer it: with `expired_at` once its history expired
  * (`historyExpiredAt`), so that the metadata says what a read of its history would answer.
  */
-export function metadataOf(ctx: HubContext, rt: ChannelRuntime): ChannelMetadata {
+export function metadataOf(ctx: HistoryDeps, rt: ChannelRuntime): ChannelMetadata {
   const expiredAt = historyExpiredAt(ctx, rt);
   return expiredAt === null ? rt.metadata : { ...rt.metadata, expired_at: expiredAt };
 }
 
 /** Throws `historyExpired` when the channel's history expired. */
-export function requireHistory(ctx: HubContext, rt: ChannelRuntime): void {
+export function requireHistory(ctx: HistoryDeps, rt: ChannelRuntime): void {
   const expiredAt = historyExpiredAt(ctx, rt);
   if (expiredAt !== null) throw historyExpired(rt.metadata.channel_id, expiredAt);
 }
@@ -54,19 +64,19 @@ export function requireHistory(ctx: HubContext, rt: ChannelRuntime): void {
  * retention ran out, oldest first, removes their history and leaves a tombstone. Only while this hub holds the lease;
  * each removal is idempotent, so one a failover interrupted is completed by the next holder's sweep.
  */
-export async function expireHistories(ctx: HubContext, now: number): Promise<void> {
+export async function expireHistories(ctx: RetentionDeps, now: number): Promise<void> {
   const retainMs = ctx.retainClosedMs;
   if (retainMs === null) {
-    ctx.channels.retention.off();
+    ctx.partition.channels.retention.off();
     return;
   }
-  const queue = ctx.channels.retention;
+  const queue = ctx.partition.channels.retention;
   if (!queue.begin()) return;
   try {
     for (const channelId of queue.due(now - retainMs, RETENTION_BATCH, now)) {
-      if (!ctx.lease.holds()) return;
+      if (!ctx.partition.lease.holds()) return;
       try {
-        await ctx.serial.run(channelId, () => expireHistoryLocked(ctx, channelId));
+        await ctx.partition.serial.run(channelId, () => expireHistoryLocked(ctx, channelId));
         queue.succeeded();
       } catch (err) {
         const failures = queue.failed(now);
@@ -87,19 +97,19 @@ export async function expireHistories(ctx: HubContext, now: number): Promise<voi
  * by subject), then its `channel_history_removed` audit record, then the tombstone. A step already done is a no-op,
  * so a removal cut short by a failover is completed by the next lease holder. Nothing happens without the lease.
  */
-async function expireHistoryLocked(ctx: HubContext, channelId: string): Promise<void> {
-  const rt = ctx.channels.get(channelId);
+async function expireHistoryLocked(ctx: RetentionDeps, channelId: string): Promise<void> {
+  const rt = ctx.partition.channels.get(channelId);
   if (rt === undefined || !isTerminalChannelState(rt.metadata.state)) return;
   const expiredAt = historyExpiredAt(ctx, rt);
-  if (expiredAt === null || ctx.channels.expiredAt(channelId) !== null) return;
+  if (expiredAt === null || ctx.partition.channels.expiredAt(channelId) !== null) return;
   const subject = ctx.names.wal(channelId);
   const last = await ctx.jsm.streams.getMessage(ctx.names.walStream, { last_by_subj: subject });
-  if (last !== null && last.seq > ctx.deliveredThrough) return;
-  if (!ctx.lease.holds()) return;
-  await ctx.snapshots.remove(channelId);
-  if (!ctx.lease.holds()) return;
+  if (last !== null && last.seq > ctx.partition.deliveredThrough) return;
+  if (!ctx.partition.lease.holds()) return;
+  await ctx.partition.snapshots.remove(channelId);
+  if (!ctx.partition.lease.holds()) return;
   const { purged } = await ctx.jsm.streams.purge(ctx.names.walStream, { filter: subject });
-  if (!ctx.lease.holds()) return;
+  if (!ctx.partition.lease.holds()) return;
   // Before the tombstone, so that a removal is audited at least once: one completed after a failover writes the same
   // id again (a duplicate the stream drops within its window; after it, a second record with what that purge removed).
   await ctx.audit.recordAfter(
@@ -107,6 +117,6 @@ async function expireHistoryLocked(ctx: HubContext, channelId: string): Promise<
     { channel_id: channelId, closed_at: rt.metadata.closed_at, expired_at: expiredAt, purged },
     { id: `channel_history_removed.${channelId}` },
   );
-  await ctx.channels.expire(rt, expiredAt);
+  await ctx.partition.channels.expire(rt, expiredAt);
   ctx.logger.info({ ...channelFields(rt.metadata), expiredAt, purged }, 'channel history expired');
 }

@@ -11,12 +11,15 @@ import {
   type ViolationRecord,
 } from '@ag2net/protocol';
 import type { ChannelRuntime } from '../core/channel-runtime.js';
-import type { HubContext } from '../core/context.js';
-import { appendLocked, beginCloseLocked } from '../core/lifecycle.js';
+import { appendLocked, beginCloseLocked, type CloseDeps } from '../core/lifecycle.js';
 import { channelFields, channelLabel } from '../observe/log-names.js';
 import type { Violation } from './evaluators.js';
 import { runUserHandler, type FiredViolation, type ViolationHandler } from './violation-handlers.js';
 import { firedKey } from './violation-record.js';
+import type { HubEnv, HubPolicies } from '../hub-parts.js';
+
+/** What evaluating a channel's expectations and firing their violations uses. */
+export type ExpectationDeps = CloseDeps & Pick<HubPolicies, 'expectations'>;
 
 /** A violation that has not fired yet, narrowed to its new violators. */
 interface Due {
@@ -27,7 +30,11 @@ interface Due {
 }
 
 /** Whether a sweep at `nowMs` would fire anything in the channel. Pure; lets the sweep skip the channel's lock. */
-export function expectationsDue(ctx: HubContext, rt: ChannelRuntime, nowMs: number): boolean {
+export function expectationsDue(
+  ctx: Pick<HubEnv, 'logger'> & Pick<HubPolicies, 'expectations'>,
+  rt: ChannelRuntime,
+  nowMs: number,
+): boolean {
   return rt.metadata.manifest.expectations.some(
     (expectation, index) => dueViolation(ctx, rt, { index, expectation, nowMs }) !== null,
   );
@@ -38,7 +45,11 @@ export function expectationsDue(ctx: HubContext, rt: ChannelRuntime, nowMs: numb
  * record to the channel's log (the commit point: hydrate rebuilds the fired set from it, so a standby never fires it
  * again), then runs the handler. An `auto_close` stops the evaluation of the channel, as in AG2. Locked.
  */
-export async function evaluateExpectationsLocked(ctx: HubContext, rt: ChannelRuntime, nowMs: number): Promise<void> {
+export async function evaluateExpectationsLocked(
+  ctx: ExpectationDeps,
+  rt: ChannelRuntime,
+  nowMs: number,
+): Promise<void> {
   for (const [index, expectation] of rt.metadata.manifest.expectations.entries()) {
     const state = rt.metadata.state;
     if (state !== ChannelState.Pending && state !== ChannelState.Active) return;
@@ -61,7 +72,7 @@ export async function evaluateExpectationsLocked(ctx: HubContext, rt: ChannelRun
 
 /** The violation of expectation `index` at `nowMs` with only its unfired violators, or `null`. */
 function dueViolation(
-  ctx: HubContext,
+  ctx: Pick<HubEnv, 'logger'> & Pick<HubPolicies, 'expectations'>,
   rt: ChannelRuntime,
   at: { readonly index: number; readonly expectation: Expectation; readonly nowMs: number },
 ): Due | null {
@@ -146,7 +157,7 @@ function audienceOf(rt: ChannelRuntime, handler: ViolationHandler, violation: Vi
 
 /** Runs the handler of a violation whose `record` was just appended. */
 async function runHandler(
-  ctx: HubContext,
+  ctx: CloseDeps,
   rt: ChannelRuntime,
   recorded: { readonly due: Due; readonly record: Envelope },
 ): Promise<void> {

@@ -1,8 +1,13 @@
 import type { ChannelMetadata, Envelope, Rule } from '@ag2net/protocol';
-import type { HubContext } from '../core/context.js';
 import { agentFields, channelFields } from '../observe/log-names.js';
 import { deniedError } from './arbiter.js';
 import { highWaterMark } from './inbox-counters.js';
+import type { HomeStores, HubEnv, HubPolicies } from '../hub-parts.js';
+
+/** What reading an agent's inbox depth uses: the hub's estimate, and the inbox consumer when it runs high. */
+export type InboxDepthDeps = Pick<HubEnv, 'jsm' | 'names' | 'logger'> &
+  Pick<HomeStores, 'registry'> &
+  Pick<HubPolicies, 'inboxes'>;
 
 /**
  * An agent's pending count as admission checks it (`InboxCounters.pending`): the hub's estimate while it is under
@@ -12,7 +17,7 @@ import { highWaterMark } from './inbox-counters.js';
  * found it, until a check finds the inbox under the mark again.
  */
 export async function inboxPending(
-  ctx: HubContext,
+  ctx: InboxDepthDeps,
   recipient: { readonly agentId: string; readonly rule: Rule },
   channel: Pick<ChannelMetadata, 'channel_id' | 'labels' | 'manifest'>,
 ): Promise<number> {
@@ -42,7 +47,7 @@ export async function inboxPending(
  * it refuses content, and invites cannot be used to flood an inbox.
  */
 export async function checkInviteInboxes(
-  ctx: HubContext,
+  ctx: InboxDepthDeps & Pick<HubPolicies, 'arbiter'>,
   channel: ChannelMetadata,
   invites: readonly Envelope[],
 ): Promise<void> {

@@ -1,10 +1,11 @@
-import type { HubContext } from '../core/context.js';
+import type { HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 import type { ChannelCount, HubView } from './observer.js';
 
 /** The channels `ctx` holds, counted by manifest type and state, sorted by type then state. */
-export function channelCounts(ctx: Pick<HubContext, 'channels'>): ChannelCount[] {
+export function channelCounts(ctx: PartitionPick<'channels'>): ChannelCount[] {
   const counts = new Map<string, ChannelCount>();
-  for (const rt of ctx.channels.all()) {
+  for (const rt of ctx.partition.channels.all()) {
     const { type } = rt.metadata.manifest;
     const { state } = rt.metadata;
     const key = `${type}\u0000${state}`;
@@ -14,7 +15,7 @@ export function channelCounts(ctx: Pick<HubContext, 'channels'>): ChannelCount[]
 }
 
 /** Hands the observer its view of the hub, once, at start. */
-export function bindObserver(ctx: Pick<HubContext, 'channels' | 'observer' | 'logger'>): void {
+export function bindObserver(ctx: Pick<HubEnv, 'observer' | 'logger'> & PartitionPick<'channels'>): void {
   const { bind } = ctx.observer;
   if (bind === undefined) return;
   const view: HubView = { channelCounts: () => channelCounts(ctx) };

@@ -1,13 +1,13 @@
 import { DeliveryLagSchema, type DeliveryLag } from '@ag2net/protocol';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import type { HubContext } from '../core/context.js';
+import type { HubEnv } from '../hub-parts.js';
 
 /**
  * How far the hub's delivery lags (`DeliveryLag`), from its delivery consumer's info on the WAL and the admission
  * time of the oldest envelope not yet fanned out: the first unacked one when some are handed to a hub, else the
  * first undelivered one. `null` when the delivery consumer does not exist (the hub never provisioned).
  */
-export async function deliveryLag(ctx: Pick<HubContext, 'jsm' | 'names'>): Promise<DeliveryLag | null> {
+export async function deliveryLag(ctx: Pick<HubEnv, 'jsm' | 'names'>): Promise<DeliveryLag | null> {
   const { jsm, names } = ctx;
   const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer).catch((err: unknown) => {
     if (isNotFound(err)) return null;

@@ -1,6 +1,6 @@
 import type { Envelope } from '@ag2net/protocol';
 import { SpanKind, context, trace } from '@opentelemetry/api';
-import type { HubContext } from '../core/context.js';
+import type { HubEnv } from '../hub-parts.js';
 import { notify } from './observer.js';
 import { contextForTrace, hubTracer, tracingEnabled } from './trace.js';
 
@@ -10,7 +10,7 @@ import { contextForTrace, hubTracer, tracingEnabled } from './trace.js';
  * true when done, false when the hub stopped first (nothing is reported then: the next active hub delivers it).
  */
 export async function observedDelivery(
-  ctx: Pick<HubContext, 'observer' | 'logger' | 'clock'>,
+  ctx: Pick<HubEnv, 'observer' | 'logger' | 'clock'>,
   envelope: Envelope,
   deliver: () => Promise<boolean>,
 ): Promise<boolean> {
@@ -43,7 +43,7 @@ export async function observedDelivery(
 }
 
 /** Tells the observer, if it listens, that the envelope's fan-out is done and how long after its admission. */
-function reportDelivered(ctx: Pick<HubContext, 'observer' | 'logger' | 'clock'>, envelope: Envelope): void {
+function reportDelivered(ctx: Pick<HubEnv, 'observer' | 'logger' | 'clock'>, envelope: Envelope): void {
   const { delivered } = ctx.observer;
   if (delivered === undefined) return;
   const admittedAt = Date.parse(envelope.created_at);

@@ -1,10 +1,13 @@
 import type { Envelope } from '@ag2net/protocol';
 import { applyAppended, detachedRuntime, type ChannelRuntime } from '../core/channel-runtime.js';
-import type { HubContext } from '../core/context.js';
-import { QuarantineLog } from '../core/quarantine.js';
+import { QuarantineLog, type QuarantineDeps } from '../core/quarantine.js';
 import { reconcileMetadata } from '../core/reconcile.js';
-import { historyExpiredAt } from '../core/retention.js';
-import { rebuildChannel, Yielder } from './rebuild.js';
+import { historyExpiredAt, type HistoryDeps } from '../core/retention.js';
+import type { PartitionPick } from '../partition.js';
+import { rebuildChannel, Yielder, type RebuildDeps } from './rebuild.js';
+
+/** What serving an ended channel from its snapshot or log uses. */
+export type AttachDeps = RebuildDeps & QuarantineDeps & HistoryDeps;
 
 /**
  * The full runtime of a channel: the one in memory, or for an ended channel that is detached (only its metadata in
@@ -13,7 +16,7 @@ import { rebuildChannel, Yielder } from './rebuild.js';
  * adapter state, a retried post's original ack) therefore costs a KV read and a WAL read, and memory holds nothing
  * of ended channels but their metadata. The rebuilt runtime is not kept; it must not be written to.
  */
-export async function attached(ctx: HubContext, rt: ChannelRuntime): Promise<ChannelRuntime> {
+export async function attached(ctx: AttachDeps, rt: ChannelRuntime): Promise<ChannelRuntime> {
   // A channel whose history expired has none to rebuild (reads answer `historyExpired` before they get here).
   if (!rt.detached || historyExpiredAt(ctx, rt) !== null) return rt;
   const quarantine = new QuarantineLog(ctx);
@@ -27,8 +30,8 @@ export async function attached(ctx: HubContext, rt: ChannelRuntime): Promise<Cha
   // Not once its retention ran out meanwhile: its removal may be under way, and must not find a snapshot come back.
   if (!rebuilt.restored && rebuilt.rt.streamSeqs.length > 0 && historyExpiredAt(ctx, rt) === null) {
     // Not in the channel's serial slot (the caller may hold it): an ended channel takes no appends to race with.
-    await ctx.snapshots.write(rebuilt.rt);
-    ctx.snapshots.forget(rt.metadata.channel_id);
+    await ctx.partition.snapshots.write(rebuilt.rt);
+    ctx.partition.snapshots.forget(rt.metadata.channel_id);
   }
   return rebuilt.rt;
 }
@@ -37,8 +40,8 @@ export async function attached(ctx: HubContext, rt: ChannelRuntime): Promise<Cha
  * A channel just ended: writes its final snapshot and, once it is stored, keeps only its metadata in memory (see
  * `attached`). If the snapshot cannot be written the channel stays in memory as it is. Locked.
  */
-export async function detachEnded(ctx: HubContext, rt: ChannelRuntime): Promise<void> {
-  if (rt.detached || !(await ctx.snapshots.write(rt))) return;
-  ctx.snapshots.forget(rt.metadata.channel_id);
-  ctx.channels.set(detachedRuntime(rt.metadata, rt.adapter));
+export async function detachEnded(ctx: PartitionPick<'snapshots' | 'channels'>, rt: ChannelRuntime): Promise<void> {
+  if (rt.detached || !(await ctx.partition.snapshots.write(rt))) return;
+  ctx.partition.snapshots.forget(rt.metadata.channel_id);
+  ctx.partition.channels.set(detachedRuntime(rt.metadata, rt.adapter));
 }

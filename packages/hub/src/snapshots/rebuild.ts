@@ -2,7 +2,6 @@ import type { HubAdapter } from '@ag2net/adapters';
 import type { ChannelMetadata, Envelope, HubNames } from '@ag2net/protocol';
 import { setImmediate } from 'node:timers/promises';
 import { newRuntime, type ChannelRuntime } from '../core/channel-runtime.js';
-import type { HubContext } from '../core/context.js';
 import { countsTowardInbox } from '../governance/inbox-counters.js';
 import { channelFields } from '../observe/log-names.js';
 import type { Quarantine } from '../core/quarantined-record.js';
@@ -16,6 +15,8 @@ import {
 } from '../core/wal-scan.js';
 import { restoreRuntime, type ChannelSnapshotRecord } from './record.js';
 import type { LoadedSnapshot } from './store.js';
+import type { HubEnv } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
 
 /** Tails up to this many envelopes are read one leader read at a time; longer ones with an ordered consumer. */
 export const SHORT_TAIL = 32;
@@ -48,6 +49,12 @@ export interface RebuildOptions {
   readonly onRestored?: (rt: ChannelRuntime) => void;
 }
 
+/** What reading a channel's log uses. */
+export type WalReadDeps = Pick<HubEnv, 'js' | 'jsm' | 'names'>;
+
+/** What rebuilding a channel uses: the log, the channel protocols, the log of what is wrong, the snapshots. */
+export type RebuildDeps = WalReadDeps & Pick<HubEnv, 'adapters' | 'logger'> & PartitionPick<'snapshots'>;
+
 /** One channel rebuilt from NATS, or on its way: restored (or fresh), with the entries after that still to fold. */
 export interface Rebuilt {
   readonly rt: ChannelRuntime;
@@ -69,7 +76,7 @@ export interface Rebuilt {
  * (`foldChannelTail`).
  */
 export async function rebuildChannel(
-  ctx: HubContext,
+  ctx: RebuildDeps,
   metadata: ChannelMetadata,
   options: RebuildOptions,
 ): Promise<Rebuilt> {
@@ -84,14 +91,16 @@ export async function rebuildChannel(
  * entries are left to fold. A snapshot that does not parse or does not match the log is quarantined and ignored.
  */
 export async function prepareChannel(
-  ctx: HubContext,
+  ctx: RebuildDeps,
   metadata: ChannelMetadata,
   options: RebuildOptions,
 ): Promise<Rebuilt> {
   const channelId = metadata.channel_id;
   const adapter = ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null;
   const [loaded, tail] = await Promise.all([
-    options.snapshots === undefined ? ctx.snapshots.load(channelId) : (options.snapshots.get(channelId) ?? null),
+    options.snapshots === undefined
+      ? ctx.partition.snapshots.load(channelId)
+      : (options.snapshots.get(channelId) ?? null),
     lastWalMessage(ctx.jsm, ctx.names, ctx.names.wal(channelId)),
   ]);
   let rt: ChannelRuntime | null = null;
@@ -116,7 +125,7 @@ export async function prepareChannel(
  * Folds a prepared channel's remaining entries, read by its subject only: one leader read per entry when they are
  * few (`SHORT_TAIL`), else an ordered consumer filtered to the channel's subject.
  */
-export async function foldChannelTail(ctx: HubContext, rebuilt: Rebuilt, options: RebuildOptions): Promise<void> {
+export async function foldChannelTail(ctx: WalReadDeps, rebuilt: Rebuilt, options: RebuildOptions): Promise<void> {
   if (rebuilt.from > rebuilt.to) return;
   const range = {
     subject: ctx.names.wal(rebuilt.rt.metadata.channel_id),
@@ -138,7 +147,7 @@ export async function foldChannelTail(ctx: HubContext, rebuilt: Rebuilt, options
  * scanning) grows with the number of channels, one pass does not. Entries of other channels are skipped unread.
  */
 export async function foldTailsInOnePass(
-  ctx: HubContext,
+  ctx: WalReadDeps,
   channels: readonly Rebuilt[],
   options: RebuildOptions,
 ): Promise<void> {
@@ -180,7 +189,7 @@ function entryFolder(names: HubNames, options: RebuildOptions): (rebuilt: Rebuil
 
 /** Why the log does not hold what the snapshot says it covers, or `null` when it does. */
 async function mismatch(
-  ctx: HubContext,
+  ctx: Pick<HubEnv, 'jsm' | 'names'>,
   record: ChannelSnapshotRecord,
   tail: RawWalMessage | null,
 ): Promise<string | null> {
@@ -214,7 +223,7 @@ function nextEnvelope(names: HubNames, rt: ChannelRuntime, raw: RawWalMessage): 
   return checked.envelope;
 }
 
-function initialState(ctx: HubContext, metadata: ChannelMetadata, adapter: HubAdapter | null) {
+function initialState(ctx: Pick<HubEnv, 'logger'>, metadata: ChannelMetadata, adapter: HubAdapter | null) {
   try {
     return adapter?.initialState(metadata) ?? null;
   } catch (err) {

@@ -10,8 +10,8 @@ import {
   type TaskMetadata,
 } from '@ag2net/protocol';
 import type { ChannelRuntime } from '../core/channel-runtime.js';
-import type { HubContext } from '../core/context.js';
-import { endTask } from './task-ops.js';
+import { endTask, type TaskChangeDeps } from './task-ops.js';
+import type { HomeStores } from '../hub-parts.js';
 
 /**
  * Admission checks of the two task envelopes (the event data shape is already checked):
@@ -20,7 +20,7 @@ import { endTask } from './task-ops.js';
  * - `ag2.task.cancelled` says the owner stopped it: only the owner may send it, for a task of this channel. AG2
  *   defined it but never emitted it; here it ends the task `cancelled`.
  */
-export function checkTaskEvent(ctx: HubContext, rt: ChannelRuntime, envelope: Envelope): void {
+export function checkTaskEvent(ctx: Pick<HomeStores, 'tasks'>, rt: ChannelRuntime, envelope: Envelope): void {
   const type = envelope.event_type;
   if (type !== EV_TASK_CANCEL_REQUEST && type !== EV_TASK_CANCELLED) return;
   const data = TaskCancelDataSchema.parse(envelope.event_data);
@@ -48,7 +48,7 @@ function checkReachesOwner(envelope: Envelope, task: TaskMetadata): void {
 }
 
 /** After admission: an owner's `ag2.task.cancelled` ends the task `cancelled` with its reason as the error. */
-export async function afterTaskEvent(ctx: HubContext, envelope: Envelope): Promise<void> {
+export async function afterTaskEvent(ctx: TaskChangeDeps, envelope: Envelope): Promise<void> {
   if (envelope.event_type !== EV_TASK_CANCELLED) return;
   const data = TaskCancelDataSchema.parse(envelope.event_data);
   await endTask(ctx, data.task_id, { state: TaskState.Cancelled, reason: data.reason });

@@ -14,15 +14,22 @@ import {
 import { type HubRequestParsed, repr } from '@ag2net/protocol/internal';
 import { AuditKind } from '@ag2net/protocol';
 import { isoAt } from '../clock.js';
-import { countObservation } from '../core/agent-ops.js';
-import type { HubContext } from '../core/context.js';
+import { countObservation, type ObservationDeps } from '../core/agent-ops.js';
 import { pageBudget, pageOf, type Page } from '../core/paging.js';
 import { deniedError } from '../governance/arbiter.js';
 import { taskNotFound } from './task-table.js';
+import type { HomeStores, HubEnv, HubPolicies } from '../hub-parts.js';
+import type { PartitionPick } from '../partition.js';
+
+/** What changing a task uses: its table, the audit trail, and its owner's resume for its outcome. */
+export type TaskChangeDeps = ObservationDeps & Pick<HubEnv, 'logger'>;
+
+/** What reading a task as a caller may see it uses. */
+export type TaskViewDeps = Pick<HomeStores, 'tasks'> & PartitionPick<'channels'>;
 
 /** Runs `fn` alone for one task: every change to a task goes through here. */
-export function underTask<T>(ctx: HubContext, taskId: string, fn: () => Promise<T>): Promise<T> {
-  return ctx.serial.run(`task\u0000${taskId}`, fn);
+export function underTask<T>(ctx: PartitionPick<'serial'>, taskId: string, fn: () => Promise<T>): Promise<T> {
+  return ctx.partition.serial.run(`task\u0000${taskId}`, fn);
 }
 
 /**
@@ -31,7 +38,11 @@ export function underTask<T>(ctx: HubContext, taskId: string, fn: () => Promise<
  * `task_ttl_default` when it has none (AG2 declared that default but never applied it). A known task is updated:
  * state, `started_at`, `expires_at`, `channel_id` when given, progress merged.
  */
-export async function observeTask(ctx: HubContext, callerId: string, task: TaskMetadata): Promise<TaskMetadata> {
+export async function observeTask(
+  ctx: TaskChangeDeps & Pick<HubPolicies, 'arbiter'> & PartitionPick<'channels'>,
+  callerId: string,
+  task: TaskMetadata,
+): Promise<TaskMetadata> {
   if (task.owner_id !== callerId) {
     throw new AuthError(`owner_id ${repr(task.owner_id)} does not match the caller ${repr(callerId)}`);
   }
@@ -54,7 +65,7 @@ export async function observeTask(ctx: HubContext, callerId: string, task: TaskM
 
 /** An owner's report of a task the hub knows (`existing`): applied unless the task ended or the move is not allowed. */
 async function observeExisting(
-  ctx: HubContext,
+  ctx: TaskChangeDeps & PartitionPick<'channels'>,
   callerId: string,
   observed: { readonly existing: TaskMetadata; readonly report: TaskMetadata },
 ): Promise<TaskMetadata> {
@@ -87,7 +98,7 @@ async function observeExisting(
  * terminal state here is audited (`task_terminated`) like any other ending.
  */
 export async function updateTask(
-  ctx: HubContext,
+  ctx: TaskChangeDeps,
   callerId: string,
   req: HubRequestParsed<'updateTask'>,
 ): Promise<TaskMetadata> {
@@ -112,7 +123,7 @@ export async function updateTask(
 
 /** Ends a task the hub ends (TTL, channel closed, cancelled by its owner's envelope); a terminal task is left alone. */
 export async function endTask(
-  ctx: HubContext,
+  ctx: TaskChangeDeps,
   taskId: string,
   end: { readonly state: TaskState; readonly reason: string },
 ): Promise<TaskMetadata | null> {
@@ -126,7 +137,7 @@ export async function endTask(
 }
 
 /** AG2's cascade: every task of an ended channel that is still open expires with `channel_closed`. */
-export async function expireTasksOfChannel(ctx: HubContext, channelId: string): Promise<void> {
+export async function expireTasksOfChannel(ctx: TaskChangeDeps, channelId: string): Promise<void> {
   for (const task of ctx.tasks.open()) {
     if (task.channel_id === channelId) {
       await endTask(ctx, task.task_id, { state: TaskState.Expired, reason: TaskEndReason.ChannelClosed });
@@ -135,7 +146,7 @@ export async function expireTasksOfChannel(ctx: HubContext, channelId: string): 
 }
 
 /** Open tasks past `expires_at` expire with `ttl_expired`. */
-export async function expireDueTasks(ctx: HubContext, nowMs: number): Promise<void> {
+export async function expireDueTasks(ctx: TaskChangeDeps, nowMs: number): Promise<void> {
   for (const task of ctx.tasks.open()) {
     if (task.expires_at !== null && Date.parse(task.expires_at) <= nowMs) {
       await endTask(ctx, task.task_id, { state: TaskState.Expired, reason: TaskEndReason.TtlExpired });
@@ -147,12 +158,16 @@ export async function expireDueTasks(ctx: HubContext, nowMs: number): Promise<vo
  * A task as the caller may see it: its owner, a participant of its channel, or the operator. Anyone else is answered
  * exactly as for a task that does not exist.
  */
-export function getTask(ctx: HubContext, callerId: string, taskId: string): TaskMetadata {
+export function getTask(ctx: TaskViewDeps, callerId: string, taskId: string): TaskMetadata {
   return visibleTask(ctx, callerId, taskId);
 }
 
 /** AG2's `list_tasks` over the tasks the caller may see: one page (`limit`, `pageBudget` bytes) and the next cursor. */
-export function listTasks(ctx: HubContext, callerId: string, req: HubRequestParsed<'listTasks'>): Page<TaskMetadata> {
+export function listTasks(
+  ctx: TaskViewDeps & Pick<HubEnv, 'nc'>,
+  callerId: string,
+  req: HubRequestParsed<'listTasks'>,
+): Page<TaskMetadata> {
   const all = ctx.tasks
     .all()
     .filter((t) => canSee(ctx, callerId, t))
@@ -163,7 +178,7 @@ export function listTasks(ctx: HubContext, callerId: string, req: HubRequestPars
 }
 
 export async function checkpointTask(
-  ctx: HubContext,
+  ctx: Pick<HomeStores, 'tasks'>,
   callerId: string,
   req: HubRequestParsed<'checkpointTask'>,
 ): Promise<void> {
@@ -176,7 +191,7 @@ export async function checkpointTask(
  * is refused; one that may not is answered exactly as for a task that does not exist.
  */
 export async function readTaskCheckpoint(
-  ctx: HubContext,
+  ctx: TaskViewDeps,
   callerId: string,
   taskId: string,
 ): Promise<Record<string, unknown> | null> {
@@ -190,7 +205,7 @@ export async function readTaskCheckpoint(
  * events come from its owner only. Task state is not changed: that is `updateTask`'s job.
  */
 export async function fireTaskEvent(
-  ctx: HubContext,
+  ctx: Pick<HomeStores, 'registry' | 'tasks' | 'audit'>,
   callerId: string,
   req: HubRequestParsed<'fireTaskEvent'>,
 ): Promise<void> {
@@ -207,16 +222,16 @@ export async function fireTaskEvent(
 }
 
 /** The task, if the caller may see it; `taskNotFound` both when it may not and when there is none. */
-function visibleTask(ctx: HubContext, callerId: string, taskId: string): TaskMetadata {
+function visibleTask(ctx: TaskViewDeps, callerId: string, taskId: string): TaskMetadata {
   const task = ctx.tasks.get(taskId);
   if (task === undefined || !canSee(ctx, callerId, task)) throw taskNotFound(taskId);
   return task;
 }
 
-function canSee(ctx: HubContext, callerId: string, task: TaskMetadata): boolean {
+function canSee(ctx: PartitionPick<'channels'>, callerId: string, task: TaskMetadata): boolean {
   if (task.owner_id === callerId || callerId === OPERATOR_CALLER) return true;
   if (task.channel_id === null) return false;
-  const rt = ctx.channels.get(task.channel_id);
+  const rt = ctx.partition.channels.get(task.channel_id);
   return rt !== undefined && isParticipant(rt.metadata, callerId);
 }
 
@@ -226,8 +241,8 @@ function requireOwner(task: TaskMetadata, callerId: string): void {
   }
 }
 
-function checkTaskChannel(ctx: HubContext, ownerId: string, channelId: string): void {
-  const rt = ctx.channels.require(channelId);
+function checkTaskChannel(ctx: PartitionPick<'channels'>, ownerId: string, channelId: string): void {
+  const rt = ctx.partition.channels.require(channelId);
   const cid = repr(channelId);
   if (!isParticipant(rt.metadata, ownerId)) {
     throw new AccessDeniedError(`${repr(ownerId)} is not a participant of channel ${cid}`);
@@ -258,7 +273,7 @@ function stamp(task: TaskMetadata, state: TaskState, nowMs: number): TaskMetadat
  * observed record for its capability (once per task, whoever reports it first: the hub or the agent's mirror).
  */
 async function settle(
-  ctx: HubContext,
+  ctx: TaskChangeDeps,
   change: { readonly before: TaskMetadata | null; readonly task: TaskMetadata; readonly reason: string },
 ): Promise<TaskMetadata> {
   const { before, task, reason } = change;
