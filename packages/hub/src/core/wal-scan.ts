@@ -7,6 +7,7 @@ import {
   type JsMsg,
   type StoredMsg,
 } from '@nats-io/jetstream';
+import { batchDirectReader, type DirectBatchReader } from '../nats/batch-direct-get.js';
 import type { ChannelRuntime } from './channel-runtime.js';
 import { reasonOf } from './quarantine.js';
 
@@ -82,20 +83,76 @@ export async function walMessageAt(
 }
 
 /**
- * `scanWal` for a short range of one subject: one leader read per message (`next_by_subj`), no consumer to create,
- * which is cheaper for the few envelopes after a channel's snapshot.
+ * Messages asked for per batch direct get of `getWalRange`. The server sends a batch in one burst, holding the
+ * stream's read isolation while it does, and the reader buffers the whole answer before yielding any of it, so the
+ * batch is bounded; 256 covers hydrate's short tails (`SHORT_TAIL`) and a writer's catch-up in one request, and for
+ * longer ranges one round trip per 256 envelopes is already small next to parsing and folding them.
+ */
+export const WAL_RANGE_BATCH = 256;
+
+/**
+ * `scanWal` for a short range of one subject, with no consumer to create, which is cheaper for the few envelopes
+ * after a channel's snapshot: batch direct gets of up to `WAL_RANGE_BATCH` messages on a server that has them
+ * (nats-server 2.11+, `hasBatchDirectGet`), else one leader read per message (`next_by_subj`). Throws what those
+ * reads throw (a timeout, no responders, a 503), after yielding what was read before.
  */
 export async function* getWalRange(
   jsm: JetStreamManager,
   names: HubNames,
   options: ScanOptions,
 ): AsyncGenerator<RawWalMessage> {
+  const direct = batchDirectReader(jsm);
+  if (direct === null) yield* leaderReads(jsm, names.walStream, options);
+  else yield* batchReads({ jsm, direct, stream: names.walStream }, options);
+}
+
+async function* leaderReads(
+  jsm: JetStreamManager,
+  stream: string,
+  options: ScanOptions,
+): AsyncGenerator<RawWalMessage> {
   for (let seq = options.fromStreamSeq; seq <= options.toStreamSeq;) {
-    const query: { seq: number; next_by_subj: string } = { seq, next_by_subj: options.subject };
-    const m = await jsm.streams.getMessage(names.walStream, query);
+    const m = await nextLeaderRead(jsm, stream, { seq, subject: options.subject });
     if (m === null || m.seq > options.toStreamSeq) return;
     yield storedRawOf(m);
     seq = m.seq + 1;
+  }
+}
+
+function nextLeaderRead(
+  jsm: JetStreamManager,
+  stream: string,
+  from: { readonly seq: number; readonly subject: string },
+): Promise<StoredMsg | null> {
+  const query: { seq: number; next_by_subj: string } = { seq: from.seq, next_by_subj: from.subject };
+  return jsm.streams.getMessage(stream, query);
+}
+
+/**
+ * The range in batch direct gets. Where a batch ends before `toStreamSeq` because its server had nothing more on
+ * the subject, the leader says whether the range really ends there: a direct get may be served by a replica that
+ * has not applied the latest appends yet, which would end the range short.
+ */
+async function* batchReads(
+  reader: { readonly jsm: JetStreamManager; readonly direct: DirectBatchReader; readonly stream: string },
+  options: ScanOptions,
+): AsyncGenerator<RawWalMessage> {
+  const { jsm, direct, stream } = reader;
+  const { subject, toStreamSeq } = options;
+  let seq = options.fromStreamSeq;
+  while (seq <= toStreamSeq) {
+    const batch = Math.min(WAL_RANGE_BATCH, toStreamSeq - seq + 1);
+    const answer = await direct(stream, { seq, next_by_subj: subject, batch });
+    for (const m of answer.messages) {
+      if (m.seq > toStreamSeq) return;
+      yield storedRawOf(m);
+      seq = m.seq + 1;
+    }
+    if (seq > toStreamSeq || answer.more) continue;
+    const next = await nextLeaderRead(jsm, stream, { seq, subject });
+    if (next === null || next.seq > toStreamSeq) return;
+    yield storedRawOf(next);
+    seq = next.seq + 1;
   }
 }
 
