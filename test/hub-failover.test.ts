@@ -4,6 +4,7 @@ import { uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { GONE_CONFIRM_MS } from '@ag2net/hub/internal';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { fileStack } from './support/file-stack.js';
 import { ackInviteAs } from './support/invites.js';
 import { startHubService } from './support/processes.js';
@@ -13,6 +14,9 @@ const POSTS_PER_CHANNEL = 110;
 const KILL_AFTER_ACKS = 300;
 
 const stack = fileStack();
+
+/** A successful `health` reply: who answered. */
+const HealthReply = z.object({ ok: z.literal(true), result: z.looseObject({ hub_id: z.string() }) });
 
 async function firstInboxEnvelope(js: JetStreamClient, prefix: string, agentId: string): Promise<Envelope> {
   const names = hubNames(prefix);
@@ -195,8 +199,8 @@ describe('hub-service failover', () => {
     const answeredBy: string[] = [];
     for (let i = 0; i < 24; i += 1) {
       const reply = await stack.nc.request(names.rpc('health'), '{}', { timeout: 2_000 }).catch(() => null);
-      const body = reply === null ? null : (reply.json() as { ok?: boolean; result?: { hub_id?: string } });
-      answeredBy.push(body?.ok === true ? (body.result?.hub_id ?? '?') : 'nobody');
+      const body = reply === null ? null : HealthReply.safeParse(reply.json());
+      answeredBy.push(body?.success === true ? body.data.result.hub_id : 'nobody');
     }
     expect(answeredBy).toEqual(Array.from({ length: 24 }, () => 'second'));
 
