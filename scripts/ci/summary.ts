@@ -1,7 +1,7 @@
 /**
- * Prints the closing lines of a CI run: every failed test (file, name and the first lines of its error) and then one
- * "N passed, N failed, N skipped" line summing the vitest runs' JSON reports and the Python counts. The failures come
- * last but one so that a log cut to its tail still names them.
+ * Prints the closing lines of a CI run: every test that passed only on its retry and every failed test (file, name
+ * and the first lines of its error), then one "N passed, N failed, N skipped" line summing the vitest runs' JSON
+ * reports and the Python counts. The lists come last but one so that a log cut to its tail still names them.
  *
  * Run from the repository root:
  * `node --import tsx scripts/ci/summary.ts --python "<passed> <failed> <skipped>" [--python-failed <file>] <report.json>...`
@@ -41,6 +41,19 @@ function firstLines(text: string): string {
     .slice(0, ERROR_LINES)
     .map((line) => `      ${line.slice(0, 300)}`)
     .join('\n');
+}
+
+/** Tests that passed only on a retry: they count as passed, and are listed so that nobody mistakes them for stable. */
+function retriedOf(report: Report, label: string): string[] {
+  const out: string[] = [];
+  for (const file of report.testResults) {
+    const path = relative(process.cwd(), file.name);
+    for (const a of file.assertionResults) {
+      if (a.status !== 'passed' || a.failureMessages.length === 0) continue;
+      out.push(`  ~ [${label}] ${path} > ${a.fullName}\n${firstLines(a.failureMessages.join('\n'))}`);
+    }
+  }
+  return out;
 }
 
 function failuresOf(report: Report, label: string): string[] {
@@ -104,6 +117,12 @@ function main(argv: readonly string[]): void {
   const passed = sum((r) => r.numPassedTests) + pyPassed;
   const failed = sum((r) => r.numFailedTests) + pyFailed + broken.length + fileFailures;
   const skipped = sum((r) => r.numPendingTests + r.numTodoTests) + pySkipped;
+  const retried = runs.flatMap((r) => retriedOf(r.report, r.label));
+  if (retried.length > 0) {
+    console.log(
+      `\npassed only on a retry (${retried.length}), with the error of the failed attempt:\n${retried.join('\n')}`,
+    );
+  }
   if (failures.length > 0) {
     console.log(`\nfailed:\n${failures.join('\n')}`);
   }
