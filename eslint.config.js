@@ -1,7 +1,29 @@
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
-import ag2net from './scripts/lint/no-import-cycle.js';
+import folderLayers from './scripts/lint/folder-layers.js';
+import noImportCycle from './scripts/lint/no-import-cycle.js';
+
+const ag2net = { rules: { ...noImportCycle.rules, ...folderLayers.rules } };
+
+/**
+ * The folders of packages/hub/src from the ground up (docs/architecture.md, "The partition in code"): a module imports
+ * only its own folder and the folders before it in this list; '.' is the hub's assembly and entry points.
+ */
+const HUB_LAYERS = [
+  'base',
+  'observe',
+  'audit',
+  'governance',
+  'auth',
+  'nats',
+  'lease',
+  'stores',
+  'partition',
+  'operations',
+  'rpc',
+  '.',
+];
 
 export default tseslint.config(
   {
@@ -52,6 +74,10 @@ export default tseslint.config(
       ],
       'no-console': 'error',
     },
+  },
+  {
+    files: ['packages/hub/src/**/*.ts'],
+    rules: { 'ag2net/folder-layers': ['error', { root: 'packages/hub/src', layers: HUB_LAYERS }] },
   },
   {
     files: ['**/*.test.ts', '**/test/**/*.ts', 'vitest.config.ts'],

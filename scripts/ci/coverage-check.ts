@@ -24,8 +24,8 @@ interface Area {
 const AREAS: readonly Area[] = [
   { name: 'client (packages/client/src)', paths: ['packages/client/src/'], floorPct: 66 },
   {
-    name: 'lease and step-down (packages/hub/src/lease.ts, hub.ts)',
-    paths: ['packages/hub/src/lease.ts', 'packages/hub/src/hub.ts'],
+    name: 'lease and step-down (packages/hub/src/lease/lease.ts, hub.ts)',
+    paths: ['packages/hub/src/lease/lease.ts', 'packages/hub/src/hub.ts'],
     floorPct: 55,
   },
 ];

@@ -4,17 +4,17 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { AuditLog } from './audit/audit-log.js';
 import { noAdmission } from './auth/authenticator.js';
 import type { CredentialsIssuer } from './auth/issuer.js';
-import { quarantineLeaseValue } from './core/quarantine.js';
-import { AgentRegistry } from './core/registry.js';
+import { quarantineLeaseValue } from './operations/quarantine.js';
+import { AgentRegistry } from './stores/registry.js';
 import type { ExpectationRegistry } from './governance/expectation-registry.js';
 import { InboxCounters } from './governance/inbox-counters.js';
 import { RateLimiter } from './governance/rate-limiter.js';
-import type { HomeStores, HubEnv, HubPolicies } from './hub-parts.js';
+import type { HomeStores, HubEnv, HubPolicies } from './partition/hub-parts.js';
 import { fencedKv } from './nats/fenced-kv.js';
 import type { HubResources } from './nats/provision.js';
 import type { ResolvedHubOptions } from './options.js';
-import { Partition } from './partition.js';
-import { TaskTable } from './tasks/task-table.js';
+import { Partition } from './partition/partition.js';
+import { TaskTable } from './stores/task-table.js';
 
 /** What a hub is assembled from: its options, its connection and the streams and buckets it provisioned. */
 export interface HubMaterials {

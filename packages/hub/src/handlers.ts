@@ -7,7 +7,7 @@ import {
   listChannels,
   pendingTurnsFor,
   readWal,
-} from './core/channel-ops.js';
+} from './operations/channel-ops.js';
 import {
   getAgent,
   getResume,
@@ -20,20 +20,20 @@ import {
   setRule,
   setSkill,
   unregister,
-} from './core/agent-ops.js';
-import { postEnvelope, type AdmissionDeps } from './core/admission.js';
+} from './operations/agent-ops.js';
+import { postEnvelope, type AdmissionDeps } from './operations/admission.js';
 import {
   attach,
   readmitIdentity,
   renewCredentials,
   revokeIdentity,
   type RevocationDeps,
-} from './auth/credential-ops.js';
-import { deliveryLag } from './observe/delivery-lag.js';
-import { pageBudget, pageOf } from './core/paging.js';
-import { createChannel, type CreateChannelDeps } from './core/create-channel.js';
-import { metadataOf } from './core/retention.js';
-import type { HubHandlers } from './rpc-server.js';
+} from './operations/credential-ops.js';
+import { deliveryLag } from './operations/delivery-lag.js';
+import { pageBudget, pageOf } from './base/paging.js';
+import { createChannel, type CreateChannelDeps } from './operations/create-channel.js';
+import { metadataOf } from './operations/retention.js';
+import type { HubHandlers } from './rpc/rpc-server.js';
 import {
   checkpointTask,
   fireTaskEvent,
@@ -42,11 +42,11 @@ import {
   observeTask,
   readTaskCheckpoint,
   updateTask,
-} from './tasks/task-ops.js';
-import { reportTurnFailure, type TurnFailureDeps } from './audit/turn-failures.js';
-import { turnLockTable, type TurnLockDeps } from './turn-locks/hub-turn-locks.js';
-import type { HubEnv } from './hub-parts.js';
-import type { PartitionPick } from './partition.js';
+} from './operations/task-ops.js';
+import { reportTurnFailure, type TurnFailureDeps } from './operations/turn-failures.js';
+import { turnLockTable, type TurnLockDeps } from './operations/hub-turn-locks.js';
+import type { HubEnv } from './partition/hub-parts.js';
+import type { PartitionPick } from './partition/partition.js';
 
 /** What the RPC handlers use: what each operation they map onto uses, and the connection that bounds a page. */
 export type HandlerDeps = RegisterDeps &

@@ -1,5 +1,5 @@
 import type { Health, HubNames } from '@ag2net/protocol';
-import type { HubSnapshot } from './snapshot.js';
+import type { HubSnapshot } from './operations/hub-snapshot.js';
 
 /** A running hub instance: the active writer, or a standby waiting for the lease. */
 export interface Hub {

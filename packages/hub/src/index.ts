@@ -28,16 +28,16 @@ export type {
   DroppedRequest,
   DeliveryOutcome,
 } from './observe/observer.js';
-export type { RegistrationLimits } from './caller-gate.js';
+export type { RegistrationLimits } from './auth/caller-gate.js';
 export { API_KEY_SCHEME, NO_AUTH_SCHEME, apiKeyAuthenticator, openRegistration } from './auth/authenticator.js';
 export type { AdmissionRequest, ApiKeyAuthenticatorOptions, Authenticator } from './auth/authenticator.js';
 export type { CredentialsIssuerOptions } from './auth/issuer.js';
-export type { HubSnapshot, ChannelSnapshot } from './snapshot.js';
-export { createManualClock } from './manual-clock.js';
-export type { ManualClock } from './manual-clock.js';
-export type { Clock } from './clock.js';
-export { silentLogger } from './logger.js';
-export type { Logger } from './logger.js';
+export type { HubSnapshot, ChannelSnapshot } from './operations/hub-snapshot.js';
+export { createManualClock } from './base/manual-clock.js';
+export type { ManualClock } from './base/manual-clock.js';
+export type { Clock } from './base/clock.js';
+export { silentLogger } from './base/logger.js';
+export type { Logger } from './base/logger.js';
 export { ALLOW, ARBITER_FAILED, deny, allowAllArbiter, ruleBasedArbiter } from './governance/arbiter.js';
 export { DEFAULT_OPERATOR_LIMITS } from './governance/operator-limits.js';
 export type { OperatorLimits } from './governance/operator-limits.js';

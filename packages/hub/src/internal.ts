@@ -4,4 +4,4 @@
  */
 export { walStreamConfig, inboxStreamConfig } from './nats/provision.js';
 export type { StreamNames, StreamQuotas } from './nats/provision.js';
-export { GONE_CONFIRM_MS } from './presence.js';
+export { GONE_CONFIRM_MS } from './lease/presence.js';

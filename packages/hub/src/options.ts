@@ -3,12 +3,12 @@ import { DEFAULT_PREFIX, newId } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Authenticator } from './auth/authenticator.js';
 import type { CredentialsIssuerOptions } from './auth/issuer.js';
-import type { RegistrationLimits } from './caller-gate.js';
-import { systemClock, type Clock } from './clock.js';
+import type { RegistrationLimits } from './auth/caller-gate.js';
+import { systemClock, type Clock } from './base/clock.js';
 import { guardArbiter, ruleBasedArbiter, type HubArbiter } from './governance/arbiter.js';
 import type { ExpectationEvaluator } from './governance/evaluators.js';
 import type { ViolationHandler } from './governance/violation-handlers.js';
-import { silentLogger, type Logger } from './logger.js';
+import { silentLogger, type Logger } from './base/logger.js';
 import { noObserver, type HubObserver } from './observe/observer.js';
 import {
   operatorLimitsWithDefaults,

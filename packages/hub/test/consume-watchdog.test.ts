@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConsumeWatchdog } from '../src/core/consume-watchdog.js';
+import { ConsumeWatchdog } from '../src/operations/consume-watchdog.js';
 
 const STALL_MS = 10_000;
 const CHECK_MS = 1_000;

@@ -32,18 +32,18 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { assembleHub, type AssembledHub } from '../src/assemble-hub.js';
-import { isoAt } from '../src/clock.js';
-import { appendLocked, appendOnce } from '../src/core/append.js';
-import { applyAppended, newRuntime, type ChannelRuntime } from '../src/core/channel-runtime.js';
-import type { Quarantine } from '../src/core/quarantined-record.js';
-import type { AgentRecord } from '../src/core/registry.js';
-import { expireHistories } from '../src/core/retention.js';
+import { isoAt } from '../src/base/clock.js';
+import { appendLocked, appendOnce } from '../src/operations/append.js';
+import { applyAppended, newRuntime, type ChannelRuntime } from '../src/stores/channel-runtime.js';
+import type { Quarantine } from '../src/base/quarantined-record.js';
+import type { AgentRecord } from '../src/stores/registry.js';
+import { expireHistories } from '../src/operations/retention.js';
 import { createExpectationRegistry } from '../src/governance/expectation-registry.js';
-import type { HubEnv } from '../src/hub-parts.js';
+import type { HubEnv } from '../src/partition/hub-parts.js';
 import { provision } from '../src/nats/provision.js';
 import { withDefaults } from '../src/options.js';
-import type { PartitionPick } from '../src/partition.js';
-import { turnLockTable } from '../src/turn-locks/hub-turn-locks.js';
+import type { PartitionPick } from '../src/partition/partition.js';
+import { turnLockTable } from '../src/operations/hub-turn-locks.js';
 
 const nats = natsPerFile();
 

@@ -6,7 +6,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, headers } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Lease } from '../src/lease.js';
+import { Lease } from '../src/lease/lease.js';
 import { walMsgId } from '../src/nats/wal.js';
 import {
   asOperator,

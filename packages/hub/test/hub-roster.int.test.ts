@@ -5,7 +5,7 @@ import { MAX_REQUEST_DEPTH, RpcReplySchema, hubNames, newId } from '@ag2net/prot
 import { jetstreamManager } from '@nats-io/jetstream';
 import { natsPerFile, waitFor } from '@ag2net/test-support';
 import { describe, expect, it } from 'vitest';
-import { deliveryLag } from '../src/observe/delivery-lag.js';
+import { deliveryLag } from '../src/operations/delivery-lag.js';
 import { openNet } from './support.js';
 
 const nats = natsPerFile();

@@ -12,7 +12,7 @@ import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { Lease } from '../src/lease.js';
+import { Lease } from '../src/lease/lease.js';
 import {
   INVITE_ACK_TIMEOUT_MS,
   audit,

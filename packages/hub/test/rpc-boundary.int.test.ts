@@ -12,7 +12,7 @@ import { silentLogger } from '@ag2net/hub';
 import { natsPerFile, uniqueName } from '@ag2net/test-support';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { RpcServer, type HubHandlers } from '../src/rpc-server.js';
+import { RpcServer, type HubHandlers } from '../src/rpc/rpc-server.js';
 import {
   asOperator,
   auditCount,

@@ -3,7 +3,7 @@ import { silentLogger } from '@ag2net/hub';
 import { natsPerFile, uniqueName } from '@ag2net/test-support';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAPSED_REFUSAL_GRACE_MS, RpcServer, type HubHandlers } from '../src/rpc-server.js';
+import { LAPSED_REFUSAL_GRACE_MS, RpcServer, type HubHandlers } from '../src/rpc/rpc-server.js';
 
 const nats = natsPerFile();
 

@@ -9,7 +9,7 @@ import { EV_TEXT, newId, type Envelope, type HubResponse } from '@ag2net/protoco
 import { natsPerFile } from '@ag2net/test-support';
 import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { MAX_SKIPS_PER_APPEND } from '../src/core/append.js';
+import { MAX_SKIPS_PER_APPEND } from '../src/operations/append.js';
 import {
   audit,
   auditCount,

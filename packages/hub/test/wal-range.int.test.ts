@@ -11,7 +11,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { TimeoutError, connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WAL_RANGE_BATCH, getWalRange, type RawWalMessage, type ScanOptions } from '../src/core/wal-scan.js';
+import { WAL_RANGE_BATCH, getWalRange, type RawWalMessage, type ScanOptions } from '../src/operations/wal-scan.js';
 import { BATCH_DIRECT_GET_SINCE, hasBatchDirectGet, versionAtLeast } from '../src/nats/batch-direct-get.js';
 
 const nats = natsPerFile();

@@ -157,7 +157,7 @@ describe('WalWriter outcomes', () => {
     );
 
     // nats-server 2.9 answers a retry inside the duplicate window with a duplicate ack; newer servers check the
-    // expected sequence first and answer 10071, after which the hub's catch-up (core/append.ts) reads the tail and
+    // expected sequence first and answer 10071, after which the hub's catch-up (src/operations/append.ts) reads the tail and
     // finds this very envelope there.
     if (/^2\.9\./.test(net.nc.info?.version ?? '')) {
       if (retry instanceof Error) throw retry;

@@ -8,9 +8,9 @@ import {
 } from '@ag2net/protocol';
 import { type HubRequestParsed, auditRecordMatches, LIST_PAGE_BYTES } from '@ag2net/protocol/internal';
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { isoAt, type Clock } from '../clock.js';
-import { jsonBytes } from '../core/paging.js';
-import type { Logger } from '../logger.js';
+import { isoAt, type Clock } from '../base/clock.js';
+import { jsonBytes } from '../base/paging.js';
+import type { Logger } from '../base/logger.js';
 import type { AuditKind } from '@ag2net/protocol';
 
 /** Options of `AuditLog.record`. */

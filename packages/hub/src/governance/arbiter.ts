@@ -9,8 +9,8 @@ import {
   type Rule,
   type TaskMetadata,
 } from '@ag2net/protocol';
-import { matchesAny } from '../core/glob.js';
-import type { Logger } from '../logger.js';
+import { matchesAny } from '../base/glob.js';
+import type { Logger } from '../base/logger.js';
 
 /** An agent as the arbiter sees it. */
 export interface Party {

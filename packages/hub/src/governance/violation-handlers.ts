@@ -1,7 +1,7 @@
 import { ViolationHandlerName } from '@ag2net/protocol';
 import { AuditKind } from '@ag2net/protocol';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 
 /** How long a user handler may take before the hub gives up waiting for it, in ms (wall clock). */
 export const VIOLATION_HANDLER_TIMEOUT_MS = 10_000;

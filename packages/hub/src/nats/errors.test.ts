@@ -4,7 +4,7 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { JetStreamStatusError, jserrors } from '@nats-io/jetstream/internal';
 import { errors } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { silentLogger, type Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../base/logger.js';
 import { natsOutageOf, unavailableOnNatsOutage } from './errors.js';
 
 /** A logger that keeps what it was told, level first. */

@@ -1,7 +1,7 @@
 import { ErrorReason, HUB_OPS, HubError, UnavailableError, type HubOp } from '@ag2net/protocol';
 import { JetStreamApiCodes, JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 import { errors } from '@nats-io/transport-node';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 
 /**
  * How NATS failed to serve a request of the hub, when it did not serve it for a passing reason:

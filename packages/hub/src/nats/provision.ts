@@ -17,7 +17,16 @@ import {
   type OperatorLimits,
   type ResolvedOperatorLimits,
 } from '../governance/operator-limits.js';
-import { TURN_LOCK_BUCKET_TTL_MS } from '../turn-locks/turn-lock-record.js';
+
+/** The longest TTL `acquireTurnLock` accepts (its `ttl_ms` schema), in ms. */
+export const TURN_LOCK_MAX_TTL_MS = 120_000;
+
+/**
+ * The turn-lock bucket's `max_age`, in ms: it only collects keys nobody renews any more (released or lapsed locks of
+ * idle channels). Twice the longest lock TTL, so that the server never removes a lock that is still alive, whatever
+ * small difference there is between the hub's clock and the server's.
+ */
+export const TURN_LOCK_BUCKET_TTL_MS = 2 * TURN_LOCK_MAX_TTL_MS;
 
 /** Where the hub keeps its state on NATS. */
 export interface HubResources {

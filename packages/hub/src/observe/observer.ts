@@ -1,5 +1,5 @@
 import type { ChannelState, Envelope, HubOp } from '@ag2net/protocol';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 
 /** One RPC request the hub answered. */
 export interface RequestOutcome {

@@ -1,0 +1,202 @@
+import {
+  ChannelState,
+  isTerminalChannelState,
+  type ChannelMetadata,
+  type Envelope,
+  CloseReason,
+} from '@ag2net/protocol';
+import { expireTasksOfChannel } from './task-ops.js';
+import {
+  SHORT_TAIL,
+  Yielder,
+  foldChannelTail,
+  foldTailsInOnePass,
+  prepareChannel,
+  type RebuildDeps,
+  type RebuildOptions,
+  type Rebuilt,
+} from './snapshot-rebuild.js';
+import { SNAPSHOT_EVERY } from '../stores/snapshot-store.js';
+import { detachedRuntime, type ChannelRuntime } from '../stores/channel-runtime.js';
+import { holdRulesUnderCeilings } from './agent-ops.js';
+import { malformedGlobs } from '../base/glob.js';
+import { lastValues } from '../base/kv-scan.js';
+import { beginCloseLocked, finishCloseLocked, recordAppended, type CloseDeps } from './lifecycle.js';
+import { QuarantineLog } from './quarantine.js';
+import { reconcileMetadata } from '../stores/reconcile.js';
+import type { HomeStores, HubEnv } from '../partition/hub-parts.js';
+import type { PartitionPick } from '../partition/partition.js';
+
+/** Channels rebuilt at once: their reads overlap, their folds take turns on the event loop. */
+const CONCURRENCY = 32;
+
+/** Up to this many channels with long tails are read by subject; more are read in one pass (`foldTailsInOnePass`). */
+const MAX_LONG_BY_SUBJECT = 2;
+
+/** What hydrate uses: the home stores it loads, the partition it rebuilds and whose interrupted work it finishes. */
+export type HydrateDeps = RebuildDeps & CloseDeps & Pick<HubEnv, 'limits'> & PartitionPick<'serial'>;
+
+/**
+ * Rebuilds the hub's state from NATS in time proportional to what is open, not to history: the registry, channel
+ * metadata and tasks from KV; then each open channel from its snapshot and the channel's own WAL entries after it
+ * (`rebuildChannel`: snapshots and entries that are not what the hub wrote are quarantined and skipped). Ended
+ * channels are not folded: only their metadata is loaded, and their final snapshot serves them on demand
+ * (`attached`). The WAL is the truth: handshake and lifecycle envelopes in it win over metadata that a crash left
+ * stale. Channels whose history expired are tombstones: their metadata is loaded, nothing else (the `hydrated` line
+ * counts them as `expiredHistories`). Then it finishes what a crash interrupted: closing channels resume their drain,
+ * an `auto_close` violation whose close had not started starts it, and tasks of ended channels expire.
+ */
+export async function hydrate(ctx: HydrateDeps): Promise<void> {
+  const quarantine = new QuarantineLog(ctx);
+  ctx.partition.channels.clear();
+  ctx.inboxes.clear();
+  ctx.partition.snapshots.clear();
+  // The KV loads are independent; folding needs all of them (the registry for inbox limits).
+  const [, , stored, snapshots] = await Promise.all([
+    ctx.registry.load(quarantine.note),
+    ctx.tasks.load(quarantine.note),
+    ctx.partition.channels.loadMetadata(
+      lastValues({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.channelsBucket }),
+      quarantine.note,
+    ),
+    ctx.partition.snapshots.loadOpen({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.snapshotsBucket }),
+  ]);
+  holdRulesUnderCeilings(ctx);
+  reportMalformedGlobs(ctx);
+  const open: ChannelMetadata[] = [];
+  for (const metadata of stored) {
+    if (!isTerminalChannelState(metadata.state)) open.push(metadata);
+    else
+      ctx.partition.channels.set(
+        detachedRuntime(metadata, ctx.adapters.find(metadata.manifest.type, metadata.manifest.version) ?? null),
+      );
+  }
+  const yielder = new Yielder();
+  const fold = (rt: ChannelRuntime, envelope: Envelope, streamSeq: number): void => {
+    recordAppended(ctx, rt, { envelope, streamSeq });
+    reconcileMetadata(rt, envelope);
+  };
+  const options: RebuildOptions = {
+    snapshots,
+    quarantine: quarantine.note,
+    fold,
+    yielder,
+    // What the snapshot's envelopes count in inboxes, as folding them would have counted it.
+    onRestored: (rt) => ctx.inboxes.add(rt.inboxAdmitted),
+  };
+  const rebuilt = await mapLimit(open, CONCURRENCY, (metadata) => prepareChannel(ctx, metadata, options));
+  // Short tails (a snapshot is rarely far behind) are read by subject; many long ones (channels without a snapshot,
+  // as on the first start over a log written before snapshots) in one pass.
+  const long = rebuilt.filter((r) => r.expected > SHORT_TAIL);
+  const bySubject = long.length <= MAX_LONG_BY_SUBJECT ? rebuilt : rebuilt.filter((r) => r.expected <= SHORT_TAIL);
+  await mapLimit(bySubject, CONCURRENCY, (r) => foldChannelTail(ctx, r, options));
+  if (bySubject.length < rebuilt.length) await foldTailsInOnePass(ctx, long, options);
+  for (const { rt } of rebuilt) ctx.partition.channels.set(rt);
+  // Ended channels were not folded, so what they left unread in inboxes is not counted: ask before refusing.
+  ctx.inboxes.distrustAll();
+  await quarantine.flush();
+  const consumer = await ctx.jsm.consumers.info(ctx.names.walStream, ctx.names.deliveryConsumer);
+  ctx.partition.deliveredThrough = consumer.ack_floor.stream_seq;
+  for (const { rt, lastSubstantive } of rebuilt) {
+    if (!isTerminalChannelState(rt.metadata.state)) await resumeLifecycle(ctx, rt, lastSubstantive);
+  }
+  for (const task of ctx.tasks.open()) {
+    const channel = task.channel_id === null ? undefined : ctx.partition.channels.get(task.channel_id);
+    if (channel !== undefined && isTerminalChannelState(channel.metadata.state)) {
+      await expireTasksOfChannel(ctx, channel.metadata.channel_id);
+    }
+  }
+  noteSnapshots(ctx, rebuilt);
+  ctx.logger.info(
+    {
+      agents: ctx.registry.size,
+      channels: stored.length,
+      open: open.length,
+      restored: rebuilt.filter((r) => r.restored).length,
+      envelopes: rebuilt.reduce((n, r) => n + r.folded, 0),
+      quarantined: ctx.counters.quarantined,
+      // Ended channels whose history the retention removed: their metadata only, never a log to read.
+      expiredHistories: ctx.partition.channels.expiredCount,
+    },
+    'hydrated',
+  );
+}
+
+/**
+ * Tells the snapshot store what hydrate found: a channel folded far past its snapshot (or without one) gets a new
+ * snapshot now, so that the next hydrate is short; one with a short tail gets it once it is idle.
+ */
+function noteSnapshots(ctx: PartitionPick<'snapshots'>, rebuilt: readonly Rebuilt[]): void {
+  for (const { rt, restored, folded } of rebuilt) {
+    const channelId = rt.metadata.channel_id;
+    const count = rt.streamSeqs.length;
+    ctx.partition.snapshots.restored(channelId, restored ? count - folded : 0, folded);
+    if (folded >= SNAPSHOT_EVERY || (!restored && count > 0) || isTerminalChannelState(rt.metadata.state)) {
+      ctx.partition.snapshots.schedule(channelId);
+    }
+  }
+}
+
+/** `fn` over `items` with at most `limit` running at once; results in input order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      const item = items[index];
+      if (item !== undefined) out[index] = await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Finishes what a crash interrupted: a channel with a fired `auto_close` violation, or whose last envelope ends it
+ * per its adapter, starts closing; a closing channel whose envelopes are all delivered ends now (otherwise the
+ * delivery consumer ends it). `last` is the last content envelope folded after the channel's snapshot: a snapshot
+ * is written only after the hub acted on what it covers, so one before it was acted on already.
+ */
+async function resumeLifecycle(
+  ctx: CloseDeps & PartitionPick<'serial'>,
+  rt: ChannelRuntime,
+  last: Envelope | undefined,
+): Promise<void> {
+  await ctx.partition.serial.run(rt.metadata.channel_id, async () => {
+    const { autoClose } = rt.facts;
+    if (
+      autoClose !== null &&
+      (rt.metadata.state === ChannelState.Pending || rt.metadata.state === ChannelState.Active)
+    ) {
+      await beginCloseLocked(ctx, rt, autoClose);
+      return;
+    }
+    if (rt.metadata.state === ChannelState.Active && last !== undefined && rt.adapter !== null && rt.state !== null) {
+      const verdict = rt.adapter.onAccepted(rt.metadata, last, rt.state);
+      if (verdict.nextState === ChannelState.Closing || verdict.nextState === ChannelState.Closed) {
+        await beginCloseLocked(ctx, rt, verdict.autoCloseReason || CloseReason.ClosedByAdapter);
+        return;
+      }
+    }
+    if (rt.metadata.state === ChannelState.Closing) {
+      rt.closingAt = rt.streamSeqs.length;
+      if (ctx.partition.deliveredThrough >= rt.lastStreamSeq) await finishCloseLocked(ctx, rt);
+    }
+  });
+}
+
+/**
+ * Logs each malformed glob of a loaded rule, once per hydrate: rules are validated when they are set, so only a rule
+ * stored before that can hold one, and it matches nothing (`globMatch`).
+ */
+function reportMalformedGlobs(ctx: Pick<HubEnv, 'logger'> & Pick<HomeStores, 'registry'>): void {
+  for (const record of ctx.registry.all()) {
+    for (const { pattern, problem } of malformedGlobs(record.rule)) {
+      ctx.logger.warn(
+        { agentId: record.passport.agent_id, pattern, problem },
+        'a stored rule holds a malformed glob; it matches nothing',
+      );
+    }
+  }
+}
