@@ -24,7 +24,10 @@ export interface HubClientOptions {
   readonly prefix?: string;
   /** How long to keep retrying when no hub answers, in ms; default 30 000. */
   readonly retryForMs?: number;
-  /** How long one attempt of a request waits for its reply unless the call says otherwise, in ms; default 10 000. */
+  /**
+   * How long one attempt of a request waits for its reply unless the call says otherwise, in ms; default 3 000 for
+   * idempotent operations and 10 000 for the others (`defaultAttemptTimeoutMs`).
+   */
   readonly requestTimeoutMs?: number;
   /** pino-compatible logger; default silent. */
   readonly logger?: Logger;

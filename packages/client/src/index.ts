@@ -15,7 +15,13 @@
  * console.log((await reply)?.event_data);
  * ```
  */
-export { HubRpc, HubUnavailableError, DEFAULT_RPC_TIMEOUT_MS } from './rpc.js';
+export {
+  HubRpc,
+  HubUnavailableError,
+  DEFAULT_RPC_TIMEOUT_MS,
+  DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS,
+  defaultAttemptTimeoutMs,
+} from './rpc.js';
 export type { CallOptions, HubCallOptions, HubRpcOptions } from './rpc.js';
 export { HubClient } from './hub-client.js';
 export { DEFAULT_ROSTER_WINDOW_MS } from './hub-roster.js';

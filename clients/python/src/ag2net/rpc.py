@@ -22,8 +22,12 @@ import nats.errors
 
 from .errors import AccessDeniedError, HubError, HubUnavailableError, InternalError, error_from_wire, may_resend
 
-#: Default time of one RPC attempt, in seconds (the TypeScript client's `DEFAULT_RPC_TIMEOUT_MS`).
+#: Default time of one attempt of an operation that is not idempotent, in seconds (the TypeScript client's
+#: `DEFAULT_RPC_TIMEOUT_MS`): such an attempt that times out is not resent, so it waits long.
 DEFAULT_RPC_TIMEOUT = 10.0
+#: Default time of one attempt of an idempotent operation, in seconds (`DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS`): a request
+#: that reached a hub which then died is resent to its successor after this long.
+DEFAULT_IDEMPOTENT_RPC_TIMEOUT = 3.0
 #: Default time to keep retrying when no hub answers, in seconds.
 DEFAULT_RETRY_FOR = 30.0
 DEFAULT_PREFIX = "ag2"
@@ -118,6 +122,14 @@ class HubNames:
         return f"agent_{agent_id}"
 
 
+def default_attempt_timeout(op: str) -> float:
+    """How long one attempt of `op` waits by default, in seconds: 3 s when it is idempotent, else 10 s."""
+    spec = HUB_OPS.get(op)
+    if spec is None:
+        raise ValueError(f"unknown hub operation {op!r}")
+    return DEFAULT_IDEMPOTENT_RPC_TIMEOUT if spec.idempotent else DEFAULT_RPC_TIMEOUT
+
+
 def hub_names(prefix: str = DEFAULT_PREFIX) -> HubNames:
     if not _PREFIX_RE.match(prefix):
         raise ValueError('prefix may hold only letters, digits, "_" and "-" (at most 32)')
@@ -153,7 +165,7 @@ class HubRpc:
         while True:
             refused_before = getattr(self.nc, "last_error", None)
             try:
-                msg = await self._attempt(subject, payload, timeout or DEFAULT_RPC_TIMEOUT, denied)
+                msg = await self._attempt(subject, payload, timeout or default_attempt_timeout(op), denied)
                 return decode_reply(op, msg.data)
             except AccessDeniedError:
                 raise
