@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 
 const Assertion = z.object({
@@ -72,7 +73,8 @@ function failuresOf(report: Report, label: string): string[] {
   return out;
 }
 
-function main(argv: readonly string[]): void {
+/** The closing lines for `argv` (the script's arguments), as printed. */
+export function summarize(argv: readonly string[]): string {
   let python = '0 0 0';
   let pythonFailed = '';
   const reports: string[] = [];
@@ -118,15 +120,17 @@ function main(argv: readonly string[]): void {
   const failed = sum((r) => r.numFailedTests) + pyFailed + broken.length + fileFailures;
   const skipped = sum((r) => r.numPendingTests + r.numTodoTests) + pySkipped;
   const retried = runs.flatMap((r) => retriedOf(r.report, r.label));
+  const out: string[] = [];
   if (retried.length > 0) {
-    console.log(
+    out.push(
       `\npassed only on a retry (${retried.length}), with the error of the failed attempt:\n${retried.join('\n')}`,
     );
   }
-  if (failures.length > 0) {
-    console.log(`\nfailed:\n${failures.join('\n')}`);
-  }
-  console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+  if (failures.length > 0) out.push(`\nfailed:\n${failures.join('\n')}`);
+  out.push(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+  return out.join('\n');
 }
 
-main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(summarize(process.argv.slice(2)));
+}
