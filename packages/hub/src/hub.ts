@@ -336,9 +336,11 @@ class HubInstance implements Hub {
     if (this.#partition.lease.holds()) {
       this.#partition.snapshots.flushIdle(0);
       await step('serial', () => whileHeld(this.#partition.lease, this.#partition.serial.idle()));
+      await step('snapshots', () => whileHeld(this.#partition.lease, this.#partition.snapshots.idle()));
     }
     await step('delivery', () => this.#deliverer.stop());
     await step('serial', () => this.#partition.serial.idle());
+    await step('snapshots', () => this.#partition.snapshots.idle());
     this.#partition.waiters.abort(new UnavailableError('the hub stepped down; retry'));
   }
 

@@ -1,5 +1,5 @@
 import { isTerminalChannelState } from '@ag2net/protocol';
-import type { KeyedSerial } from '@ag2net/protocol/internal';
+import { KeyedSerial } from '@ag2net/protocol/internal';
 import type { KV } from '@nats-io/kv';
 import type { ChannelRuntime } from './channel-runtime.js';
 import type { ChannelTable } from './channel-table.js';
@@ -27,7 +27,7 @@ export type LoadedSnapshot =
 
 /** What the store needs of the hub. */
 export interface SnapshotStoreDeps {
-  /** The channels' serial slots: a snapshot is written in its channel's slot, after what the slot's holder did. */
+  /** The channels' serial slots: a snapshot is taken in its channel's slot, after what the slot's holder did. */
   readonly serial: KeyedSerial;
   readonly channels: ChannelTable;
   /** Whether this hub may write now (it holds the lease): a deposed hub writes no snapshot. */
@@ -43,16 +43,20 @@ export interface SnapshotStoreDeps {
  *
  * When one is written: every `SNAPSHOT_EVERY` envelopes of a channel, when a channel took no envelope for
  * `SNAPSHOT_IDLE_MS` (`flushIdle`), when it ends (its final snapshot, from which an ended channel is served), and for
- * every open channel when the hub steps down gracefully. Each write runs in the channel's serial slot, so it covers
- * an envelope only after the hub acted on it (a close it started is in KV first); writes of one channel never
- * overtake each other. A snapshot always describes a prefix of the log, whoever wrote it, so a stale one only means
- * a longer tail; hydrate checks each against the log before it trusts it.
+ * every open channel when the hub steps down gracefully. A scheduled snapshot is taken in the channel's serial slot,
+ * so it covers an envelope only after the hub acted on it (a close it started is in KV first), and written to KV
+ * after the slot is released: the channel's next posts never wait for the bucket (a slow or electing KV stream holds
+ * no admission). The writes of one channel run one after another in the order they were taken (`#writes`), so none
+ * overtakes another. A snapshot always describes a prefix of the log, whoever wrote it, so a stale one only means a
+ * longer tail; hydrate checks each against the log before it trusts it.
  */
 export class SnapshotStore {
   /** Channel → the sequence its stored snapshot covers (written or restored by this hub). */
   readonly #covered = new Map<string, number>();
   /** Channel → when it last took an envelope (monotonic ms), while its snapshot lags. */
   readonly #lagging = new Map<string, number>();
+  /** Per channel, the KV writes of its snapshots, in the order they were taken. */
+  readonly #writes = new KeyedSerial();
 
   constructor(
     private readonly kv: KV,
@@ -66,12 +70,21 @@ export class SnapshotStore {
     if (rt.streamSeqs.length - (this.#covered.get(channelId) ?? 0) >= SNAPSHOT_EVERY) this.schedule(channelId);
   }
 
-  /** Writes the channel's snapshot in its serial slot, after what is queued there; failures are logged. */
+  /**
+   * Takes the channel's snapshot in its serial slot, after what is queued there, and writes it once the slot is free;
+   * failures are logged.
+   */
   schedule(channelId: string): void {
-    void this.deps.serial.run(channelId, async () => {
+    void this.deps.serial.run(channelId, () => {
       const rt = this.deps.channels.get(channelId);
-      if (rt !== undefined && !rt.detached) await this.write(rt);
+      if (rt !== undefined && !rt.detached) void this.write(rt);
+      return Promise.resolve();
     });
+  }
+
+  /** Resolves once every snapshot taken so far is written (or failed). */
+  idle(): Promise<void> {
+    return this.#writes.idle();
   }
 
   /** Schedules the snapshot of every channel that lags its log and took no envelope for `idleMs`. */
@@ -85,26 +98,41 @@ export class SnapshotStore {
   }
 
   /**
-   * Writes the runtime's snapshot now, unless the stored one covers as much. The caller holds the channel's slot.
+   * Takes the runtime's snapshot now (the caller holds the channel's slot, or the channel takes no appends) and
+   * writes it after the channel's earlier ones, unless the stored one covers as much by then. Resolves once written.
    * Never throws: false when nothing could be written (no lease, or NATS refused; logged).
    */
-  async write(rt: ChannelRuntime): Promise<boolean> {
+  write(rt: ChannelRuntime): Promise<boolean> {
     const record = recordOf(rt);
-    if (record === null) return true;
+    if (record === null) return Promise.resolve(true);
     const channelId = record.channel_id;
-    if ((this.#covered.get(channelId) ?? 0) >= record.sequence) return true;
+    if ((this.#covered.get(channelId) ?? 0) >= record.sequence) return Promise.resolve(true);
+    // Serialized now: the runtime goes on changing once the slot is released.
+    const taken: TakenSnapshot = {
+      channelId,
+      sequence: record.sequence,
+      ended: isTerminalChannelState(rt.metadata.state),
+      text: JSON.stringify(record),
+      fields: channelFields(rt.metadata),
+    };
+    return this.#writes.run(channelId, () => this.#put(taken));
+  }
+
+  async #put(taken: TakenSnapshot): Promise<boolean> {
+    const { channelId, sequence } = taken;
+    if ((this.#covered.get(channelId) ?? 0) >= sequence) return true;
     if (!this.deps.mayWrite()) return false;
     try {
-      if (isTerminalChannelState(rt.metadata.state)) {
-        await this.kv.put(endedKey(channelId), JSON.stringify(record));
+      if (taken.ended) {
+        await this.kv.put(endedKey(channelId), taken.text);
         await this.kv.delete(openKey(channelId));
       } else {
-        await this.kv.put(openKey(channelId), JSON.stringify(record));
+        await this.kv.put(openKey(channelId), taken.text);
       }
-      this.#covered.set(channelId, record.sequence);
+      this.#covered.set(channelId, sequence);
       return true;
     } catch (err) {
-      this.deps.logger.warn({ err, ...channelFields(rt.metadata), sequence: record.sequence }, 'snapshot write failed');
+      this.deps.logger.warn({ err, ...taken.fields, sequence }, 'snapshot write failed');
       return false;
     }
   }
@@ -127,12 +155,15 @@ export class SnapshotStore {
    * this hub may not write.
    */
   async remove(channelId: string): Promise<void> {
-    for (const key of [endedKey(channelId), openKey(channelId)]) {
-      const entry = await this.kv.get(key);
-      if (entry === null || entry.operation === 'PURGE') continue;
-      if (!this.deps.mayWrite()) throw leaseLapsed();
-      await this.kv.purge(key);
-    }
+    // After the channel's snapshot writes still under way: none of them may bring a snapshot back.
+    await this.#writes.run(channelId, async () => {
+      for (const key of [endedKey(channelId), openKey(channelId)]) {
+        const entry = await this.kv.get(key);
+        if (entry === null || entry.operation === 'PURGE') continue;
+        if (!this.deps.mayWrite()) throw leaseLapsed();
+        await this.kv.purge(key);
+      }
+    });
     this.forget(channelId);
   }
 
@@ -165,6 +196,17 @@ export class SnapshotStore {
     }
     return null;
   }
+}
+
+/** A snapshot taken in its channel's slot, waiting for its KV write. */
+interface TakenSnapshot {
+  readonly channelId: string;
+  readonly sequence: number;
+  /** The channel had ended: the record goes under `ended.<id>` and the open one is deleted. */
+  readonly ended: boolean;
+  readonly text: string;
+  /** The channel's log fields, for a failure's log line. */
+  readonly fields: ReturnType<typeof channelFields>;
 }
 
 /** Keys of open channels' snapshots start with this; an ended channel's final snapshot is under `ended.<id>`. */

@@ -1,0 +1,159 @@
+import { ConversationAdapter } from '@ag2net/adapters';
+import { buildParticipants } from '@ag2net/adapters/internal';
+import { ChannelMetadataSchema, ChannelState, EV_TEXT, createEnvelope } from '@ag2net/protocol';
+import { KeyedSerial } from '@ag2net/protocol/internal';
+import type { KV } from '@nats-io/kv';
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../base/logger.js';
+import { applyAppended, newRuntime, type ChannelRuntime } from './channel-runtime.js';
+import { ChannelTable } from './channel-table.js';
+import { SnapshotStore } from './snapshot-store.js';
+
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+
+/** A bucket whose every put waits until the test lets it through, recording the order of what reached it. */
+function gatedBucket() {
+  const stored: { op: string; key: string; sequence?: number }[] = [];
+  const gates: (() => void)[] = [];
+  const waitGate = (): Promise<void> => new Promise((resolve) => gates.push(resolve));
+  const kv = {
+    async put(key: string, value: string): Promise<number> {
+      await waitGate();
+      const { sequence } = JSON.parse(value) as { sequence: number };
+      stored.push({ op: 'put', key, sequence });
+      return stored.length;
+    },
+    delete(key: string): Promise<void> {
+      stored.push({ op: 'delete', key });
+      return Promise.resolve();
+    },
+    get(key: string): Promise<{ operation: string } | null> {
+      return Promise.resolve(stored.some((s) => s.key === key && s.op === 'put') ? { operation: 'PUT' } : null);
+    },
+    purge(key: string): Promise<void> {
+      stored.push({ op: 'purge', key });
+      return Promise.resolve();
+    },
+  };
+  return {
+    // Only put, delete, get and purge are used by the store's writes and removal.
+    kv: kv as unknown as KV,
+    stored,
+    /** Lets the oldest waiting put through; false when none waits. */
+    release(): boolean {
+      const next = gates.shift();
+      next?.();
+      return next !== undefined;
+    },
+    waiting: () => gates.length,
+  };
+}
+
+function conversation(): ChannelRuntime {
+  const adapter = new ConversationAdapter();
+  const metadata = ChannelMetadataSchema.parse({
+    channel_id: 'c1',
+    manifest: adapter.manifest,
+    creator_id: 'alice',
+    participants: buildParticipants('alice', ['bob'], new Date(T0).toISOString()),
+    state: ChannelState.Active,
+    pending_acks: [],
+    created_at: new Date(T0).toISOString(),
+  });
+  return newRuntime(metadata, null, null);
+}
+
+function say(rt: ChannelRuntime, n: number): void {
+  const envelope = createEnvelope({
+    channel_id: 'c1',
+    sender_id: 'alice',
+    event_type: EV_TEXT,
+    event_data: { text: `line ${n}` },
+    envelope_id: `e${n}`,
+    created_at: new Date(T0 + n).toISOString(),
+    sequence: n,
+  });
+  applyAppended(rt, envelope, n * 3);
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function storeWith(bucket: ReturnType<typeof gatedBucket>, rt: ChannelRuntime, mayWrite = () => true) {
+  const serial = new KeyedSerial();
+  const channels = new ChannelTable({} as never);
+  channels.set(rt);
+  const store = new SnapshotStore(bucket.kv, { serial, channels, mayWrite, logger: silentLogger });
+  return { serial, store };
+}
+
+describe('snapshot writes', () => {
+  it('leave the channel’s serial slot before the bucket answers: the next post does not wait for them', async () => {
+    const bucket = gatedBucket();
+    const rt = conversation();
+    say(rt, 1);
+    const { serial, store } = storeWith(bucket, rt);
+    store.schedule('c1');
+    // The next holder of the slot runs while the snapshot's put still waits on the bucket.
+    const next = await serial.run('c1', () => Promise.resolve('admitted'));
+    expect(next).toBe('admitted');
+    await tick();
+    expect(bucket.waiting()).toBe(1);
+    expect(bucket.stored).toEqual([]);
+    let idle = false;
+    const settled = store.idle().then(() => {
+      idle = true;
+    });
+    await tick();
+    expect(idle).toBe(false);
+    bucket.release();
+    await settled;
+    expect(bucket.stored).toEqual([{ op: 'put', key: 'open.c1', sequence: 1 }]);
+  });
+
+  it('are written in the order they were taken, each as it was when taken, and a removal waits for them', async () => {
+    const bucket = gatedBucket();
+    const rt = conversation();
+    say(rt, 1);
+    const { serial, store } = storeWith(bucket, rt);
+    store.schedule('c1');
+    await tick();
+    say(rt, 2);
+    say(rt, 3);
+    store.schedule('c1');
+    // Retention removes a channel's snapshots in its slot, as here.
+    const removed = serial.run('c1', () => store.remove('c1'));
+    await tick();
+    // What the channel does after a snapshot was taken is not in it.
+    say(rt, 4);
+    // One put at a time: the second waits for the first to be stored.
+    expect(bucket.waiting()).toBe(1);
+    expect(bucket.release()).toBe(true);
+    await tick();
+    expect(bucket.waiting()).toBe(1);
+    expect(bucket.release()).toBe(true);
+    await removed;
+    expect(bucket.stored).toEqual([
+      { op: 'put', key: 'open.c1', sequence: 1 },
+      { op: 'put', key: 'open.c1', sequence: 3 },
+      { op: 'purge', key: 'open.c1' },
+    ]);
+  });
+
+  it('are not written by a hub that lost its lease between taking and writing them', async () => {
+    const bucket = gatedBucket();
+    const rt = conversation();
+    say(rt, 1);
+    let holds = true;
+    const { store } = storeWith(bucket, rt, () => holds);
+    const first = store.write(rt);
+    say(rt, 2);
+    const second = store.write(rt);
+    await tick();
+    holds = false;
+    bucket.release();
+    expect(await first).toBe(true);
+    expect(await second).toBe(false);
+    expect(bucket.stored).toEqual([{ op: 'put', key: 'open.c1', sequence: 1 }]);
+    expect(bucket.waiting()).toBe(0);
+  });
+});
