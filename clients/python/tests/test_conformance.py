@@ -25,7 +25,7 @@ from ag2net import (
 )
 from ag2net.errors import MAY_HAVE_APPLIED, RETRYABLE_ERROR_CODES
 from ag2net.inbox import ACK, Settle
-from ag2net.rpc import DEFAULT_IDEMPOTENT_RPC_TIMEOUT, DEFAULT_RPC_TIMEOUT, default_attempt_timeout
+from ag2net.rpc import DEFAULT_POST_RPC_TIMEOUT, DEFAULT_RPC_TIMEOUT, default_attempt_timeout
 
 from .conftest import FakeReply, fake_agent, fixture
 
@@ -162,7 +162,7 @@ def test_invalid_envelopes_are_refused(case: dict[str, object]) -> None:
 
 def test_default_attempt_timeouts_are_the_fixtures() -> None:
     data = fixture("rpc-attempts.json")
-    assert data["idempotent_ms"] == DEFAULT_IDEMPOTENT_RPC_TIMEOUT * 1000
+    assert data["post_ms"] == DEFAULT_POST_RPC_TIMEOUT * 1000
     assert data["other_ms"] == DEFAULT_RPC_TIMEOUT * 1000
     assert sorted(data["ops"]) == sorted(HUB_OPS)
     assert {op: round(default_attempt_timeout(op) * 1000) for op in HUB_OPS} == data["ops"]

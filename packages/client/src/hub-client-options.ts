@@ -26,7 +26,7 @@ export interface HubClientOptions {
   readonly retryForMs?: number;
   /**
    * How long one attempt of a request waits for its reply unless the call says otherwise, in ms; default 3 000 for
-   * idempotent operations and 10 000 for the others (`defaultAttemptTimeoutMs`).
+   * a post and 10 000 for the others (`defaultAttemptTimeoutMs`).
    */
   readonly requestTimeoutMs?: number;
   /** pino-compatible logger; default silent. */

@@ -19,7 +19,7 @@ export {
   HubRpc,
   HubUnavailableError,
   DEFAULT_RPC_TIMEOUT_MS,
-  DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS,
+  DEFAULT_POST_RPC_TIMEOUT_MS,
   defaultAttemptTimeoutMs,
 } from './rpc.js';
 export type { CallOptions, HubCallOptions, HubRpcOptions } from './rpc.js';

@@ -19,21 +19,23 @@ import { errors, type NatsConnection, type PermissionViolationError } from '@nat
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * Default time to wait for one attempt of an operation that is not idempotent, in ms: such an attempt that times out
- * is not resent (it may have been applied), so it waits long.
+ * Default time to wait for one attempt of every operation but `post`, in ms. A read may scan a long audit trail or
+ * log, and a resend would start the scan over; an operation that is not idempotent is not resent after a timeout (it
+ * may have been applied). Both wait long.
  */
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
 /**
- * Default time to wait for one attempt of an idempotent operation, in ms. Such an attempt that times out is resent
- * (the hub applies it once), so a request that reached a hub which then died, or was paused and deposed, is sent again
- * to its successor after this long instead of after `DEFAULT_RPC_TIMEOUT_MS`: a takeover takes about 1.5 s.
+ * Default time to wait for one attempt of a `post`, in ms. A post's work on the hub is one append, and a post that
+ * timed out is resent (its client-minted id admits it once), so a post that reached a hub which then died, or was
+ * paused and deposed, is sent again to its successor after this long instead of after `DEFAULT_RPC_TIMEOUT_MS`: a
+ * takeover takes about 1.5 s.
  */
-export const DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS = 3_000;
+export const DEFAULT_POST_RPC_TIMEOUT_MS = 3_000;
 
-/** How long one attempt of `op` waits by default: `DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS` or `DEFAULT_RPC_TIMEOUT_MS`. */
+/** How long one attempt of `op` waits by default: `DEFAULT_POST_RPC_TIMEOUT_MS` for a post, else `DEFAULT_RPC_TIMEOUT_MS`. */
 export function defaultAttemptTimeoutMs(op: HubOp): number {
-  return HUB_OPS[op].idempotent ? DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS : DEFAULT_RPC_TIMEOUT_MS;
+  return op === 'post' ? DEFAULT_POST_RPC_TIMEOUT_MS : DEFAULT_RPC_TIMEOUT_MS;
 }
 
 /** Options of every call: cancellation and time limits. */
@@ -62,7 +64,7 @@ export interface HubRpcOptions {
   readonly retryForMs?: number;
   /**
    * How long one attempt waits for its reply when the call gives no `timeout`, in ms, for every operation; default
-   * `defaultAttemptTimeoutMs(op)`: 3 000 for idempotent operations, 10 000 for the others.
+   * `defaultAttemptTimeoutMs(op)`: 3 000 for a post, 10 000 for the others.
    */
   readonly requestTimeoutMs?: number;
 }

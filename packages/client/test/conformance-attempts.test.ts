@@ -3,15 +3,10 @@ import { HUB_OP_NAMES, type HubOp } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS,
-  DEFAULT_RPC_TIMEOUT_MS,
-  HubRpc,
-  defaultAttemptTimeoutMs,
-} from '../src/rpc.js';
+import { DEFAULT_POST_RPC_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS, HubRpc, defaultAttemptTimeoutMs } from '../src/rpc.js';
 
 const AttemptsFixture = z.strictObject({
-  idempotent_ms: z.number().int().positive(),
+  post_ms: z.number().int().positive(),
   other_ms: z.number().int().positive(),
   ops: z.record(z.string(), z.number().int().positive()),
 });
@@ -35,7 +30,7 @@ function recording(): { nc: NatsConnection; timeouts: number[] } {
 
 describe('the default time of one attempt (rpc-attempts.json)', () => {
   it('is the fixture’s for every operation, and the fixture names every operation', () => {
-    expect(fixture.idempotent_ms).toBe(DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS);
+    expect(fixture.post_ms).toBe(DEFAULT_POST_RPC_TIMEOUT_MS);
     expect(fixture.other_ms).toBe(DEFAULT_RPC_TIMEOUT_MS);
     expect(Object.keys(fixture.ops).sort()).toEqual([...HUB_OP_NAMES].sort());
     const mine = Object.fromEntries(HUB_OP_NAMES.map((op) => [op, defaultAttemptTimeoutMs(op)]));

@@ -22,12 +22,12 @@ import nats.errors
 
 from .errors import AccessDeniedError, HubError, HubUnavailableError, InternalError, error_from_wire, may_resend
 
-#: Default time of one attempt of an operation that is not idempotent, in seconds (the TypeScript client's
-#: `DEFAULT_RPC_TIMEOUT_MS`): such an attempt that times out is not resent, so it waits long.
+#: Default time of one attempt of every operation but `post`, in seconds (the TypeScript client's
+#: `DEFAULT_RPC_TIMEOUT_MS`): a read may scan a long log, and what is not idempotent is not resent after a timeout.
 DEFAULT_RPC_TIMEOUT = 10.0
-#: Default time of one attempt of an idempotent operation, in seconds (`DEFAULT_IDEMPOTENT_RPC_TIMEOUT_MS`): a request
-#: that reached a hub which then died is resent to its successor after this long.
-DEFAULT_IDEMPOTENT_RPC_TIMEOUT = 3.0
+#: Default time of one attempt of a `post`, in seconds (`DEFAULT_POST_RPC_TIMEOUT_MS`): a post that reached a hub which
+#: then died is resent to its successor after this long (its id admits it once).
+DEFAULT_POST_RPC_TIMEOUT = 3.0
 #: Default time to keep retrying when no hub answers, in seconds.
 DEFAULT_RETRY_FOR = 30.0
 DEFAULT_PREFIX = "ag2"
@@ -123,11 +123,10 @@ class HubNames:
 
 
 def default_attempt_timeout(op: str) -> float:
-    """How long one attempt of `op` waits by default, in seconds: 3 s when it is idempotent, else 10 s."""
-    spec = HUB_OPS.get(op)
-    if spec is None:
+    """How long one attempt of `op` waits by default, in seconds: 3 s for a post, else 10 s."""
+    if op not in HUB_OPS:
         raise ValueError(f"unknown hub operation {op!r}")
-    return DEFAULT_IDEMPOTENT_RPC_TIMEOUT if spec.idempotent else DEFAULT_RPC_TIMEOUT
+    return DEFAULT_POST_RPC_TIMEOUT if op == "post" else DEFAULT_RPC_TIMEOUT
 
 
 def hub_names(prefix: str = DEFAULT_PREFIX) -> HubNames:
