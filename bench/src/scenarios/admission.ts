@@ -109,6 +109,11 @@ export interface DrainedRun {
   readonly untilDelivered: number;
 }
 
+/** Envelopes delivered per second over `runs`: everything they admitted, over the time until each was delivered. */
+export function deliveryRateOf(runs: readonly DrainedRun[]): number {
+  return round(runs.reduce((n, d) => n + d.run.total, 0) / runs.reduce((s, d) => s + d.untilDelivered, 0), 1);
+}
+
 export async function drained(drain: () => Promise<number>, options: ClosedLoopOptions): Promise<DrainedRun> {
   const started = performance.now();
   const run = await runClosedLoops(options);
@@ -126,14 +131,12 @@ function summarizeCase(r: Rounds): Omit<AdmissionResult['spread'], 'channels'> {
   const raw = throughputOf(r.raw);
   const relay = throughputOf(r.relay.map((d) => d.run));
   const hub = throughputOf(r.hub.map((d) => d.run));
-  const delivered = r.hub.reduce((a, d) => a + d.run.total, 0);
-  const deliverySeconds = r.hub.reduce((a, d) => a + d.untilDelivered, 0);
   return {
     raw,
     relay,
     hub,
     ratio: ratio(hub.per_s, raw.per_s),
     relay_ratio: ratio(hub.per_s, relay.per_s),
-    hub_delivery_per_s: round(delivered / deliverySeconds, 1),
+    hub_delivery_per_s: deliveryRateOf(r.hub),
   };
 }

@@ -19,7 +19,7 @@ import { RawAppender } from '../raw/appender.js';
 import { createRawWal, rawNames } from '../raw/streams.js';
 import type { LargeLogResult } from '../results.js';
 import { ratio, round } from '../stats.js';
-import { drained, type DrainedRun } from './admission.js';
+import { deliveryRateOf, drained, type DrainedRun } from './admission.js';
 import type { ScenarioContext } from './context.js';
 import { rotatingRounds, type RoundResults } from '../load/rotating-rounds.js';
 
@@ -168,8 +168,6 @@ function summarize(r: Rotated): Omit<LargeLogResult['spread'], 'channels'> {
   const raw = throughputOf(r.raw);
   const fresh = throughputOf(r.fresh.map((d) => d.run));
   const large = throughputOf(r.large.map((d) => d.run));
-  const deliveryRate = (runs: readonly DrainedRun[]): number =>
-    round(runs.reduce((x, d) => x + d.run.total, 0) / runs.reduce((x, d) => x + d.untilDelivered, 0), 1);
   return {
     raw,
     fresh,
@@ -177,8 +175,8 @@ function summarize(r: Rotated): Omit<LargeLogResult['spread'], 'channels'> {
     fresh_ratio: ratio(fresh.per_s, raw.per_s),
     large_ratio: ratio(large.per_s, raw.per_s),
     large_vs_fresh: ratio(large.per_s, fresh.per_s),
-    fresh_delivery_per_s: deliveryRate(r.fresh),
-    large_delivery_per_s: deliveryRate(r.large),
+    fresh_delivery_per_s: deliveryRateOf(r.fresh),
+    large_delivery_per_s: deliveryRateOf(r.large),
   };
 }
 
