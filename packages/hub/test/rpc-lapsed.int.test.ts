@@ -61,6 +61,19 @@ describe('a hub whose lease lapsed', () => {
     });
   });
 
+  it('answers a flood of 2,000 requests while lapsed, each once with unavailable, none dropped', async () => {
+    const names = hubNames(uniqueName('flood'));
+    await using _alone = await serverAs('alone', names, () => false);
+    // More than may wait out the grace at once: the rest are refused at once, none is left unanswered.
+    const replies = await Promise.all(Array.from({ length: 2_000 }, () => health(names)));
+    const codes = new Map<string, number>();
+    for (const reply of replies) {
+      const code = reply.ok ? 'ok' : reply.error.code;
+      codes.set(code, (codes.get(code) ?? 0) + 1);
+    }
+    expect([...codes]).toEqual([['unavailable', 2_000]]);
+  });
+
   it('serves a request whose grace ends with the lease renewed', async () => {
     const names = hubNames(uniqueName('renew'));
     let holds = false;
