@@ -4,6 +4,7 @@ import { DurationSchema } from '../duration.js';
 import { EnvelopeSchema, TimestampSchema } from '../envelope.js';
 import { IdSchema } from '../ids.js';
 import { Access } from './access.js';
+import { MAX_PARTITIONS } from './partitions.js';
 import {
   Cursor,
   DEFAULT_MAX_REQUEST_BYTES,
@@ -46,6 +47,13 @@ export const HealthSchema = z.strictObject({
   quarantined: z.number().int().min(0),
   /** Deliveries this hub gave up after their retries and parked in the audit trail. */
   dead_letters: z.number().int().min(0),
+  /** How many partitions the deployment's channels are spread over (`partitionOf`); absent from older hubs: 1. */
+  partitions: z.number().int().min(1).max(MAX_PARTITIONS).default(1),
+  /** The partitions this hub holds now, each with its lease epoch; absent from older hubs. */
+  held: z
+    .array(z.strictObject({ partition: z.number().int().min(0), epoch: z.number().int().min(0) }))
+    .max(MAX_PARTITIONS)
+    .default([]),
 });
 export type Health = z.infer<typeof HealthSchema>;
 

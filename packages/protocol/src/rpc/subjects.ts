@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { partitionOf } from './partitions.js';
 
 /** The namespace of one hub on a NATS deployment; several hubs (tenants) can share one NATS with different prefixes. */
 export const PrefixSchema = z
@@ -17,12 +18,31 @@ export const RPC_VERSION = 'v1';
  */
 export interface HubNames {
   readonly prefix: string;
-  /** `<prefix>.hub.v1.<op>` or, for operations with a caller, `<prefix>.hub.v1.<op>.<caller_id>`. */
+  /** How many partitions the deployment's channels are spread over (1: one partition, today's subjects). */
+  readonly partitions: number;
+  /** The partition of a channel: `partitionOf(channelId, partitions)`. */
+  partitionOf(channelId: string): number;
+  /**
+   * `<prefix>.hub.v1.<op>` or, for operations with a caller, `<prefix>.hub.v1.<op>.<caller_id>`: the home
+   * partition's operations, and every operation of a deployment with one partition.
+   */
   rpc(op: string, callerId?: string): string;
   /** The subject a hub subscribes to for an operation (`….<op>` or `….<op>.*`). */
   rpcListen(op: string, withCaller: boolean): string;
-  /** `<prefix>.wal.<channel_id>`: one literal subject per channel. */
+  /**
+   * `<prefix>.hub.v1.<op>.<partition>.<caller_id>`: an operation about the channels of one partition, sent to that
+   * partition's owner. With one partition, the same as `rpc(op, callerId)`.
+   */
+  rpcIn(op: string, partition: number, callerId: string): string;
+  /** The subject a partition's owner subscribes to for one of its operations (`….<op>.<partition>.*`). */
+  rpcListenIn(op: string, partition: number): string;
+  /**
+   * A channel's WAL subject: `<prefix>.wal.<channel_id>` with one partition, `<prefix>.wal.<partition>.<channel_id>`
+   * with more, so that each partition's delivery consumer filters its own channels.
+   */
   wal(channelId: string): string;
+  /** Every WAL subject of one partition (`<prefix>.wal.>` with one partition). */
+  walOf(partition: number): string;
   readonly walAll: string;
   readonly walStream: string;
   /** `<prefix>.agent.<agent_id>.inbox`: an agent's durable deliveries. */
@@ -44,8 +64,12 @@ export interface HubNames {
   readonly turnLocksBucket: string;
   /** Every KV bucket above. */
   readonly buckets: readonly string[];
-  /** The hub's durable consumer over the WAL that fans admitted envelopes out to inboxes. */
+  /** The hub's durable consumer over the WAL that fans admitted envelopes out to inboxes (partition 0's). */
   readonly deliveryConsumer: string;
+  /** The delivery consumer of one partition: `hub_delivery`, or `hub_delivery_<partition>` with several partitions. */
+  deliveryConsumerOf(partition: number): string;
+  /** A partition's lease key in the leases bucket: `active`, or `active.<partition>` with several partitions. */
+  leaseKey(partition: number): string;
   /**
    * `<prefix>.hubs.v1.ping`: the hub roster. Every hub of the prefix, active or standby, answers a request here with
    * its own `Health` (no queue group), so that one request collects the whole roster.
@@ -62,16 +86,26 @@ export interface HubNames {
   readonly hubAliveAll: string;
 }
 
-/** The names of the hub with `prefix`. */
-export function hubNames(prefix: string = DEFAULT_PREFIX): HubNames {
+/** The names of the hub with `prefix`, whose channels are spread over `partitions` partitions (default 1). */
+export function hubNames(prefix: string = DEFAULT_PREFIX, partitions = 1): HubNames {
   const p = PrefixSchema.parse(prefix);
   const P = p.toUpperCase();
+  partitionOf('', partitions); // checks the count
+  const one = partitions === 1;
+  const rpc = (op: string, callerId?: string): string =>
+    callerId === undefined ? `${p}.hub.${RPC_VERSION}.${op}` : `${p}.hub.${RPC_VERSION}.${op}.${callerId}`;
   return {
     prefix: p,
-    rpc: (op, callerId) =>
-      callerId === undefined ? `${p}.hub.${RPC_VERSION}.${op}` : `${p}.hub.${RPC_VERSION}.${op}.${callerId}`,
+    partitions,
+    partitionOf: (channelId) => partitionOf(channelId, partitions),
+    rpc,
     rpcListen: (op, withCaller) => `${p}.hub.${RPC_VERSION}.${op}${withCaller ? '.*' : ''}`,
-    wal: (channelId) => `${p}.wal.${channelId}`,
+    rpcIn: (op, partition, callerId) =>
+      one ? rpc(op, callerId) : `${p}.hub.${RPC_VERSION}.${op}.${partition}.${callerId}`,
+    rpcListenIn: (op, partition) =>
+      one ? `${p}.hub.${RPC_VERSION}.${op}.*` : `${p}.hub.${RPC_VERSION}.${op}.${partition}.*`,
+    wal: (channelId) => (one ? `${p}.wal.${channelId}` : `${p}.wal.${partitionOf(channelId, partitions)}.${channelId}`),
+    walOf: (partition) => (one ? `${p}.wal.>` : `${p}.wal.${partition}.>`),
     walAll: `${p}.wal.>`,
     walStream: `${P}_WAL`,
     inbox: (agentId) => `${p}.agent.${agentId}.inbox`,
@@ -97,6 +131,8 @@ export function hubNames(prefix: string = DEFAULT_PREFIX): HubNames {
       `${P}_turn_locks`,
     ],
     deliveryConsumer: 'hub_delivery',
+    deliveryConsumerOf: (partition) => (one ? 'hub_delivery' : `hub_delivery_${partition}`),
+    leaseKey: (partition) => (one ? 'active' : `active.${partition}`),
     hubsPing: `${p}.hubs.${RPC_VERSION}.ping`,
     hubAlive: (hubId) => `${p}.hubs.${RPC_VERSION}.alive.${hubId}`,
     hubAliveAll: `${p}.hubs.${RPC_VERSION}.alive.*`,
