@@ -23,8 +23,9 @@ export interface AccountService {
 
 /**
  * Everything the identity account reaches of the data account, and nothing else:
- * - `rpc`: the hub's operations, `<p>.hub.v1.>`; each identity's JWT narrows it to its own `<p>.hub.v1.*.<id>` and
- *   the public operations;
+ * - `rpc`: the hub's operations, `<p>.hub.v1.>`: the home subjects `<p>.hub.v1.<op>[.<caller>]` and the routed
+ *   `<p>.hub.v1.<op>.<partition>.<caller>` alike; each identity's JWT narrows it to its own `<p>.hub.v1.*.<id>` and
+ *   `<p>.hub.v1.*.*.<id>` and the public operations;
  * - `roster`: the hub roster `<p>.hubs.v1.ping`, answered by every hub (the operator caller only may ask);
  * - `inbox-next`, `inbox-info`, `inbox-ack`: pulling, reading the info of and acking an inbox consumer; each
  *   identity's JWT narrows them to its own consumer, `agent_<id>`. The pulled messages and the server's answers go

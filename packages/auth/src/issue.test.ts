@@ -42,6 +42,7 @@ describe('issueIdentityCredentials', () => {
     const p = identityPermissions(names, 'alice');
     expect(claims.nats.pub).toEqual({ allow: p.pub.allow, deny: [] });
     expect(claims.nats.sub).toEqual({ allow: p.sub.allow, deny: [] });
+    expect(claims.nats.pub?.allow?.slice(0, 2)).toEqual(['acme.hub.v1.*.alice', 'acme.hub.v1.*.*.alice']);
   });
 
   it('defaults to one hour', async () => {

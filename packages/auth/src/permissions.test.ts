@@ -1,4 +1,4 @@
-import { hubNames } from '@ag2net/protocol';
+import { HUB_OPS, PARTITIONED_OPS, SCATTERED_OPS, hubNames } from '@ag2net/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   hubServiceInboxPrefix,
@@ -11,6 +11,23 @@ import {
 } from './permissions.js';
 
 const names = hubNames('acme');
+/** The same hub with its channels over 4 partitions: the routed subjects `acme.hub.v1.<op>.<partition>.<caller>`. */
+const partitioned = hubNames('acme', 4);
+
+/** Whether NATS lets `subject` through `pattern` (`*` one token, `>` one or more at the end). */
+function matches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
+  }
+  return p.length === s.length;
+}
+
+/** The subjects of `subjects` that some pattern of `allow` lets through. */
+const allowedOf = (allow: readonly string[], subjects: readonly string[]): string[] =>
+  subjects.filter((subject) => allow.some((pattern) => matches(pattern, subject)));
 
 describe('identityPermissions', () => {
   it('allows exactly its own requests, the public operations, its own consumer and its own reply inbox', () => {
@@ -18,6 +35,7 @@ describe('identityPermissions', () => {
       pub: {
         allow: [
           'acme.hub.v1.*.alice-1',
+          'acme.hub.v1.*.*.alice-1',
           'acme.hub.v1.register',
           'acme.hub.v1.getAgent',
           'acme.hub.v1.getResume',
@@ -34,6 +52,31 @@ describe('identityPermissions', () => {
       },
       sub: { allow: ['_INBOX_alice-1.>'], deny: [] },
     });
+  });
+
+  it("publishes its own routed requests, never another caller's nor a caller-less operation on a routed subject", () => {
+    const { allow } = identityPermissions(names, 'alice-1').pub;
+    const subjects = [
+      partitioned.rpcIn('post', 3, 'alice-1'),
+      partitioned.rpcIn('listChannels', 0, 'alice-1'),
+      partitioned.rpcIn('post', 3, 'bob-2'),
+      partitioned.rpcIn('post', 3, '$operator'),
+      partitioned.rpcIn('post', 3, '*'),
+      'acme.hub.v1.post.3',
+      'acme.hub.v1.adapterState.3',
+      'acme.hub.v1.post.alice-1.bob-2',
+      'acme.hub.v1.post.3.alice-1.x',
+      'other.hub.v1.post.3.alice-1',
+    ];
+    expect(allowedOf(allow, subjects)).toEqual(['acme.hub.v1.post.3.alice-1', 'acme.hub.v1.listChannels.0.alice-1']);
+  });
+
+  it('every routed operation names its caller, which routed subjects carry last', () => {
+    const routed = [...PARTITIONED_OPS, ...SCATTERED_OPS];
+    expect(routed.filter((op) => !HUB_OPS[op].caller)).toEqual([]);
+    expect(routed.map((op) => partitioned.rpcIn(op, 2, 'alice-1').split('.').at(-1))).toEqual(
+      routed.map(() => 'alice-1'),
+    );
   });
 
   it('grants nothing on the turn-lock bucket: turn locks go through the hub', () => {
@@ -87,10 +130,33 @@ describe('hubServicePermissions', () => {
 describe('registrant, operator caller and operator', () => {
   it('the operator caller may call as $operator, ask the roster and call the public operations, nothing else', () => {
     const caller = operatorCallerPermissions(names);
-    expect(caller.pub.allow.slice(0, 2)).toEqual(['acme.hub.v1.*.$operator', 'acme.hubs.v1.ping']);
-    expect(caller.pub.allow.slice(2)).toEqual(identityPermissions(names, 'x').pub.allow.slice(1, 9));
-    expect(caller.sub.allow).toEqual(['_OPERATOR_INBOX_acme.>']);
+    expect(caller).toEqual({
+      pub: {
+        allow: [
+          'acme.hub.v1.*.$operator',
+          'acme.hub.v1.*.*.$operator',
+          'acme.hubs.v1.ping',
+          'acme.hub.v1.register',
+          'acme.hub.v1.getAgent',
+          'acme.hub.v1.getResume',
+          'acme.hub.v1.getSkill',
+          'acme.hub.v1.getRule',
+          'acme.hub.v1.findAgentId',
+          'acme.hub.v1.listAgents',
+          'acme.hub.v1.health',
+        ],
+        deny: [],
+      },
+      sub: { allow: ['_OPERATOR_INBOX_acme.>'], deny: [] },
+    });
     expect(caller.pub.allow.filter((s) => s.startsWith('$'))).toEqual([]);
+    expect(
+      allowedOf(caller.pub.allow, [
+        partitioned.rpcIn('readWal', 1, '$operator'),
+        partitioned.rpcIn('readWal', 1, 'alice-1'),
+        'acme.hub.v1.readWal.1',
+      ]),
+    ).toEqual(['acme.hub.v1.readWal.1.$operator']);
   });
 
   it('the registrant may only register, attach and ask for health', () => {

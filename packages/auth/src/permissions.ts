@@ -50,8 +50,25 @@ export function registrantInboxPrefix(names: HubNames): string {
 }
 
 /**
+ * The subjects on which `caller` may send its own requests, and only those:
+ * - `<p>.hub.v1.<op>.<caller>` (`names.rpc`): the home partition's operations, and every operation of a deployment
+ *   with one partition;
+ * - `<p>.hub.v1.<op>.<partition>.<caller>` (`names.rpcIn`): an operation about a channel of one partition
+ *   (`PARTITIONED_OPS`), or one partition's share of a scattered operation (`SCATTERED_OPS`).
+ * Both whatever the deployment's partition count, so that a JWT stays valid when the count changes. The caller is the
+ * last token of both, where the hub reads it: another caller's subjects stay refused. The caller-less operations are
+ * served on `<p>.hub.v1.<op>` alone (four tokens), which neither pattern matches, and every routed operation names
+ * its caller.
+ */
+function callerRequests(names: HubNames, caller: string): string[] {
+  return [names.rpc('*', caller), `${names.prefix}.hub.v1.*.*.${caller}`];
+}
+
+/**
  * What one identity may do, and nothing else:
- * - publish its own requests `<p>.hub.v1.<op>.<id>` and the caller-less public operations (`PUBLIC_OPS`);
+ * - publish its own requests, `<p>.hub.v1.<op>.<id>` and the routed `<p>.hub.v1.<op>.<partition>.<id>`
+ *   (`callerRequests`: the id is the last token of both), and the caller-less public operations (`PUBLIC_OPS`,
+ *   `<p>.hub.v1.<op>` only);
  * - pull from, read the info of and ack on its own inbox consumer only;
  * - subscribe to its own reply inbox only.
  *
@@ -65,7 +82,7 @@ export function identityPermissions(names: HubNames, agentId: string): UserPermi
   return {
     pub: {
       allow: [
-        `${names.prefix}.hub.v1.*.${id}`,
+        ...callerRequests(names, id),
         ...PUBLIC_OPS.map((op) => names.rpc(op)),
         `$JS.API.CONSUMER.MSG.NEXT.${names.inboxStream}.${consumer}`,
         `$JS.API.CONSUMER.INFO.${names.inboxStream}.${consumer}`,
@@ -122,8 +139,9 @@ function hubStreams(names: HubNames): StreamUse[] {
 /**
  * Exactly what the hub uses, derived from its code (`provision`, the WAL writer and reader, delivery, the audit
  * log, the lease, the registry and the RPC server):
- * - RPC: subscribe to `<p>.hub.v1.>` (no queue group: only the lease holder subscribes) and answer each request once
- *   (`allow_responses`);
+ * - RPC: subscribe to `<p>.hub.v1.>`, which holds the home subjects `<p>.hub.v1.<op>[.<caller>]` and the routed
+ *   `<p>.hub.v1.<op>.<partition>.<caller>` of every partition (no queue group: only a partition's lease holder
+ *   subscribes to its subjects), and answer each request once (`allow_responses`);
  * - the roster: subscribe to `<p>.hubs.v1.ping` (`names.hubsPing`, no queue group) and answer it the same way;
  * - presence: subscribe to its own `<p>.hubs.v1.alive.<hub_id>` and probe the other hubs' (`names.hubAlive`; nothing
  *   is ever answered there);
@@ -180,14 +198,14 @@ export function operatorCallerInboxPrefix(names: HubNames): string {
 
 /**
  * The operator caller: a user of the identity account that acts as `OPERATOR_CALLER` through the hub's operations
- * (`<p>.hub.v1.<op>.$operator`), asks the hub roster and calls the public operations, and reads its own replies;
- * nothing else. It is what the bridge's operator sessions use, so that the bridge never holds a credential of the
+ * (`<p>.hub.v1.<op>.$operator` and the routed `<p>.hub.v1.<op>.<partition>.$operator`, `callerRequests`), asks the
+ * hub roster and calls the public operations, and reads its own replies; nothing else. It is what the bridge's operator sessions use, so that the bridge never holds a credential of the
  * data account.
  */
 export function operatorCallerPermissions(names: HubNames): UserPermissions {
   return {
     pub: {
-      allow: [names.rpc('*', OPERATOR_CALLER), names.hubsPing, ...PUBLIC_OPS.map((op) => names.rpc(op))],
+      allow: [...callerRequests(names, OPERATOR_CALLER), names.hubsPing, ...PUBLIC_OPS.map((op) => names.rpc(op))],
       deny: [],
     },
     sub: { allow: [`${operatorCallerInboxPrefix(names)}.>`], deny: [] },
@@ -197,9 +215,9 @@ export function operatorCallerPermissions(names: HubNames): UserPermissions {
 /**
  * The operator (administrator) of the deployment: reads and manages everything in the data account (every stream,
  * the full WAL and audit trail, every bucket, every RPC, the hub roster `names.hubsPing` and the delivery consumer's
- * info), with the default reply inbox. Publishing straight onto the
- * WAL, the inboxes and the lease key is denied: only the hub writes there, and an administrator's tool must not
- * break the single writer by accident. This is a guard against mistakes, not against a hostile administrator, who
+ * info), with the default reply inbox; `>` holds every RPC subject, the routed `<p>.hub.v1.<op>.<partition>.<caller>`
+ * included. Publishing straight onto the WAL, the inboxes and the lease key is denied: only the hub writes there, and
+ * an administrator's tool must not break the single writer by accident. This is a guard against mistakes, not against a hostile administrator, who
  * holds the account's keys anyway.
  */
 export function operatorPermissions(names: HubNames): UserPermissions {

@@ -11,6 +11,7 @@ import {
   hubServiceInboxPrefix,
   identityInboxPrefix,
   issueIdentityCredentials,
+  operatorCallerInboxPrefix,
   pushAccountJwt,
   registrantInboxPrefix,
   revokeUser,
@@ -31,6 +32,7 @@ import {
   connectWithCreds,
   startSecuredNatsServer,
   uniqueName,
+  within,
   type NatsServer,
 } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -263,6 +265,48 @@ describe('attacks by an identity are refused by NATS', () => {
         }),
       ),
     ).toEqual({ operation: 'publish', subject });
+  });
+
+  it('posting on a routed subject as itself only, never as another identity or the operator', async () => {
+    // Where a deployment of 4 partitions sends the operations about a channel of partition 3: `….post.3.<caller>`.
+    const routed = hubNames(names.prefix, 4);
+    // The admin, in the data account, sees what crosses the identity account's `rpc` import to partition 3.
+    const crossed = hubAdmin().subscribe(routed.rpcListenIn('post', 3), { max: 2 });
+    await hubAdmin().flush();
+    const subjects = (async () => {
+      const seen: string[] = [];
+      for await (const m of crossed) seen.push(m.subject);
+      return seen;
+    })();
+    const caller = await connectWithCreds({
+      url: server.url,
+      creds: await credsOf(AuthFile.operatorCallerCreds),
+      inboxPrefix: operatorCallerInboxPrefix(names),
+    });
+    opened.push(caller);
+    const callerViolations = new ViolationRecorder(caller);
+    const before = alice.violations.seen.length;
+
+    alice.nc.publish(routed.rpcIn('post', 3, alice.id), '{}');
+    await alice.nc.flush();
+    caller.publish(routed.rpcIn('post', 3, OPERATOR_CALLER), '{}');
+    await caller.flush();
+    expect(await within(subjects, 2_000, 'the routed posts in the data account')).toEqual([
+      `${names.prefix}.hub.v1.post.3.${alice.id}`,
+      `${names.prefix}.hub.v1.post.3.$operator`,
+    ]);
+
+    await refusedPublish(routed.rpcIn('post', 3, bob.id));
+    await refusedPublish(routed.rpcIn('post', 3, OPERATOR_CALLER));
+    expect(alice.violations.seen.slice(before)).toEqual([
+      { operation: 'publish', subject: `${names.prefix}.hub.v1.post.3.${bob.id}` },
+      { operation: 'publish', subject: `${names.prefix}.hub.v1.post.3.$operator` },
+    ]);
+    const asAlice = routed.rpcIn('post', 3, alice.id);
+    expect(await callerViolations.refused(asAlice, () => caller.publish(asAlice, '{}'))).toEqual({
+      operation: 'publish',
+      subject: asAlice,
+    });
   });
 
   it('unregistering another identity', () => refusedPublish(names.rpc('unregister', bob.id)));
