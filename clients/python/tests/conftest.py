@@ -66,6 +66,7 @@ class AnsweringNats:
         return FakeReply(json.dumps({"ok": True, "result": self.answers[op](request)}).encode())
 
 
-async def hub_on(nc: object) -> HubClient:
-    """A hub client (prefix `t`) whose requests go to `nc`."""
-    return await HubClient.connect(connection=cast(NatsClient, nc), prefix="t")
+async def hub_on(nc: object, partitions: int | None = 1) -> HubClient:
+    """A hub client (prefix `t`) whose requests go to `nc`, of a deployment of `partitions` partitions (None: asked of
+    the hub)."""
+    return await HubClient.connect(connection=cast(NatsClient, nc), prefix="t", partitions=partitions)

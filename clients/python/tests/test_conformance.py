@@ -12,15 +12,24 @@ from pydantic import ValidationError
 
 from ag2net import (
     HUB_OPS,
+    MAX_PARTITIONS,
+    PARTITIONED_OPS,
+    SCATTERED_OPS,
     AgentClient,
     Envelope,
+    Health,
+    HeldPartition,
     HubRpc,
     HubUnavailableError,
     UnknownHubError,
     ensure_parts,
     error_from_wire,
+    fnv1a32,
+    hub_names,
     is_final_error,
+    partition_of,
     reply_envelope_id,
+    route_of,
     text_data,
 )
 from ag2net.errors import MAY_HAVE_APPLIED, RETRYABLE_ERROR_CODES
@@ -85,7 +94,7 @@ async def _resent(first: dict[str, Any] | Exception, op: str) -> bool:
     """Whether `HubRpc` sent `op` again after `first` (and then returned the result), or raised at once."""
     nc = OnceThenOk(first)
     try:
-        await HubRpc(nc, "t", retry_for=5.0).call(op, {}, "alice")
+        await HubRpc(nc, "t", retry_for=5.0, partitions=1).call(op, {}, "alice")
     except Exception:  # noqa: BLE001 - raised at once: not resent
         assert nc.requests == 1
         return False
@@ -168,3 +177,75 @@ def test_default_attempt_timeouts_are_the_fixtures() -> None:
     assert {op: round(default_attempt_timeout(op) * 1000) for op in HUB_OPS} == data["ops"]
     with pytest.raises(ValueError, match="unknown hub operation 'nope'"):
         default_attempt_timeout("nope")
+
+
+def test_channel_ids_hash_to_the_fixtures_partitions() -> None:
+    data = fixture("partitions.json")
+    assert data["hash"] == "fnv1a32(utf8(channel_id)) mod partitions"
+    assert [fnv1a32(""), fnv1a32("a"), fnv1a32("foobar")] == [0x811C9DC5, 0xE40C292C, 0xBF9CF968]
+    assert len(data["channels"]) == 17
+    for case in data["channels"]:
+        channel_id = case["channel_id"]
+        assert [channel_id, fnv1a32(channel_id)] == [channel_id, case["fnv1a32"]]
+        assert sorted(case["partition"]) == ["1", "16", "64"]
+        for count, k in case["partition"].items():
+            assert [channel_id, count, partition_of(channel_id, int(count))] == [channel_id, count, k]
+            assert hub_names("acme", int(count)).partition_of(channel_id) == k
+
+
+def test_every_op_is_routed_as_the_fixture_says_and_the_fixture_names_every_op() -> None:
+    routes = fixture("partitions.json")["routes"]
+    assert sorted(routes) == sorted(HUB_OPS)
+    assert {op: route_of(op) for op in HUB_OPS} == routes
+    assert {op for op, route in routes.items() if route == "channel"} == PARTITIONED_OPS
+    assert {op for op, route in routes.items() if route == "scattered"} == SCATTERED_OPS
+    # Every routed operation carries its caller: the partition's subject ends with it.
+    assert all(HUB_OPS[op].caller for op in PARTITIONED_OPS | SCATTERED_OPS)
+
+
+def test_the_fixtures_subjects_are_the_clients() -> None:
+    data = fixture("partitions.json")["subjects"]
+    names = hub_names(data["prefix"], data["partitions"])
+    assert len(data["examples"]) == 4
+    for ex in data["examples"]:
+        route = route_of(ex["op"])
+        if route == "home":
+            subject = names.rpc(ex["op"], ex.get("caller"))
+        else:
+            k = names.partition_of(ex["channel_id"]) if "channel_id" in ex else ex["partition"]
+            subject = names.rpc_in(ex["op"], k, ex["caller"])
+        assert [ex["op"], subject] == [ex["op"], ex["subject"]]
+    one = data["one_partition"]
+    assert hub_names(data["prefix"]).rpc_in(one["op"], 0, one["caller"]) == one["subject"]
+    assert hub_names(data["prefix"], 1).rpc(one["op"], one["caller"]) == one["subject"]
+
+
+@pytest.mark.parametrize("bad", [0, -1, MAX_PARTITIONS + 1, 1.5, True, "4"])
+def test_a_partition_count_outside_1_to_max_partitions_is_refused(bad: Any) -> None:
+    with pytest.raises(ValueError, match=r"^partitions must be an integer from 1 to 256, not "):
+        partition_of("x", bad)
+    with pytest.raises(ValueError, match=r"^partitions must be an integer from 1 to 256, not "):
+        hub_names("acme", bad)
+    with pytest.raises(ValueError, match=r"^partitions must be an integer from 1 to 256, not "):
+        HubRpc(OnceThenOk({}), "acme", partitions=bad)
+
+
+def test_an_older_hubs_health_reads_as_one_partition_held_by_nobody() -> None:
+    older = {
+        "hub_id": "h",
+        "role": "active",
+        "epoch": 1,
+        "active_channels": 0,
+        "registered_agents": 0,
+        "adapters_loaded": 0,
+        "uptime_seconds": 1,
+        "quarantined": 0,
+        "dead_letters": 0,
+    }
+    health = Health.model_validate(older)
+    assert (health.partitions, health.held) == (1, [])
+    newer = Health.model_validate({**older, "partitions": 16, "held": [{"partition": 3, "epoch": 7}]})
+    assert (newer.partitions, newer.held) == (16, [HeldPartition(partition=3, epoch=7)])
+    for bad in ({"partitions": 0}, {"partitions": MAX_PARTITIONS + 1}, {"held": [{"partition": -1, "epoch": 0}]}):
+        with pytest.raises(ValidationError):
+            Health.model_validate({**older, **bad})

@@ -40,14 +40,14 @@ UNAVAILABLE = {"ok": False, "error": {"code": "unavailable", "message": "not the
 
 async def test_no_responders_and_unavailable_are_retried_with_the_same_subject() -> None:
     nc = ScriptedNats([nats.errors.NoRespondersError(), UNAVAILABLE, OK])
-    result = await HubRpc(nc, "p1").call("canSend", {"channel_id": "c"}, "alice")
+    result = await HubRpc(nc, "p1", partitions=1).call("canSend", {"channel_id": "c"}, "alice")
     assert result == {"allowed": True}
     assert nc.subjects == ["p1.hub.v1.canSend.alice"] * 3
 
 
 async def test_a_timeout_is_retried_for_an_idempotent_op() -> None:
     nc = ScriptedNats([nats.errors.TimeoutError(), OK])
-    assert await HubRpc(nc).call("post", {"channel_id": "c"}, "alice") == {"allowed": True}
+    assert await HubRpc(nc, partitions=1).call("post", {"channel_id": "c"}, "alice") == {"allowed": True}
     assert nc.subjects == ["ag2.hub.v1.post.alice"] * 2
 
 
@@ -83,7 +83,7 @@ async def test_gives_up_after_retry_for() -> None:
 async def test_an_operator_client_reads_channels_as_the_operator_unless_told_another_caller() -> None:
     channel = {"ok": True, "result": {"state": None}}
     nc = ScriptedNats([channel, channel, {"ok": True, "result": {"agent_id": None}}])
-    hub = await HubClient.connect(connection=cast(NatsClient, nc), prefix="t", operator=True)
+    hub = await HubClient.connect(connection=cast(NatsClient, nc), prefix="t", operator=True, partitions=1)
     assert (hub.default_caller, await hub.adapter_state("c1"), await hub.adapter_state("c1", "a1")) == (
         OPERATOR_CALLER,
         None,

@@ -49,7 +49,7 @@ async def test_a_refusal_of_an_identity_subject_names_it_whatever_its_case() -> 
     subject = "p1.hub.v1.pendingTurnsFor.01JD0000000000000000000BOB"
     nc = RefusingNats(refuse=subject)
     with pytest.raises(AccessDeniedError) as caught:
-        await HubRpc(nc, "p1").call("pendingTurnsFor", {}, "01JD0000000000000000000BOB", timeout=2)
+        await HubRpc(nc, "p1", partitions=1).call("pendingTurnsFor", {}, "01JD0000000000000000000BOB", timeout=2)
     assert caught.value.message == f"this connection may not call pendingTurnsFor (NATS refused {subject})"
 
 

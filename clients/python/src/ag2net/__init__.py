@@ -51,10 +51,11 @@ from .ids import is_reply_form_id, new_id, reply_envelope_id
 from .inbox import Subscription
 from .invites import ack_invite, is_invite_for
 from .models import ChannelMetadata, Envelope, Passport
-from .op_results import PendingTurn, PostAck
+from .op_results import DeliveryLag, Health, HeldPartition, PendingTurn, PostAck
 from .participant import Channel, Participant
+from .partitions import MAX_PARTITIONS, PARTITIONED_OPS, SCATTERED_OPS, Route, fnv1a32, partition_of, route_of
 from .parts import DataPart, Part, Rendered, TextPart, ensure_parts, parts_of, parts_text, text_data
-from .rpc import HUB_OPS, HubRpc, OpSpec
+from .rpc import HUB_OPS, HubNames, HubRpc, OpSpec, hub_names
 from .turn_locks import TURN_LOCK_TTL, TurnLocks
 
 __all__ = [
@@ -67,7 +68,10 @@ __all__ = [
     "EV_TEXT",
     "HISTORY_EXPIRED",
     "HUB_OPS",
+    "MAX_PARTITIONS",
     "OPERATOR_CALLER",
+    "PARTITIONED_OPS",
+    "SCATTERED_OPS",
     "TURN_LOCK_TTL",
     "AccessDeniedError",
     "Ag2netError",
@@ -79,14 +83,18 @@ __all__ = [
     "ConflictError",
     "CredentialsError",
     "DataPart",
+    "DeliveryLag",
     "DisconnectedError",
     "Envelope",
     "EnvelopeTimeoutError",
     "ErrorCodeInfo",
     "ExitCode",
+    "Health",
+    "HeldPartition",
     "HistoryExpiredDetails",
     "HubClient",
     "HubError",
+    "HubNames",
     "HubRpc",
     "HubUnavailableError",
     "HumanCallback",
@@ -106,6 +114,7 @@ __all__ = [
     "PostAck",
     "ProtocolError",
     "Rendered",
+    "Route",
     "Subscription",
     "TextPart",
     "TurnFailedListener",
@@ -121,9 +130,11 @@ __all__ = [
     "ensure_parts",
     "error_from_wire",
     "exit_code_of",
+    "fnv1a32",
     "history_expired",
     "history_expired_details",
     "http_status_of",
+    "hub_names",
     "inbox_prefix_of",
     "is_final_error",
     "is_invite_for",
@@ -133,10 +144,12 @@ __all__ = [
     "load_creds",
     "new_id",
     "parse_creds",
+    "partition_of",
     "parts_of",
     "parts_text",
     "read_creds_file",
     "reply_envelope_id",
+    "route_of",
     "text_data",
     "write_creds_file",
 ]

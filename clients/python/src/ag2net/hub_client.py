@@ -36,6 +36,7 @@ from .identity_renewal import keep_renewed
 from .ids import new_id
 from .inbox import DEFAULT_DISCONNECT_GRACE
 from .models import Passport
+from .op_results import DeliveryLag
 from .participant import Participant
 from .participant_start import ParticipantStart, agent_starter, human_starter
 from .passport import check_passport
@@ -65,9 +66,10 @@ class HubClient(HubReads):
         secured: bool = False,
         default_caller: str | None = None,
         parent: HubClient | None = None,
+        partitions: int | None = None,
     ) -> None:
         self.nc = nc
-        self.rpc = HubRpc(nc, prefix, retry_for)
+        self.rpc = HubRpc(nc, prefix, retry_for, partitions)
         #: The caller of operations that name one when the call does not: a bound identity, `$operator`, or None.
         self.default_caller = default_caller
         self._prefix = prefix
@@ -92,15 +94,24 @@ class HubClient(HubReads):
         jwt: str | None = None,
         seed: str | None = None,
         operator: bool = False,
+        partitions: int | None = None,
     ) -> HubClient:
         """Connects to NATS (reconnecting forever), or wraps `connection` (which it then does not close). With `creds`
         (the text of a `.creds` file or its path) or `jwt` + `seed` the connection authenticates as that user (the
         registrant's, an operator's or an identity's) and its reply inbox is the one the JWT's subscribe permission
-        allows. `operator=True` makes `$operator` the default caller of channel reads."""
+        allows. `operator=True` makes `$operator` the default caller of channel reads. `partitions`: the deployment's
+        partition count when known; otherwise the hub is asked (`health`) before the first operation routed by it."""
         default_caller = OPERATOR_CALLER if operator else None
         if connection is not None:
             return HubClient(
-                connection, prefix, retry_for, False, servers=None, secured=False, default_caller=default_caller
+                connection,
+                prefix,
+                retry_for,
+                False,
+                servers=None,
+                secured=False,
+                default_caller=default_caller,
+                partitions=partitions,
             )
         credentials = credentials_of(creds, jwt, seed)
         source = CredentialSource(credentials) if credentials is not None else None
@@ -113,18 +124,54 @@ class HubClient(HubReads):
             servers=servers,
             secured=credentials is not None,
             default_caller=default_caller,
+            partitions=partitions,
         )
 
     async def call(
-        self, op: str, request: dict[str, Any], caller_id: str | None = None, timeout: float | None = None
+        self,
+        op: str,
+        request: dict[str, Any],
+        caller_id: str | None = None,
+        timeout: float | None = None,
+        *,
+        partition: int | None = None,
     ) -> dict[str, Any]:
         """Any hub operation (docs/protocol.md#rpc); returns its `result`. An op whose subject carries the caller is
-        made as `default_caller` unless `caller_id` is given."""
+        made as `default_caller` unless `caller_id` is given. An operation about one channel goes to the channel's
+        partition; `listChannels`, `pendingTurnsFor` and `deliveryLag` ask one `partition` (required when the
+        deployment has more than one: `list_channels`, `pending_turns` and `delivery_lag` ask them all)."""
         if self._closed:
             raise RuntimeError("HubClient is closed")
         spec = HUB_OPS.get(op)
         caller = caller_id if caller_id is not None else self.default_caller
-        return await self.rpc.call(op, request, caller if spec is not None and spec.caller else None, timeout)
+        return await self.rpc.call(
+            op, request, caller if spec is not None and spec.caller else None, timeout, partition=partition
+        )
+
+    async def partitions(self) -> int:
+        """How many partitions the deployment's channels are spread over: given to `connect`, or asked of the hub
+        (`health`) once."""
+        return await self.rpc.partitions()
+
+    async def delivery_lag(self) -> DeliveryLag | None:
+        """How far the hub's delivery lags behind admission (`None` before it ever provisioned), as `$operator`:
+        operator connections only, others get `AccessDeniedError`. With several partitions every partition is asked:
+        the pending counts are summed and the oldest age is the oldest of any (`None` when none pends)."""
+        count = await self.partitions()
+        if count == 1:
+            return _lag_of(await self.call("deliveryLag", {}, OPERATOR_CALLER))
+        answers = await asyncio.gather(
+            *(self.call("deliveryLag", {}, OPERATOR_CALLER, partition=k) for k in range(count))
+        )
+        lags = [lag for lag in map(_lag_of, answers) if lag is not None]
+        if not lags:
+            return None
+        ages = [lag.oldest_pending_age_seconds for lag in lags if lag.oldest_pending_age_seconds is not None]
+        return DeliveryLag(
+            pending=sum(lag.pending for lag in lags),
+            ack_pending=sum(lag.ack_pending for lag in lags),
+            oldest_pending_age_seconds=max(ages) if ages else None,
+        )
 
     async def register(
         self,
@@ -300,6 +347,7 @@ class HubClient(HubReads):
                 secured=self._secured,
                 default_caller=agent_id,
                 parent=self,
+                partitions=self.rpc.known_partitions,
             )
             return identity.passport, bound
         hub = await self._open_identity(agent_id, identity.passport.name, identity.credentials)
@@ -331,6 +379,7 @@ class HubClient(HubReads):
             secured=True,
             default_caller=agent_id,
             parent=self,
+            partitions=self.rpc.known_partitions,
         )
 
         hub._renewal = keep_renewed(hub, nc, source, credentials, who=f"{name} ({agent_id})")
@@ -383,3 +432,8 @@ class HubClient(HubReads):
 
 #: A registered identity and the hub client bound to it.
 _Grant = tuple[Passport, HubClient]
+
+
+def _lag_of(result: dict[str, Any]) -> DeliveryLag | None:
+    delivery = result.get("delivery")
+    return None if delivery is None else DeliveryLag.model_validate(delivery)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import Any
@@ -13,6 +14,7 @@ from .inbox import DEFAULT_DISCONNECT_GRACE, Inbox, Predicate, Settle, Subscript
 from .models import ChannelMetadata, Envelope, Passport
 from .op_results import PendingTurn, PostAck
 from .participant_hub import ParticipantHub
+from .partitions import partition_of
 from .parts import Rendered, text_data
 
 #: How many recent deliveries a person's client keeps for one-shot waits that start after they arrived.
@@ -178,8 +180,20 @@ class Participant:
 
     async def pending_turns(self) -> list[PendingTurn]:
         """Every turn the hub expects from this identity, one per channel where it is the expected speaker
-        (`pendingTurnsFor`); a conversation never expects anyone."""
-        result = await self._call("pendingTurnsFor", {})
+        (`pendingTurnsFor`); a conversation never expects anyone. With several partitions every partition is asked
+        for its own channels, and the turns are joined by `expected_at`, then channel id."""
+        count = await self.hub.partitions()
+        if count == 1:
+            return await self._pending_turns_in(None)
+        parts = await asyncio.gather(*(self._pending_turns_in(k) for k in range(count)))
+        turns = [turn for part in parts for turn in part]
+        return sorted(turns, key=lambda t: (t.expected_at or "", t.channel_id))
+
+    async def _pending_turns_in(self, partition: int | None) -> list[PendingTurn]:
+        """The turns one partition expects from this identity (`None`: the deployment has one partition)."""
+        if self.disconnected:
+            raise DisconnectedError(f"{self.passport.name} is disconnected")
+        result = await self.hub.call("pendingTurnsFor", {}, self.agent_id, partition=partition)
         return [PendingTurn.model_validate(t) for t in result["turns"]]
 
     async def is_my_turn(self, envelope: Envelope) -> bool:
@@ -196,7 +210,10 @@ class Participant:
         # turn lock), so the expected trigger read next is still the one of this turn.
         if not await self.can_send(envelope.channel_id):
             return False
-        expected = next((t for t in await self.pending_turns() if t.channel_id == envelope.channel_id), None)
+        # Only the channel's partition knows the turns it expects.
+        count = await self.hub.partitions()
+        turns = await self._pending_turns_in(None if count == 1 else partition_of(envelope.channel_id, count))
+        expected = next((t for t in turns if t.channel_id == envelope.channel_id), None)
         return expected is None or expected.triggering_envelope_id == envelope.envelope_id
 
     async def find_envelope_by_causation(self, channel_id: str, sender_id: str, causation_id: str) -> Envelope | None:

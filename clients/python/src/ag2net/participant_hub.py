@@ -18,6 +18,18 @@ class ParticipantHub(HubCaller, Protocol):
     nc: NatsClient
     rpc: HubRpc
 
+    async def call(
+        self,
+        op: str,
+        request: dict[str, Any],
+        caller_id: str | None = None,
+        timeout: float | None = None,
+        *,
+        partition: int | None = None,
+    ) -> dict[str, Any]: ...
+
+    async def partitions(self) -> int: ...
+
     async def get_agent(self, name_or_id: str) -> Passport: ...
 
     async def get_channel(self, channel_id: str, caller_id: str | None = None) -> ChannelMetadata: ...

@@ -7,6 +7,12 @@ runs out. A non-idempotent operation that timed out, or was answered `unavailabl
 Posts carry a client-minted envelope id and channel creation a client-minted channel id, so a resent one is admitted
 once. A request NATS refuses (a permissions violation: the connection's credentials do not allow the operation's
 subject) is raised as `AccessDeniedError` naming the operation and the subject, and not resent.
+
+Partitions (`ag2net.partitions`): an operation about one channel goes to its channel's partition
+(`<prefix>.hub.v1.<op>.<k>.<caller_id>`), an operation every partition answers for its own channels names the
+partition it asks, and every other operation goes to the home partition on its usual subject. The partition count is
+learnt once from `health` (unless given), and forgotten when that fails so that the next call asks again. With one
+partition every subject is `<prefix>.hub.v1.<op>[.<caller_id>]`.
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import nats.errors
+from pydantic import ValidationError
 
 from .errors import AccessDeniedError, HubError, HubUnavailableError, InternalError, error_from_wire, may_resend
+from .op_results import Health
+from .partitions import check_partitions, partition_of, route_of
 
 #: Default time of one attempt of every operation but `post`, in seconds (the TypeScript client's
 #: `DEFAULT_RPC_TIMEOUT_MS`): a read may scan a long log, and what is not idempotent is not resent after a timeout.
@@ -106,13 +115,27 @@ HUB_OPS: dict[str, OpSpec] = {
 
 @dataclass(frozen=True)
 class HubNames:
-    """Subjects and resource names of the hub with `prefix`."""
+    """Subjects and resource names of the hub with `prefix`, whose channels are spread over `partitions` partitions."""
 
     prefix: str
+    partitions: int = 1
+
+    def partition_of(self, channel_id: str) -> int:
+        """The partition of a channel: `partition_of(channel_id, partitions)`."""
+        return partition_of(channel_id, self.partitions)
 
     def rpc(self, op: str, caller_id: str | None = None) -> str:
+        """`<prefix>.hub.v1.<op>` or, for operations with a caller, `<prefix>.hub.v1.<op>.<caller_id>`: the home
+        partition's operations, and every operation of a deployment with one partition."""
         base = f"{self.prefix}.hub.v1.{op}"
         return base if caller_id is None else f"{base}.{caller_id}"
+
+    def rpc_in(self, op: str, partition: int, caller_id: str) -> str:
+        """`<prefix>.hub.v1.<op>.<partition>.<caller_id>`: an operation about the channels of one partition, sent to
+        that partition's owner. With one partition, the same as `rpc(op, caller_id)`."""
+        if isinstance(partition, bool) or not isinstance(partition, int) or not 0 <= partition < self.partitions:
+            raise ValueError(f"partition must be an integer from 0 to {self.partitions - 1}, not {partition!r}")
+        return self.rpc(op, caller_id) if self.partitions == 1 else f"{self.prefix}.hub.v1.{op}.{partition}.{caller_id}"
 
     @property
     def inbox_stream(self) -> str:
@@ -129,19 +152,143 @@ def default_attempt_timeout(op: str) -> float:
     return DEFAULT_POST_RPC_TIMEOUT if op == "post" else DEFAULT_RPC_TIMEOUT
 
 
-def hub_names(prefix: str = DEFAULT_PREFIX) -> HubNames:
+def hub_names(prefix: str = DEFAULT_PREFIX, partitions: int = 1) -> HubNames:
+    """The names of the hub with `prefix`, whose channels are spread over `partitions` partitions (default 1)."""
     if not _PREFIX_RE.match(prefix):
         raise ValueError('prefix may hold only letters, digits, "_" and "-" (at most 32)')
-    return HubNames(prefix)
+    return HubNames(prefix, check_partitions(partitions))
 
 
 class HubRpc:
-    """Typed-by-code request/reply: a hub error is raised as its `HubError` subclass."""
+    """Typed-by-code request/reply: a hub error is raised as its `HubError` subclass. `partitions`: the deployment's
+    partition count when known up front (an integer from 1 to `MAX_PARTITIONS`, else `ValueError`); otherwise it is
+    asked of the hub (`health`) by the first call of an operation about channels."""
 
-    def __init__(self, nc: Requester, prefix: str = DEFAULT_PREFIX, retry_for: float = DEFAULT_RETRY_FOR) -> None:
+    def __init__(
+        self,
+        nc: Requester,
+        prefix: str = DEFAULT_PREFIX,
+        retry_for: float = DEFAULT_RETRY_FOR,
+        partitions: int | None = None,
+    ) -> None:
         self.nc = nc
+        #: The names of the hub's prefix with one partition: the home partition's subjects (`names.rpc`) and the
+        #: inboxes. The subjects of a partitioned deployment's channel operations are computed by `call`.
         self.names = hub_names(prefix)
         self.retry_for = retry_for
+        self._routed: HubNames | None = None if partitions is None else hub_names(prefix, partitions)
+        self._asking: asyncio.Task[HubNames] | None = None
+
+    @property
+    def known_partitions(self) -> int | None:
+        """The deployment's partition count when known (given, or learnt from `health`); None before."""
+        return None if self._routed is None else self._routed.partitions
+
+    async def partitions(self, timeout: float | None = None) -> int:
+        """How many partitions the deployment spreads its channels over: given up front, else `Health.partitions` of
+        the hub's `health`, asked once (by this or the first call of an operation about channels) and kept. An ask
+        that failed is not kept: the next call asks again."""
+        return (await self._routed_names(timeout, time.monotonic() + self.retry_for)).partitions
+
+    async def _routed_names(self, timeout: float | None, deadline: float) -> HubNames:
+        """The deployment's names, asking the hub (each attempt waiting at most `timeout`, until `deadline`) when no
+        call asked yet or the last ask failed. Concurrent calls wait for one ask; when another call's ask fails (maybe
+        for that call's own reasons: its time), this one asks again within its own."""
+        failed: asyncio.Task[HubNames] | None = None
+        while True:
+            if self._routed is not None:
+                return self._routed
+            ask = self._asking
+            own = ask is None or ask is failed
+            if ask is None or ask is failed:
+                ask = asyncio.ensure_future(self._ask_partitions(timeout, deadline))
+                ask.add_done_callback(self._asked)
+                self._asking = ask
+            try:
+                # Shielded: a call that is cancelled does not cancel the ask other calls wait for.
+                return await asyncio.shield(ask)
+            except asyncio.CancelledError:
+                if own or not ask.cancelled():
+                    raise
+                failed = ask
+            except Exception:
+                if own:
+                    raise
+                failed = ask
+
+    async def _ask_partitions(self, timeout: float | None, deadline: float) -> HubNames:
+        """Asks the hub's `health` for the partition count, within what the asking call has left."""
+        attempt = default_attempt_timeout("health")
+        result = await self.call(
+            "health",
+            {},
+            timeout=attempt if timeout is None else min(timeout, attempt),
+            retry_for=max(0.0, deadline - time.monotonic()),
+        )
+        try:
+            partitions = Health.model_validate(result).partitions
+        except ValidationError as err:
+            raise InternalError("hub sent an invalid health result") from err
+        return hub_names(self.names.prefix, partitions)
+
+    def _asked(self, ask: asyncio.Task[HubNames]) -> None:
+        """Keeps the count an ask learnt; forgets a failed ask, so that the next call asks again."""
+        if self._asking is ask:
+            self._asking = None
+        if not ask.cancelled() and ask.exception() is None and self._routed is None:
+            self._routed = ask.result()
+
+    async def subject_of(
+        self,
+        op: str,
+        request: dict[str, Any],
+        caller_id: str | None = None,
+        partition: int | None = None,
+        *,
+        timeout: float | None = None,
+        deadline: float | None = None,
+    ) -> str:
+        """The subject a request of `op` goes to: an operation about one channel to the channel's partition (from the
+        request's `channel_id`), an operation each partition answers for its own channels to `partition` (default 0
+        with one partition, required with more), any other to the home partition's subject. The first call of an
+        operation about channels asks the hub for the partition count first, until `deadline` (`time.monotonic()`;
+        default `retry_for` from now). `partition` is ignored by every operation but the scattered ones."""
+        spec = HUB_OPS.get(op)
+        if spec is None:
+            raise ValueError(f"unknown hub operation {op!r}")
+        if spec.caller and caller_id is None:
+            raise ValueError(f"{op} needs the caller's agent id")
+        route = route_of(op)
+        if route == "home":
+            return self.names.rpc(op, caller_id if spec.caller else None)
+        if caller_id is None:  # every operation routed by partition carries its caller
+            raise ValueError(f"{op} needs the caller's agent id")
+        try:
+            names = await self._routed_names(
+                timeout, time.monotonic() + self.retry_for if deadline is None else deadline
+            )
+        except HubUnavailableError as err:
+            raise HubUnavailableError(
+                f"no hub answered {op}: its health request, for the deployment's partition count, went unanswered"
+            ) from err
+        if route == "channel":
+            channel_id = request.get("channel_id")
+            if isinstance(channel_id, str):
+                return names.rpc_in(op, names.partition_of(channel_id), caller_id)
+            if names.partitions == 1:
+                return names.rpc(op, caller_id)
+            raise ValueError(
+                f"{op} needs a channel_id in a deployment of {names.partitions} partitions: the channel's partition is "
+                "computed from it"
+            )
+        if partition is None:
+            if names.partitions == 1:
+                return names.rpc(op, caller_id)
+            raise ValueError(
+                f"{op} is answered by each of the deployment's {names.partitions} partitions for its own channels: "
+                f"partition must name one, from 0 to {names.partitions - 1}"
+            )
+        return names.rpc_in(op, partition, caller_id)
 
     async def call(
         self,
@@ -149,16 +296,20 @@ class HubRpc:
         request: dict[str, Any],
         caller_id: str | None = None,
         timeout: float | None = None,
+        *,
+        partition: int | None = None,
+        retry_for: float | None = None,
     ) -> dict[str, Any]:
-        """Calls `op` (as `caller_id` when its subject carries the caller) and returns the `result` object."""
-        spec = HUB_OPS.get(op)
-        if spec is None:
-            raise ValueError(f"unknown hub operation {op!r}")
-        if spec.caller and caller_id is None:
-            raise ValueError(f"{op} needs the caller's agent id")
-        subject = self.names.rpc(op, caller_id if spec.caller else None)
+        """Calls `op` (as `caller_id` when its subject carries the caller) and returns the `result` object, retrying
+        for `retry_for` seconds (default: this client's). The request goes where its operation is served
+        (`subject_of`): `partition` names the partition asked by `listChannels`, `pendingTurnsFor` and `deliveryLag`,
+        required when the deployment has more than one."""
+        retry_for = self.retry_for if retry_for is None else retry_for
+        # Asking the partition count is part of the call: it counts against its time.
+        deadline = time.monotonic() + retry_for
+        subject = await self.subject_of(op, request, caller_id, partition, timeout=timeout, deadline=deadline)
+        spec = HUB_OPS[op]
         payload = json.dumps(request).encode()
-        deadline = time.monotonic() + self.retry_for
         denied = f"this connection may not call {op} (NATS refused {subject})"
         attempt = 0
         while True:
@@ -175,7 +326,7 @@ class HubRpc:
                 if not is_retryable(err, spec.idempotent):
                     raise
                 if time.monotonic() >= deadline:
-                    raise HubUnavailableError(f"no hub answered {op} within {self.retry_for} s") from err
+                    raise HubUnavailableError(f"no hub answered {op} within {retry_for} s") from err
             await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
             attempt += 1
 
