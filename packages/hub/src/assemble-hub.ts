@@ -7,7 +7,6 @@ import type { CredentialsIssuer } from './auth/issuer.js';
 import { quarantineLeaseValue } from './operations/quarantine.js';
 import { AgentRegistry } from './stores/registry.js';
 import type { ExpectationRegistry } from './governance/expectation-registry.js';
-import { InboxCounters } from './governance/inbox-counters.js';
 import { RateLimiter } from './governance/rate-limiter.js';
 import type { HomeStores, HubEnv, HubPolicies } from './partition/hub-parts.js';
 import { fencedKv } from './nats/fenced-kv.js';
@@ -15,6 +14,7 @@ import type { HubResources } from './nats/provision.js';
 import type { ResolvedHubOptions } from './options.js';
 import { Partition } from './partition/partition.js';
 import { TaskTable } from './stores/task-table.js';
+import { ChannelIndex } from './stores/channel-index.js';
 
 /** What a hub is assembled from: its options, its connection and the streams and buckets it provisioned. */
 export interface HubMaterials {
@@ -29,11 +29,24 @@ export interface HubMaterials {
 }
 
 /**
- * All of a hub's parts in one object, which satisfies the narrow type of every function the hub calls: its
- * environment, home stores and policies, and its one partition. Only the hub holds it; every other module declares
- * the fields it uses.
+ * A hub's parts as one partition sees them, in one object, which satisfies the narrow type of every function the hub
+ * calls for that partition: the hub's environment (with the partition's names: its WAL subjects and delivery
+ * consumer), home stores and policies (with the partition's inbox counts), and the partition. Only the hub holds
+ * them; every other module declares the fields it uses.
  */
-export type AssembledHub = HubEnv & HomeStores & HubPolicies & { readonly partition: Partition };
+export type PartitionView = HubEnv & HomeStores & HubPolicies & { readonly partition: Partition };
+
+/**
+ * All of a hub's parts: one view per partition of the deployment (`views[k]` is partition `k`'s), and the
+ * deployment's names. The home stores (agents, tasks) are written under partition 0's lease.
+ */
+export interface AssembledHub {
+  readonly views: readonly PartitionView[];
+  /** The deployment's names (every partition's subjects). */
+  readonly names: HubNames;
+  /** Partition 0's view: the home partition, and every channel of a deployment with one partition. */
+  readonly home: PartitionView;
+}
 
 /**
  * Builds a hub's parts: every store it writes, each fenced by the partition's lease (every record the hub keeps in KV
@@ -44,16 +57,26 @@ export function assembleHub(materials: HubMaterials): AssembledHub {
   const js = jetstream(nc);
   const logger = opts.logger.child({ hubId: opts.hubId });
   const ids = createIdFactory();
-  const partition = new Partition({
-    js,
-    jsm,
-    names,
-    resources,
-    holderId: opts.hubId,
-    logger,
-    // Called only once the election runs, when `hub` exists.
-    onForeign: ({ key, revision }) => void quarantineLeaseValue(hub, key, revision),
-  });
+  const partitions = Array.from(
+    { length: names.partitions },
+    (_, index) =>
+      new Partition({
+        index,
+        js,
+        jsm,
+        names,
+        resources,
+        holderId: opts.hubId,
+        logger: names.partitions === 1 ? logger : logger.child({ partition: index }),
+        // Called only once the election runs, when the views exist.
+        onForeign: ({ key, revision }) => {
+          const view = views[index];
+          if (view !== undefined) void quarantineLeaseValue(view, key, revision);
+        },
+      }),
+  );
+  const [first] = partitions;
+  if (first === undefined) throw new RangeError('a hub has at least one partition');
   const env: HubEnv = {
     nc,
     js,
@@ -73,19 +96,30 @@ export function assembleHub(materials: HubMaterials): AssembledHub {
     limits: opts.limits,
   };
   const stores: HomeStores = {
-    registry: new AgentRegistry(fencedKv(resources.agents, partition.mayWrite)),
-    tasks: new TaskTable(fencedKv(resources.tasks, partition.mayWrite)),
+    registry: new AgentRegistry(fencedKv(resources.agents, first.mayWrite)),
+    tasks: new TaskTable(fencedKv(resources.tasks, first.mayWrite), names.partitions > 1),
     audit: new AuditLog({ js, jsm, names, clock: opts.clock, ids, logger }),
     issuer,
     // A hub that issues credentials admits nobody unless its operator says who may register.
     authenticator: opts.authenticator ?? (issuer === null ? null : noAdmission()),
+    channelIndex: new ChannelIndex(),
   };
   const policies: HubPolicies = {
     arbiter: opts.arbiter,
     expectations,
-    inboxes: new InboxCounters(),
+    inboxes: first.inboxes,
     rateLimiter: new RateLimiter(),
   };
-  const hub: AssembledHub = { ...env, ...stores, ...policies, partition };
-  return hub;
+  const views: PartitionView[] = partitions.map((partition) => ({
+    ...env,
+    ...stores,
+    ...policies,
+    names: partition.names,
+    logger: partition === first ? logger : logger.child({ partition: partition.index }),
+    inboxes: partition.inboxes,
+    partition,
+  }));
+  const [home] = views;
+  if (home === undefined) throw new RangeError('a hub has at least one partition');
+  return { views, names, home };
 }

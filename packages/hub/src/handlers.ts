@@ -40,6 +40,7 @@ import {
   getTask,
   listTasks,
   observeTask,
+  type TaskViewDeps,
   readTaskCheckpoint,
   updateTask,
 } from './operations/task-ops.js';
@@ -56,6 +57,7 @@ export type HandlerDeps = RegisterDeps &
   AdmissionDeps &
   CreateChannelDeps &
   TurnFailureDeps &
+  TaskViewDeps &
   Pick<HubEnv, 'nc'>;
 
 /**

@@ -1,28 +1,22 @@
-import { UnavailableError, hubNames, type Health, type HubNames } from '@ag2net/protocol';
+import { hubNames, type Health, type HubNames } from '@ag2net/protocol';
 import type { Hub } from './hub-api.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createCredentialsIssuer } from './auth/issuer.js';
-import { Deliverer } from './operations/delivery.js';
-import { hydrate } from './operations/hydrate.js';
-import { accessDirectory } from './operations/access.js';
-import { callerDirectory } from './auth/credential-state.js';
-import { buildHandlers, openChannelCount } from './handlers.js';
+import { openChannelCount } from './handlers.js';
 import { bindObserver } from './operations/channel-counts.js';
 import { assembleHub, type AssembledHub } from './assemble-hub.js';
-import type { Partition } from './partition/partition.js';
 import { createExpectationRegistry } from './governance/expectation-registry.js';
-import { traceHandlers } from './rpc/traced-handlers.js';
-import { backoffMs, pause, whileHeld } from './lease/lease-keeper.js';
-import { keepTermLease, untilTermEnds, type TermEnd } from './lease/term.js';
+import { Assignment } from './lease/assignment.js';
+import { pause } from './lease/lease-keeper.js';
+import { readLeaseValue } from './lease/lease-record.js';
 import { provision } from './nats/provision.js';
 import { withDefaults, type HubOptions, type ResolvedHubOptions } from './options.js';
-import { RpcServer } from './rpc/rpc-server.js';
 import { HubRoster } from './rpc/hub-roster.js';
 import { GoneWatch, HubPresence } from './lease/presence.js';
+import { HomeReplica } from './operations/home-replica.js';
 import { snapshotOf, type HubSnapshot } from './operations/hub-snapshot.js';
-import { SNAPSHOT_IDLE_MS } from './stores/snapshot-store.js';
-import { sweep } from './operations/sweep.js';
+import { PartitionRunner } from './partition-runner.js';
 
 export type { Hub } from './hub-api.js';
 
@@ -33,7 +27,7 @@ export type { Hub } from './hub-api.js';
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const opts = withDefaults(options);
   const expectations = createExpectationRegistry(opts.evaluators, opts.violationHandlers);
-  const names = hubNames(opts.prefix);
+  const names = hubNames(opts.prefix, opts.partitions);
   // Checked before connecting: a malformed signing key fails the start, not the first registration.
   const issuer = opts.credentials === null ? null : createCredentialsIssuer(opts.credentials, names);
   const nc =
@@ -55,9 +49,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     },
   );
   const ctx = assembleHub({ opts, names, nc, jsm, resources, issuer, expectations });
-  bindObserver(ctx);
+  bindObserver(ctx.home, ctx.views);
   const hub = new HubInstance(ctx, opts, opts.connection === null);
-  hub.startElection();
+  await hub.startElection();
   if (opts.awaitActive) await hub.whenActive();
   return hub;
 }
@@ -69,36 +63,26 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
  */
 export const HUB_RECONNECT_WAIT_MS = 250;
 
-/**
- * How often a standby looks at the lease, ms (at most; a third of a short lease when that is less): a released lease
- * is taken at once, and a holder whose connection is gone is probed at this pace (`GoneWatch`).
- */
-const STANDBY_POLL_MS = 250;
-
-/** The longest pause between two campaigns after failures, ms. */
-const MAX_BACKOFF_MS = 5_000;
-
 class HubInstance implements Hub {
   readonly hubId: string;
   readonly names: HubNames;
-  #role: 'active' | 'standby' = 'standby';
   #closed = false;
-  /** Aborted by `close()`: ends the current term and every pause of the campaign. */
+  /** Aborted by `close()`: ends every partition's current term and every pause of the campaigns. */
   readonly #stop = new AbortController();
-  #election: Promise<void> | null = null;
-  /** Incremented at every acquisition: work of an older term never touches a newer one. */
-  #term = 0;
+  #campaigns: Promise<void>[] = [];
+  #rebalance: Promise<void> | null = null;
   #activeWaiters: (() => void)[] = [];
-  #timers: NodeJS.Timeout[] = [];
-  readonly #rpc: RpcServer;
   /** Answers the roster (`names.hubsPing`) in every role, from the election's start to the close. */
   readonly #roster: HubRoster;
-  /** This hub's presence subscription, and a standby's probes of the holder's (`HubPresence`). */
+  /** This hub's presence subscription, and the probes of other hubs' (`HubPresence`). */
   readonly #presence: HubPresence;
-  readonly #goneWatch: GoneWatch;
-  readonly #deliverer: Deliverer;
-  /** The hub's one partition: every channel, under the hub's lease. */
-  readonly #partition: Partition;
+  /** One per partition of the deployment: `#runners[k]` campaigns for and serves partition `k`. */
+  readonly #runners: PartitionRunner[];
+  readonly #goneWatches: GoneWatch[];
+  /** Which hub should own which partition; `null` with one partition. */
+  readonly #assignment: Assignment | null;
+  /** The agents, tasks and channel index followed from KV; `null` with one partition. */
+  readonly #replica: HomeReplica | null;
   readonly #startedAt: number;
   readonly #closedResult: Promise<void | Error>;
   #settleClosed: (result: void | Error) => void = () => undefined;
@@ -110,41 +94,59 @@ class HubInstance implements Hub {
   ) {
     this.hubId = opts.hubId;
     this.names = ctx.names;
-    this.#partition = ctx.partition;
-    const importAccount = ctx.issuer?.accountPublicKey ?? null;
-    this.#rpc = new RpcServer(ctx.nc, ctx.names, {
-      logger: ctx.logger,
-      serving: () => ctx.partition.lease.holds(),
-      importAccount,
-      registration: opts.registrationLimits,
-    });
-    this.#rpc.observe(ctx.observer);
-    this.#roster = new HubRoster(ctx.nc, ctx.names, { logger: ctx.logger, importAccount });
-    this.#presence = new HubPresence(ctx.nc, ctx.names, { hubId: opts.hubId, logger: ctx.logger });
-    this.#goneWatch = new GoneWatch(this.#presence);
-    void this.#watchConnection().catch((err: unknown) => ctx.logger.error({ err }, 'connection watch failed'));
-    this.#deliverer = new Deliverer(ctx);
+    const { home } = ctx;
+    const importAccount = home.issuer?.accountPublicKey ?? null;
+    this.#roster = new HubRoster(home.nc, ctx.names, { logger: home.logger, importAccount });
+    this.#presence = new HubPresence(home.nc, ctx.names, { hubId: opts.hubId, logger: home.logger });
+    const partitioned = ctx.names.partitions > 1;
+    this.#assignment = partitioned
+      ? new Assignment({
+          kv: home.resources.leases,
+          hubId: opts.hubId,
+          partitions: ctx.names.partitions,
+          leaseTtlMs: opts.leaseTtlMs,
+          presence: this.#presence,
+          logger: home.logger,
+        })
+      : null;
+    this.#replica = partitioned ? new HomeReplica(home) : null;
+    this.#goneWatches = ctx.views.map(() => new GoneWatch(this.#presence));
+    this.#runners = ctx.views.map(
+      (view, k) =>
+        new PartitionRunner(view, {
+          opts,
+          goneWatch: this.#goneWatches[k] ?? new GoneWatch(this.#presence),
+          assignment: this.#assignment,
+          replica: this.#replica,
+          importAccount,
+          health: () => this.health(),
+          onServing: (serving) => this.#onServing(serving),
+        }),
+    );
+    void this.#watchConnection().catch((err: unknown) => home.logger.error({ err }, 'connection watch failed'));
     this.#startedAt = Date.now();
     this.#closedResult = new Promise((resolve) => (this.#settleClosed = resolve));
     // A connection closed for good (not by `close()`) ends the hub: nothing it does can work any more.
-    void ctx.nc.closed().then((err) => {
+    void home.nc.closed().then((err) => {
       if (this.#closed) return;
       const reason = err instanceof Error ? err : new Error('the NATS connection closed');
-      ctx.logger.error({ err: reason }, 'NATS connection closed; the hub stops');
+      home.logger.error({ err: reason }, 'NATS connection closed; the hub stops');
       void this.#shutdown(reason);
     });
   }
 
+  /** `active` while this hub serves at least one partition. */
   get role(): 'active' | 'standby' {
-    return this.#role;
+    return this.#runners.some((r) => r.serving) ? 'active' : 'standby';
   }
 
+  /** The epoch of partition 0's term while this hub serves it, else of the first partition it serves; 0 for none. */
   get epoch(): number {
-    return this.#role === 'active' ? this.#partition.epoch : 0;
+    return this.#runners.find((r) => r.serving)?.epoch ?? 0;
   }
 
   whenActive(): Promise<void> {
-    if (this.#role === 'active') return Promise.resolve();
+    if (this.role === 'active') return Promise.resolve();
     return new Promise((resolve) => this.#activeWaiters.push(resolve));
   }
 
@@ -152,218 +154,119 @@ class HubInstance implements Hub {
     return this.#closedResult;
   }
 
-  startElection(): void {
+  /**
+   * Starts the roster, the presence and, with several partitions, the assignment and the home replica; then one
+   * campaign per partition (and the rebalancing that hands partitions to their preferred owners).
+   */
+  async startElection(): Promise<void> {
     this.#roster.start(() => this.health());
     this.#presence.start();
-    this.#election = this.#campaign().catch((err: unknown) => {
-      // #campaign catches everything it awaits; this is the last line, so that nothing is ever unhandled.
-      this.ctx.logger.error({ err }, 'election failed');
-    });
-  }
-
-  /**
-   * Tries for the lease until the hub closes: serves each term it wins, and after a term ends (lease lost, a
-   * required loop ended, a failure anywhere) steps down, releases what it holds and tries again. Failures back off
-   * (bounded, jittered); a lease held by another hub is retried often, since a released lease is free at once.
-   */
-  async #campaign(): Promise<void> {
-    const retryMs = Math.min(1000, Math.max(50, Math.floor(this.opts.leaseTtlMs / 3)));
-    const standbyMs = Math.min(retryMs, STANDBY_POLL_MS);
     const signal = this.#stop.signal;
-    let failures = 0;
-    while (!this.#closed) {
-      let epoch: number | null = null;
-      try {
-        epoch = (await this.#partition.lease.tryAcquire()) ?? (await this.#takeOverFromGone());
-      } catch (err) {
-        failures += 1;
-        this.ctx.logger.warn({ err, failures }, 'lease attempt failed');
-        await pause(backoffMs(failures, retryMs, MAX_BACKOFF_MS), signal);
-        continue;
-      }
-      if (epoch === null) {
-        failures = 0; // the lease bucket answered: another hub holds the lease
-        await pause(backoffMs(0, standbyMs, standbyMs), signal);
-        continue;
-      }
-      const end = await this.#serveTerm(epoch);
-      failures = end === 'failed' ? failures + 1 : 0;
-      if (end !== 'closed') await pause(backoffMs(failures, retryMs, MAX_BACKOFF_MS), signal);
+    if (this.#replica !== null) await this.#replica.start();
+    if (this.#assignment !== null) {
+      await this.#assignment.start(signal);
+      this.#rebalance = this.#rebalanceLoop(this.#assignment, signal).catch((err: unknown) =>
+        this.ctx.home.logger.error({ err }, 'rebalancing failed'),
+      );
     }
+    this.#campaigns = this.#runners.map((runner) =>
+      runner.campaign(signal).catch((err: unknown) => {
+        // The campaign catches everything it awaits; this is the last line, so that nothing is ever unhandled.
+        this.ctx.home.logger.error({ err, partition: runner.index }, 'election failed');
+      }),
+    );
+  }
+
+  #onServing(serving: boolean): void {
+    if (serving) for (const resolve of this.#activeWaiters.splice(0)) resolve();
   }
 
   /**
-   * Takes the lease over from the hub that holds it once its NATS connection has been seen gone for
-   * `GONE_CONFIRM_MS` (`GoneWatch`): a dead hub is replaced in about a second instead of its lease time. `null` while
-   * the holder is connected, or when the key moved meanwhile.
+   * Hands partitions this hub holds to their preferred owners, one at a time: only to a hub live for two lease times
+   * (so that a hub that flaps moves nothing), and the next only once the last one's new owner serves it.
    */
-  async #takeOverFromGone(): Promise<number | null> {
-    const holder = this.#partition.lease.observedHolder();
-    if (holder === null || holder.hubId === this.hubId) return null;
-    if (!(await this.#goneWatch.confirmedGone(holder))) return null;
-    const epoch = await this.#partition.lease.takeOver(holder);
-    if (epoch !== null) {
-      this.ctx.logger.warn({ from: holder.hubId, epoch }, 'took the lease over from a hub whose connection is gone');
+  async #rebalanceLoop(assignment: Assignment, signal: AbortSignal): Promise<void> {
+    const settleMs = 2 * this.opts.leaseTtlMs;
+    const everyMs = Math.max(50, Math.floor(this.opts.leaseTtlMs / 3));
+    while (!signal.aborted) {
+      await pause(everyMs, signal);
+      if (signal.aborted) break;
+      const runner = this.#runners.find((r) => {
+        if (!r.serving) return false;
+        const owner = assignment.preferred(r.index);
+        return owner !== this.hubId && assignment.liveForMs(owner) >= settleMs;
+      });
+      if (runner === undefined) continue;
+      const to = assignment.preferred(runner.index);
+      this.ctx.home.logger.info({ partition: runner.index, to }, 'handing the partition over to its preferred owner');
+      await runner.handOver();
+      await this.#servedElsewhere(runner.index, settleMs, signal);
     }
-    return epoch;
+  }
+
+  /** Waits until another hub holds partition `k`'s lease, or `ms` passed. */
+  async #servedElsewhere(k: number, ms: number, signal: AbortSignal): Promise<void> {
+    const until = performance.now() + ms;
+    const key = this.names.leaseKey(k);
+    while (!signal.aborted && performance.now() < until) {
+      const value = readLeaseValue(await this.ctx.home.resources.leases.get(key).catch(() => null));
+      if (value.kind === 'held' && value.hubId !== this.hubId) return;
+      await pause(100, signal);
+    }
   }
 
   /**
-   * Follows this hub's own connection: a holder that loses it suspends its lease at once (`Lease.suspend`: nothing is
-   * served or written until a renewal proves nobody took over), and a standby restarts its judgement of the holder.
+   * Follows this hub's own connection: a holder that loses it suspends its leases at once (`Lease.suspend`: nothing
+   * is served or written until a renewal proves nobody took over), and the judgements of other hubs start over.
    */
   async #watchConnection(): Promise<void> {
-    for await (const status of this.ctx.nc.status()) {
+    for await (const status of this.ctx.home.nc.status()) {
       if (status.type === 'disconnect') {
-        this.#goneWatch.disconnected();
-        if (this.#partition.lease.holds()) {
-          this.#partition.lease.suspend();
-          this.ctx.logger.warn(
-            { epoch: this.#partition.epoch },
+        for (const watch of this.#goneWatches) watch.disconnected();
+        this.#assignment?.disconnected();
+        for (const view of this.ctx.views) {
+          if (!view.partition.lease.holds()) continue;
+          view.partition.lease.suspend();
+          view.logger.warn(
+            { epoch: view.partition.epoch },
             'NATS connection lost; serving nothing until the lease is renewed',
           );
         }
       } else if (status.type === 'reconnect') {
-        this.#goneWatch.reconnected();
+        for (const watch of this.#goneWatches) watch.reconnected();
+        this.#assignment?.reconnected();
       }
     }
-  }
-
-  /** One term: keep the lease from now on, hydrate, serve until the term ends, step down. Never throws. */
-  async #serveTerm(epoch: number): Promise<TermEnd> {
-    const term = ++this.#term;
-    const abort = new AbortController();
-    const onStop = (): void => abort.abort();
-    this.#stop.signal.addEventListener('abort', onStop, { once: true });
-    let end: TermEnd = 'failed';
-    let keeper: Promise<'lost' | 'stopped'> = Promise.resolve('stopped');
-    /** What the term was doing, for the log when it fails. */
-    let phase = 'starting';
-    try {
-      if (this.#closed) {
-        end = 'closed';
-        return end;
-      }
-      this.#partition.epoch = epoch;
-      phase = 'reading the lease period';
-      ({ keeper } = await keepTermLease({
-        lease: this.#partition.lease,
-        leases: this.ctx.resources.leases,
-        leaseTtlMs: this.opts.leaseTtlMs,
-        epoch,
-        logger: this.ctx.logger,
-        signal: abort.signal,
-      }));
-      let keeperResult: 'lost' | 'stopped' | null = null;
-      void keeper.then((r) => (keeperResult = r));
-      this.ctx.logger.info({ epoch, term }, 'lease acquired; hydrating');
-      phase = 'hydrating';
-      await hydrate(this.ctx);
-      if (keeperResult === 'lost') return (end = 'lost');
-      if (this.#closed) return (end = 'closed');
-      phase = 'starting delivery';
-      await this.#deliverer.start();
-      phase = 'starting rpc';
-      this.#rpc.start(
-        traceHandlers(buildHandlers(this.ctx, () => this.health())),
-        accessDirectory(this.ctx),
-        callerDirectory(this.ctx),
-      );
-      // The server knows the RPC subscriptions once a flush returns: "active" means requests find a responder.
-      await this.ctx.nc.flush();
-      phase = 'serving';
-      this.#startSweeper();
-      this.#timers.push(setInterval(() => this.#partition.snapshots.flushIdle(), SNAPSHOT_IDLE_MS / 2));
-      this.#role = 'active';
-      this.ctx.logger.info({ epoch, term }, 'active');
-      for (const resolve of this.#activeWaiters.splice(0)) resolve();
-      end = await untilTermEnds({
-        keeper,
-        signal: abort.signal,
-        logger: this.ctx.logger,
-        loops: [
-          { what: 'rpc subscription', done: this.#rpc.closed() },
-          { what: 'delivery consumer', done: this.#deliverer.closed() },
-        ],
-      });
-    } catch (err) {
-      this.ctx.logger.error({ err, epoch, term, phase }, 'term failed; stepping down');
-      end = this.#closed ? 'closed' : 'failed';
-    } finally {
-      abort.abort();
-      this.#stop.signal.removeEventListener('abort', onStop);
-      await this.#stepDown();
-      await keeper;
-      if (end !== 'lost') {
-        await this.#partition.lease
-          .release()
-          .catch((err: unknown) => this.ctx.logger.warn({ err }, 'lease release failed'));
-      }
-      if (end === 'lost') this.ctx.logger.error({ epoch, term }, 'lease lost; stepped down');
-    }
-    return end;
-  }
-
-  #startSweeper(): void {
-    if (this.opts.sweepIntervalMs <= 0) return;
-    this.#timers.push(
-      setInterval(
-        () => void this.tick().catch((err: unknown) => this.ctx.logger.error({ err }, 'sweep failed')),
-        this.opts.sweepIntervalMs,
-      ),
-    );
-  }
-
-  /**
-   * Stops serving: no new requests, admitted work finishes, delivery stops, waiters learn to retry. Each step runs
-   * even when an earlier one fails, and none throws: a step-down must always complete.
-   */
-  async #stepDown(): Promise<void> {
-    for (const t of this.#timers.splice(0)) clearInterval(t);
-    this.#role = 'standby';
-    const step = async (what: string, run: () => Promise<void>): Promise<void> => {
-      try {
-        await run();
-      } catch (err) {
-        this.ctx.logger.warn({ err, what }, 'step-down step failed');
-      }
-    };
-    await step('rpc', () => this.#rpc.stop());
-    // While the lease still holds, admitted work finishes and every channel's snapshot catches up (so that the
-    // successor's hydrate is short), and delivery fans out what that work appends. Once the lease is gone a successor
-    // may serve: delivery stops at once, whatever work is still waiting on NATS (its writes are refused now), so that
-    // two hubs never pull the delivery consumer together.
-    if (this.#partition.lease.holds()) {
-      this.#partition.snapshots.flushIdle(0);
-      await step('serial', () => whileHeld(this.#partition.lease, this.#partition.serial.idle()));
-      await step('snapshots', () => whileHeld(this.#partition.lease, this.#partition.snapshots.idle()));
-    }
-    await step('delivery', () => this.#deliverer.stop());
-    await step('serial', () => this.#partition.serial.idle());
-    await step('snapshots', () => this.#partition.snapshots.idle());
-    this.#partition.waiters.abort(new UnavailableError('the hub stepped down; retry'));
   }
 
   async tick(): Promise<void> {
-    if (this.#role !== 'active' || !this.#partition.lease.holds()) return;
-    await sweep(this.ctx);
+    for (const runner of this.#runners) await runner.tick();
+  }
+
+  /** The partitions this hub serves now. */
+  #served(): AssembledHub['views'] {
+    return this.ctx.views.filter((_, k) => this.#runners[k]?.serving === true);
   }
 
   snapshot(): HubSnapshot {
-    return snapshotOf(this.ctx);
+    return snapshotOf(this.ctx.home, this.ctx.names.partitions === 1 ? this.ctx.views : this.#served());
   }
 
   health(): Health {
+    const { home } = this.ctx;
+    const served = this.ctx.names.partitions === 1 ? this.ctx.views : this.#served();
     return {
       hub_id: this.hubId,
-      role: this.#role,
+      role: this.role,
       epoch: this.epoch,
-      active_channels: openChannelCount(this.ctx),
-      registered_agents: this.ctx.registry.size,
-      adapters_loaded: this.ctx.adapters.size,
+      active_channels: served.reduce((n, view) => n + openChannelCount(view), 0),
+      registered_agents: home.registry.size,
+      adapters_loaded: home.adapters.size,
       uptime_seconds: (Date.now() - this.#startedAt) / 1000,
-      quarantined: this.ctx.counters.quarantined,
-      dead_letters: this.ctx.counters.deadLetters,
+      quarantined: home.counters.quarantined,
+      dead_letters: home.counters.deadLetters,
+      partitions: this.names.partitions,
+      held: this.#runners.filter((r) => r.serving).map((r) => ({ partition: r.index, epoch: r.epoch })),
     };
   }
 
@@ -371,7 +274,7 @@ class HubInstance implements Hub {
     return this.#shutdown(undefined);
   }
 
-  /** Ends the current term (stepping down and releasing the lease), stops campaigning, settles `closed()`. */
+  /** Ends every partition's term (stepping down and releasing its lease), stops campaigning, settles `closed()`. */
   async #shutdown(result: void | Error): Promise<void> {
     if (this.#closed) {
       await this.#closedResult;
@@ -379,13 +282,17 @@ class HubInstance implements Hub {
     }
     this.#closed = true;
     this.#stop.abort();
-    await this.#election;
+    await Promise.all(this.#campaigns);
+    await this.#rebalance;
+    await this.#assignment?.stop().catch((err: unknown) => this.ctx.home.logger.warn({ err }, 'leaving failed'));
+    await this.#replica?.stop();
     await this.#roster.stop();
     await this.#presence.stop();
-    if (this.ownsConnection && !this.ctx.nc.isClosed()) {
-      await this.ctx.nc.close().catch((err: unknown) => this.ctx.logger.warn({ err }, 'closing NATS failed'));
+    const { nc, logger } = this.ctx.home;
+    if (this.ownsConnection && !nc.isClosed()) {
+      await nc.close().catch((err: unknown) => logger.warn({ err }, 'closing NATS failed'));
     }
-    this.ctx.logger.info({}, 'hub stopped');
+    logger.info({}, 'hub stopped');
     this.#settleClosed(result);
   }
 

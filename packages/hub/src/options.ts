@@ -54,6 +54,13 @@ export interface HubOptions {
    * purge right on the WAL stream (`hubServicePermissions`). A negative value throws `RangeError`.
    */
   readonly retainClosedMs?: number | null;
+  /**
+   * How many partitions the prefix's channels are spread over, each owned by one hub instance at a time (1 to
+   * `MAX_PARTITIONS`); default 1: one partition, one active hub, today's subjects. Fixed when the prefix is first
+   * provisioned: every hub of a prefix must be started with the same count, and a hub started with another is
+   * refused (`PartitionCountError`). With several, every running hub instance owns a share of them.
+   */
+  readonly partitions?: number;
   /** Replicas of streams and buckets: 1 for one server, 3 for a cluster; default 1. */
   readonly replicas?: number;
   /** Resolve `startHub` only once this instance is the active hub (default true); false returns a standby at once. */
@@ -116,6 +123,7 @@ export function withDefaults(options: HubOptions): ResolvedHubOptions {
     leaseTtlMs: options.leaseTtlMs ?? 6_000,
     sweepIntervalMs: options.sweepIntervalMs ?? 1_000,
     retainClosedMs: retention(options.retainClosedMs ?? null),
+    partitions: options.partitions ?? 1,
     replicas: options.replicas ?? 1,
     awaitActive: options.awaitActive ?? true,
     // Guarded: a policy that throws denies that one decision (logged) instead of failing the operation.

@@ -31,7 +31,7 @@ import { natsPerFile, uniqueName } from '@ag2net/test-support';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { assembleHub, type AssembledHub } from '../src/assemble-hub.js';
+import { assembleHub, type PartitionView } from '../src/assemble-hub.js';
 import { isoAt } from '../src/base/clock.js';
 import { appendLocked, appendOnce } from '../src/operations/append.js';
 import { applyAppended, newRuntime, type ChannelRuntime } from '../src/stores/channel-runtime.js';
@@ -81,7 +81,7 @@ async function outcome(write: Promise<unknown>): Promise<Outcome> {
 
 /** One hub's parts with its runtimes of the two seeded channels. */
 interface Side {
-  readonly ctx: AssembledHub;
+  readonly ctx: PartitionView;
   /** A pending conversation with one invite in its log. */
   readonly open: ChannelRuntime;
   /** A conversation closed an hour before `T0` (one invite in its log, a final snapshot): due for history removal. */
@@ -239,7 +239,7 @@ async function mirror(
 }
 
 /** One hub's parts on `names`, on a connection of its own, never started: no election, delivery or sweeps. */
-async function unstartedHub(names: HubNames, clock: ManualClock, hubId: string): Promise<AssembledHub> {
+async function unstartedHub(names: HubNames, clock: ManualClock, hubId: string): Promise<PartitionView> {
   const nc = await connect({ servers: nats.url });
   const jsm = await jetstreamManager(nc);
   const resources = await provision({ nc, jsm, names }, { replicas: 1, leaseTtlMs: LEASE_TTL_MS });
@@ -261,7 +261,7 @@ async function unstartedHub(names: HubNames, clock: ManualClock, hubId: string):
     resources,
     issuer: null,
     expectations: createExpectationRegistry([], []),
-  });
+  }).home;
   // No delivery runs here: count everything appended as fanned out, which a history removal waits for.
   ctx.partition.deliveredThrough = Number.MAX_SAFE_INTEGER;
   return ctx;

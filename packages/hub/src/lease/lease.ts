@@ -7,8 +7,6 @@ import { RELEASE_OPERATION, heldValue, readLeaseValue, releasedValue, type Obser
 
 export type { ObservedHolder } from './lease-record.js';
 
-const KEY = 'active';
-
 /** Share of the lease time, before the server can expire the lease, after which the holder stops writing. */
 export const LEASE_SAFETY_MARGIN = 0.2;
 
@@ -20,6 +18,8 @@ export interface LeaseOptions {
   readonly names: HubNames;
   /** This hub's id, the value it writes at the key. */
   readonly holderId: string;
+  /** The lease's key in the bucket (`HubNames.leaseKey`); default `active`, the lease of a hub with one partition. */
+  readonly key?: string;
   /** Monotonic clock in ms; default `performance.now()`. Test seam. */
   readonly now?: () => number;
   /**
@@ -81,9 +81,12 @@ export class Lease {
   private readonly kv: KV;
   private readonly names: HubNames;
   private readonly holderId: string;
+  /** The key this lease is held at. */
+  readonly key: string;
 
   constructor(options: LeaseOptions) {
     const { jsm } = options;
+    this.key = options.key ?? 'active';
     this.kv = options.kv;
     this.names = options.names;
     this.holderId = options.holderId;
@@ -111,7 +114,7 @@ export class Lease {
    */
   async tryAcquire(): Promise<number | null> {
     const ttlMs = (await this.kv.status()).ttl;
-    const entry = await this.kv.get(KEY);
+    const entry = await this.kv.get(this.key);
     const seenAt = this.#now();
     const value = readLeaseValue(entry);
     let expected: number;
@@ -165,7 +168,7 @@ export class Lease {
   async #acquireAt(expected: number, ttlMs: number): Promise<number | null> {
     const start = this.#now();
     try {
-      const revision = await this.kv.put(KEY, this.#value, { previousSeq: expected });
+      const revision = await this.kv.put(this.key, this.#value, { previousSeq: expected });
       this.#term += 1;
       this.#revision = revision;
       this.#written = revision;
@@ -218,7 +221,7 @@ export class Lease {
     const term = this.#term;
     const start = this.#now();
     try {
-      const revision = await this.kv.update(KEY, this.#value, this.#revision);
+      const revision = await this.kv.update(this.key, this.#value, this.#revision);
       return this.#renewed(term, start, revision);
     } catch (err) {
       if (term !== this.#term || !this.#held) return 'lost';
@@ -277,7 +280,7 @@ export class Lease {
     }
     // After a renewal that got no answer the server may have stored it: this hub's record at a newer revision is then
     // its own (as `#afterWrongRevision` reasons), and is what to release.
-    const entry = this.#uncertain ? await this.kv.get(KEY) : null;
+    const entry = this.#uncertain ? await this.kv.get(this.key) : null;
     const value = readLeaseValue(entry);
     this.#written = 0;
     if (entry === null || value.kind !== 'held' || value.hubId !== this.holderId || entry.revision <= revision) return;
@@ -304,7 +307,7 @@ export class Lease {
 
   /** The current holder's id, or `null` (free, or a value no hub wrote). */
   async holder(): Promise<string | null> {
-    const value = readLeaseValue(await this.kv.get(KEY));
+    const value = readLeaseValue(await this.kv.get(this.key));
     return value.kind === 'held' ? value.hubId : null;
   }
 
@@ -326,7 +329,7 @@ export class Lease {
    */
   async #afterWrongRevision(term: number): Promise<'renewed' | 'lost' | 'unknown'> {
     try {
-      const entry = await this.kv.get(KEY);
+      const entry = await this.kv.get(this.key);
       if (term !== this.#term || !this.#held) return 'lost';
       const value = readLeaseValue(entry);
       if (entry !== null && value.kind === 'foreign') return await this.#reassert(term, entry.revision);
@@ -335,7 +338,7 @@ export class Lease {
       if (entry.revision <= this.#revision) return this.#lose();
       this.#revision = entry.revision;
       const start = this.#now();
-      const revision = await this.kv.update(KEY, this.#value, this.#revision);
+      const revision = await this.kv.update(this.key, this.#value, this.#revision);
       return this.#renewed(term, start, revision);
     } catch (err) {
       if (term !== this.#term || !this.#held) return 'lost';
@@ -356,7 +359,7 @@ export class Lease {
     if (!this.#validByClock()) return this.#lose();
     const start = this.#now();
     try {
-      return this.#renewed(term, start, await this.kv.update(KEY, this.#value, revision));
+      return this.#renewed(term, start, await this.kv.update(this.key, this.#value, revision));
     } catch (err) {
       if (term !== this.#term || !this.#held) return 'lost';
       if (!isWrongLastSequence(err)) this.#uncertain = true;
@@ -372,7 +375,7 @@ export class Lease {
   }
 
   #keySubject(): string {
-    return `$KV.${this.names.leasesBucket}.${KEY}`;
+    return `$KV.${this.names.leasesBucket}.${this.key}`;
   }
 
   #lose(): 'lost' {

@@ -13,6 +13,8 @@ export interface FencedKv {
   put(key: string, value: string): Promise<number>;
   create(key: string, value: string): Promise<number>;
   purge(key: string): Promise<void>;
+  /** Whether a write may be made now. */
+  mayWrite(): boolean;
 }
 
 /**
@@ -41,5 +43,6 @@ export function fencedKv(kv: KV, mayWrite: () => boolean): FencedKv {
       check();
       await kv.purge(key);
     },
+    mayWrite,
   };
 }

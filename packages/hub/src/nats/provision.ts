@@ -1,4 +1,4 @@
-import type { HubNames } from '@ag2net/protocol';
+import { Ag2netError, ErrorCode, type HubNames } from '@ag2net/protocol';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -136,7 +136,7 @@ export async function provision(
     max_msg_size: limits.maxMessageBytes,
     max_bytes: limits.streamMaxBytes,
   });
-  await ensureDeliveryConsumer(jsm, names);
+  await ensureDeliveryConsumers(jsm, names);
 
   const kvm = new Kvm(nc);
   const bucket = (name: string, extra: { ttl?: number; history?: number } = {}, via = kvm): Promise<KV> =>
@@ -207,14 +207,43 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
   }
 }
 
-async function ensureDeliveryConsumer(jsm: JetStreamManager, names: HubNames): Promise<void> {
-  try {
-    await jsm.consumers.info(names.walStream, names.deliveryConsumer);
-  } catch (err) {
-    if (!(err instanceof JetStreamApiError) || err.code !== 10014) throw err;
+/**
+ * Creates, or checks, the delivery consumers: one per partition (`deliveryConsumerOf`), each over its partition's WAL
+ * subjects. They also record how many partitions the prefix was provisioned with: a hub configured with another count
+ * than the consumers on the WAL stream say is refused, since it would put channels in other partitions than the
+ * hubs already serving them. (Each consumer is looked up by name: the hub may not list a stream's consumers.)
+ */
+async function ensureDeliveryConsumers(jsm: JetStreamManager, names: HubNames): Promise<void> {
+  const wanted = Array.from({ length: names.partitions }, (_, k) => names.deliveryConsumerOf(k));
+  // The consumers of the other counts a prefix may have: one partition's, or one more than this count has.
+  const others =
+    names.partitions === 1
+      ? ['hub_delivery_0', 'hub_delivery_1']
+      : ['hub_delivery', `hub_delivery_${names.partitions}`];
+  const present = async (durable: string): Promise<boolean> => {
+    try {
+      await jsm.consumers.info(names.walStream, durable);
+      return true;
+    } catch (err) {
+      if (err instanceof JetStreamApiError && err.code === 10014) return false;
+      throw err;
+    }
+  };
+  const check = async (): Promise<boolean[]> => {
+    const [found, foreign] = await Promise.all([Promise.all(wanted.map(present)), Promise.all(others.map(present))]);
+    const foreignFound = others.filter((_, i) => foreign[i] === true);
+    const some = found.some(Boolean);
+    if (foreignFound.length > 0 || (some && !found.every(Boolean))) {
+      throw partitionCountMismatch(names, [...wanted.filter((_, i) => found[i] === true), ...foreignFound]);
+    }
+    return found;
+  };
+  const found = await check();
+  for (const [k, durable] of wanted.entries()) {
+    if (found[k] === true) continue;
     await jsm.consumers.add(names.walStream, {
-      durable_name: names.deliveryConsumer,
-      filter_subject: names.walAll,
+      durable_name: durable,
+      filter_subject: names.walOf(k),
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       // A fan-out takes milliseconds; after a failover, what the dead hub had pulled but not acked is redelivered
@@ -224,6 +253,23 @@ async function ensureDeliveryConsumer(jsm: JetStreamManager, names: HubNames): P
       max_deliver: -1,
     });
   }
+  // Two hubs provisioning a new prefix with different counts at once: the second to look sees the first's consumers.
+  await check();
+}
+
+/** A hub started with another partition count than its prefix was provisioned with. Code `invalid_config`. */
+export class PartitionCountError extends Ag2netError {
+  override readonly name = 'PartitionCountError';
+  constructor(message: string) {
+    super(ErrorCode.InvalidConfig, message);
+  }
+}
+
+function partitionCountMismatch(names: HubNames, found: readonly string[]): PartitionCountError {
+  return new PartitionCountError(
+    `prefix ${names.prefix} was provisioned with another partition count than ${names.partitions} ` +
+      `(delivery consumers found: ${found.join(', ')}); start every hub with the count it was provisioned with`,
+  );
 }
 
 /** Creates the durable consumer of an agent's inbox (idempotent). */

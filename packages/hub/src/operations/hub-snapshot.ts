@@ -11,14 +11,17 @@ import type { PartitionPick } from '../partition/partition.js';
  * one hydrated cold from NATS. (Rate-limit buckets are not state: a new active hub starts them full.)
  */
 export function snapshotOf(
-  ctx: Pick<HomeStores, 'registry' | 'tasks'> & Pick<HubPolicies, 'inboxes'> & PartitionPick<'channels'>,
+  ctx: Pick<HomeStores, 'registry' | 'tasks'>,
+  partitions: readonly (Pick<HubPolicies, 'inboxes'> & PartitionPick<'channels'>)[],
 ): HubSnapshot {
+  const pending = new Map<string, number>();
+  for (const p of partitions) for (const [id, n] of p.inboxes.snapshot()) pending.set(id, (pending.get(id) ?? 0) + n);
   return {
     agents: ctx.registry.all().map((r) => ({ passport: r.passport, resume: r.resume, rule: r.rule, skill: r.skill })),
-    channels: ctx.partition.channels
-      .all()
+    channels: partitions
+      .flatMap((p) => p.partition.channels.all())
       .map((rt) => (isTerminalChannelState(rt.metadata.state) ? endedOf(rt) : channelOf(rt))),
-    inbox_pending: ctx.inboxes.snapshot(),
+    inbox_pending: [...pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     tasks: ctx.tasks.all(),
   };
 }

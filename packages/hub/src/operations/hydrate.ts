@@ -34,7 +34,7 @@ const CONCURRENCY = 32;
 const MAX_LONG_BY_SUBJECT = 2;
 
 /** What hydrate uses: the home stores it loads, the partition it rebuilds and whose interrupted work it finishes. */
-export type HydrateDeps = RebuildDeps & CloseDeps & Pick<HubEnv, 'limits'> & PartitionPick<'serial'>;
+export type HydrateDeps = RebuildDeps & CloseDeps & Pick<HubEnv, 'limits'> & PartitionPick<'serial' | 'owns'>;
 
 /**
  * Rebuilds the hub's state from NATS in time proportional to what is open, not to history: the registry, channel
@@ -51,18 +51,24 @@ export async function hydrate(ctx: HydrateDeps): Promise<void> {
   ctx.partition.channels.clear();
   ctx.inboxes.clear();
   ctx.partition.snapshots.clear();
+  // With one partition its hydrate loads the agents and tasks too; with several the hub follows them from its start
+  // (`HomeReplica`), since every partition reads them and only the home partition's owner writes them.
+  const home = ctx.names.partitions === 1;
   // The KV loads are independent; folding needs all of them (the registry for inbox limits).
   const [, , stored, snapshots] = await Promise.all([
-    ctx.registry.load(quarantine.note),
-    ctx.tasks.load(quarantine.note),
+    home ? ctx.registry.load(quarantine.note) : undefined,
+    home ? ctx.tasks.load(quarantine.note) : undefined,
     ctx.partition.channels.loadMetadata(
-      lastValues({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.channelsBucket }),
+      ownRecords(ctx, lastValues({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.channelsBucket })),
       quarantine.note,
     ),
     ctx.partition.snapshots.loadOpen({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.snapshotsBucket }),
   ]);
-  holdRulesUnderCeilings(ctx);
-  reportMalformedGlobs(ctx);
+  for (const channelId of snapshots.keys()) if (!ctx.partition.owns(channelId)) snapshots.delete(channelId);
+  if (home) {
+    holdRulesUnderCeilings(ctx);
+    reportMalformedGlobs(ctx);
+  }
   const open: ChannelMetadata[] = [];
   for (const metadata of stored) {
     if (!isTerminalChannelState(metadata.state)) open.push(metadata);
@@ -100,7 +106,8 @@ export async function hydrate(ctx: HydrateDeps): Promise<void> {
   for (const { rt, lastSubstantive } of rebuilt) {
     if (!isTerminalChannelState(rt.metadata.state)) await resumeLifecycle(ctx, rt, lastSubstantive);
   }
-  for (const task of ctx.tasks.open()) {
+  // With several partitions the home partition's owner expires tasks of ended channels (`expireTasksOfEndedChannels`).
+  for (const task of home ? ctx.tasks.open() : []) {
     const channel = task.channel_id === null ? undefined : ctx.partition.channels.get(task.channel_id);
     if (channel !== undefined && isTerminalChannelState(channel.metadata.state)) {
       await expireTasksOfChannel(ctx, channel.metadata.channel_id);
@@ -135,6 +142,14 @@ function noteSnapshots(ctx: PartitionPick<'snapshots'>, rebuilt: readonly Rebuil
       ctx.partition.snapshots.schedule(channelId);
     }
   }
+}
+
+/** The channel records of the partition's own channels (every record, with one partition). */
+async function* ownRecords<T extends { readonly key: string }>(
+  ctx: PartitionPick<'owns'>,
+  records: AsyncIterable<T>,
+): AsyncGenerator<T> {
+  for await (const record of records) if (ctx.partition.owns(record.key)) yield record;
 }
 
 /** `fn` over `items` with at most `limit` running at once; results in input order. */

@@ -50,6 +50,15 @@ function checkReachesOwner(envelope: Envelope, task: TaskMetadata): void {
 /** After admission: an owner's `ag2.task.cancelled` ends the task `cancelled` with its reason as the error. */
 export async function afterTaskEvent(ctx: TaskChangeDeps, envelope: Envelope): Promise<void> {
   if (envelope.event_type !== EV_TASK_CANCELLED) return;
+  // A partitioned deployment's tasks are written by the home partition's owner alone: on another hub the envelope is
+  // admitted and delivered, and the task ends when its owner updates it or its TTL runs out (docs/architecture.md).
+  if (!ctx.tasks.writesHere()) {
+    ctx.logger.info(
+      { taskId: envelope.task_id, channelId: envelope.channel_id },
+      'task cancelled in a channel of a partition without the tasks',
+    );
+    return;
+  }
   const data = TaskCancelDataSchema.parse(envelope.event_data);
   await endTask(ctx, data.task_id, { state: TaskState.Cancelled, reason: data.reason });
 }

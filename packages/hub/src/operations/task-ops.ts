@@ -8,6 +8,7 @@ import {
   isTerminalChannelState,
   isTerminalTaskState,
   parseDuration,
+  type ChannelMetadata,
   type TaskMetadata,
   TaskEndReason,
 } from '@ag2net/protocol';
@@ -18,6 +19,7 @@ import { countObservation, type ObservationDeps } from './agent-ops.js';
 import { pageBudget, pageOf, type Page } from '../base/paging.js';
 import { deniedError } from '../governance/arbiter.js';
 import { taskNotFound } from '../stores/task-table.js';
+import { channelNotFound } from '../stores/channel-table.js';
 import type { HomeStores, HubEnv, HubPolicies } from '../partition/hub-parts.js';
 import type { PartitionPick } from '../partition/partition.js';
 
@@ -25,7 +27,7 @@ import type { PartitionPick } from '../partition/partition.js';
 export type TaskChangeDeps = ObservationDeps & Pick<HubEnv, 'logger'>;
 
 /** What reading a task as a caller may see it uses. */
-export type TaskViewDeps = Pick<HomeStores, 'tasks'> & PartitionPick<'channels'>;
+export type TaskViewDeps = Pick<HomeStores, 'tasks' | 'channelIndex'> & PartitionPick<'channels'>;
 
 /** Runs `fn` alone for one task: every change to a task goes through here. */
 export function underTask<T>(ctx: PartitionPick<'serial'>, taskId: string, fn: () => Promise<T>): Promise<T> {
@@ -39,7 +41,7 @@ export function underTask<T>(ctx: PartitionPick<'serial'>, taskId: string, fn: (
  * state, `started_at`, `expires_at`, `channel_id` when given, progress merged.
  */
 export async function observeTask(
-  ctx: TaskChangeDeps & Pick<HubPolicies, 'arbiter'> & PartitionPick<'channels'>,
+  ctx: TaskChangeDeps & Pick<HubPolicies, 'arbiter'> & ChannelLookupDeps,
   callerId: string,
   task: TaskMetadata,
 ): Promise<TaskMetadata> {
@@ -65,7 +67,7 @@ export async function observeTask(
 
 /** An owner's report of a task the hub knows (`existing`): applied unless the task ended or the move is not allowed. */
 async function observeExisting(
-  ctx: TaskChangeDeps & PartitionPick<'channels'>,
+  ctx: TaskChangeDeps & ChannelLookupDeps,
   callerId: string,
   observed: { readonly existing: TaskMetadata; readonly report: TaskMetadata },
 ): Promise<TaskMetadata> {
@@ -136,8 +138,12 @@ export async function endTask(
   });
 }
 
-/** AG2's cascade: every task of an ended channel that is still open expires with `channel_closed`. */
+/**
+ * AG2's cascade: every task of an ended channel that is still open expires with `channel_closed`. A hub that does not
+ * hold the home partition of a partitioned deployment leaves it to the one that does (`expireTasksOfEndedChannels`).
+ */
 export async function expireTasksOfChannel(ctx: TaskChangeDeps, channelId: string): Promise<void> {
+  if (!ctx.tasks.writesHere()) return;
   for (const task of ctx.tasks.open()) {
     if (task.channel_id === channelId) {
       await endTask(ctx, task.task_id, { state: TaskState.Expired, reason: TaskEndReason.ChannelClosed });
@@ -228,11 +234,25 @@ function visibleTask(ctx: TaskViewDeps, callerId: string, taskId: string): TaskM
   return task;
 }
 
-function canSee(ctx: PartitionPick<'channels'>, callerId: string, task: TaskMetadata): boolean {
+function canSee(ctx: ChannelLookupDeps, callerId: string, task: TaskMetadata): boolean {
   if (task.owner_id === callerId || callerId === OPERATOR_CALLER) return true;
   if (task.channel_id === null) return false;
-  const rt = ctx.partition.channels.get(task.channel_id);
-  return rt !== undefined && isParticipant(rt.metadata, callerId);
+  const channel = channelAnywhere(ctx, task.channel_id);
+  return channel !== undefined && isParticipant(channel, callerId);
+}
+
+/** What finding a channel of any partition uses. */
+type ChannelLookupDeps = Pick<HomeStores, 'channelIndex'> & PartitionPick<'channels'>;
+
+/**
+ * A channel's participants and state: from the partition when it holds the channel, else from the index of every
+ * channel (`ChannelIndex`, a partitioned deployment's channels of other partitions).
+ */
+function channelAnywhere(
+  ctx: ChannelLookupDeps,
+  channelId: string,
+): Pick<ChannelMetadata, 'participants' | 'state'> | undefined {
+  return ctx.partition.channels.get(channelId)?.metadata ?? ctx.channelIndex.get(channelId);
 }
 
 function requireOwner(task: TaskMetadata, callerId: string): void {
@@ -241,13 +261,29 @@ function requireOwner(task: TaskMetadata, callerId: string): void {
   }
 }
 
-function checkTaskChannel(ctx: PartitionPick<'channels'>, ownerId: string, channelId: string): void {
-  const rt = ctx.partition.channels.require(channelId);
+function checkTaskChannel(ctx: ChannelLookupDeps, ownerId: string, channelId: string): void {
+  const channel = channelAnywhere(ctx, channelId);
+  if (channel === undefined) throw channelNotFound(channelId);
   const cid = repr(channelId);
-  if (!isParticipant(rt.metadata, ownerId)) {
+  if (!isParticipant(channel, ownerId)) {
     throw new AccessDeniedError(`${repr(ownerId)} is not a participant of channel ${cid}`);
   }
-  if (isTerminalChannelState(rt.metadata.state)) throw new ProtocolError(`channel ${cid} is ${rt.metadata.state}`);
+  if (isTerminalChannelState(channel.state)) throw new ProtocolError(`channel ${cid} is ${channel.state}`);
+}
+
+/**
+ * The home partition's side of AG2's cascade in a partitioned deployment: each open task whose channel, in another
+ * partition, the index shows ended expires with `channel_closed` (the channel's owner cannot write tasks).
+ */
+export async function expireTasksOfEndedChannels(ctx: TaskChangeDeps & ChannelLookupDeps): Promise<void> {
+  if (!ctx.tasks.writesHere()) return;
+  for (const task of ctx.tasks.open()) {
+    if (task.channel_id === null || ctx.partition.channels.get(task.channel_id) !== undefined) continue;
+    const channel = ctx.channelIndex.get(task.channel_id);
+    if (channel !== undefined && isTerminalChannelState(channel.state)) {
+      await endTask(ctx, task.task_id, { state: TaskState.Expired, reason: TaskEndReason.ChannelClosed });
+    }
+  }
 }
 
 /** Tasks move forward: created → running → a terminal state (or created → terminal); never back to created. */

@@ -16,6 +16,7 @@ import type { Logger } from '../base/logger.js';
 import type { HubResources } from '../nats/provision.js';
 import type { HubObserver } from '../observe/observer.js';
 import type { TaskTable } from '../stores/task-table.js';
+import type { ChannelIndex } from '../stores/channel-index.js';
 
 /*
  * The hub's parts besides its partitions (see `Partition`), in three groups, each one per hub. A function declares
@@ -75,6 +76,11 @@ export interface HomeStores {
   readonly issuer: CredentialsIssuer | null;
   /** Who may register and attach; `null`: AG2's default (scheme `none`, `remote_agent` unchecked), unsecured only. */
   readonly authenticator: Authenticator | null;
+  /**
+   * Every channel of a partitioned deployment, as far as the channels bucket tells (`HomeReplica` feeds it): what
+   * operations about channels of other partitions read. Empty with one partition.
+   */
+  readonly channelIndex: ChannelIndex;
 }
 
 /** The policies the hub applies to what agents send, and the state they keep. */

@@ -3,6 +3,7 @@ import { KeyedSerial } from '@ag2net/protocol/internal';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { ChannelTable } from '../stores/channel-table.js';
 import { ChannelWaiters } from './waiters.js';
+import { InboxCounters } from '../governance/inbox-counters.js';
 import { Lease, type LeaseOptions } from '../lease/lease.js';
 import type { Logger } from '../base/logger.js';
 import { fencedKv } from '../nats/fenced-kv.js';
@@ -12,8 +13,11 @@ import { SnapshotStore } from '../stores/snapshot-store.js';
 
 /** What a partition is built from. Building one does no I/O. */
 export interface PartitionOptions {
+  /** Which partition of the deployment this is, 0 to `names.partitions - 1`. */
+  readonly index: number;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
+  /** The deployment's names (`partitionNames` makes this partition's from them). */
   readonly names: HubNames;
   /** The buckets of its lease, its channels' metadata and their snapshots. */
   readonly resources: Pick<HubResources, 'leases' | 'channels' | 'snapshots'>;
@@ -34,6 +38,10 @@ export interface PartitionOptions {
  * `mayWrite()`, and its KV stores (channel metadata, snapshots) refuse every write unless `mayWrite()`.
  */
 export class Partition {
+  /** Which partition of the deployment this is. */
+  readonly index: number;
+  /** The names as this partition sees them (`partitionNames`): its WAL subjects and its delivery consumer. */
+  readonly names: HubNames;
   /** The lease this partition is held under; its revision at acquisition is `epoch`. */
   readonly lease: Lease;
   readonly writer: WalWriter;
@@ -41,6 +49,8 @@ export class Partition {
   /** Per-channel serialization of everything that appends to a channel's WAL. */
   readonly serial = new KeyedSerial();
   readonly waiters = new ChannelWaiters();
+  /** AG2's per-agent inbox pending counts, folded from this partition's WAL. */
+  readonly inboxes = new InboxCounters();
   readonly channels: ChannelTable;
   /** Per-channel snapshots of folded state, from which hydrate starts and ended channels are served. */
   readonly snapshots: SnapshotStore;
@@ -52,13 +62,22 @@ export class Partition {
   /** Whether this partition may write now: while it holds its lease. Every store it writes checks it first. */
   readonly mayWrite = (): boolean => this.lease.holds();
 
+  /** Whether channel `channelId` belongs to this partition. */
+  owns(channelId: string): boolean {
+    return this.names.partitionOf(channelId) === this.index;
+  }
+
   constructor(options: PartitionOptions) {
-    const { js, jsm, names, resources, logger } = options;
+    const { js, jsm, resources, logger, index } = options;
+    this.index = index;
+    const names = partitionNames(options.names, index);
+    this.names = names;
     this.lease = new Lease({
       kv: resources.leases,
       jsm,
       names,
       holderId: options.holderId,
+      key: names.leaseKey(index),
       onForeign: options.onForeign,
     });
     this.writer = new WalWriter(js, jsm, names);
@@ -71,6 +90,16 @@ export class Partition {
       logger,
     });
   }
+}
+
+/**
+ * The deployment's names as partition `index` sees them: `walAll` is its own WAL subjects (`walOf(index)`) and
+ * `deliveryConsumer` its own consumer (`deliveryConsumerOf(index)`), so that whatever reads "the WAL" or "the delivery
+ * consumer" through a partition's names reads that partition's. With one partition, the names themselves.
+ */
+export function partitionNames(names: HubNames, index: number): HubNames {
+  if (names.partitions === 1) return names;
+  return { ...names, walAll: names.walOf(index), deliveryConsumer: names.deliveryConsumerOf(index) };
 }
 
 /**

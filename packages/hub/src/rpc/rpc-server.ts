@@ -1,6 +1,7 @@
 import {
   HUB_OPS,
   HUB_OP_NAMES,
+  routeOf,
   InternalError,
   InvalidRequestError,
   MAX_REQUEST_DEPTH,
@@ -71,6 +72,8 @@ export class RpcServer {
   readonly #origins: CallerOrigins;
   readonly #gate: CallerGate;
   readonly #serving: () => boolean;
+  readonly #partition: { readonly index: number; readonly home: boolean };
+  readonly #readThrough: ((agentIds: readonly string[]) => Promise<void>) | null;
   private readonly logger: Logger;
 
   constructor(
@@ -80,6 +83,8 @@ export class RpcServer {
   ) {
     this.logger = options.logger;
     this.#serving = options.serving ?? (() => true);
+    this.#partition = options.partition ?? { index: 0, home: true };
+    this.#readThrough = options.readThrough ?? null;
     this.#origins = new CallerOrigins({ importAccount: options.importAccount });
     this.#gate = new CallerGate({
       bindNames: options.importAccount !== null,
@@ -92,9 +97,13 @@ export class RpcServer {
    * callers and channels up in `directory`.
    */
   start(handlers: HubHandlers, directory: AccessDirectory, callers: CallerDirectory): void {
+    const { index, home } = this.#partition;
     for (const op of HUB_OP_NAMES) {
-      const withCaller = HUB_OPS[op].caller;
-      const sub = this.nc.subscribe(this.names.rpcListen(op, withCaller), {
+      const route = routeOf(op);
+      if (route === 'home' && !home) continue;
+      const subject =
+        route === 'home' ? this.names.rpcListen(op, HUB_OPS[op].caller) : this.names.rpcListenIn(op, index);
+      const sub = this.nc.subscribe(subject, {
         callback: (err, msg) => {
           if (err !== null) {
             this.logger.error({ err, op }, 'rpc subscription failed');
@@ -147,6 +156,10 @@ export class RpcServer {
       const claimed = HUB_OPS[op].caller ? callerOf(msg.subject) : '';
       this.#gate.check({ op, caller: claimed, origin: verdict.origin }, service.callers);
       const request = parseRequest(op, msg);
+      this.#checkPartition(op, request);
+      if (this.#readThrough !== null && claimed !== '' && !service.directory.isRegistered(claimed)) {
+        await this.#readThrough([claimed, ...participantsOf(request)]);
+      }
       const caller = authorize({ op, caller: claimed, request }, service.directory);
       const handler: (request: HubRequestParsed<Op>, caller: CheckedCaller) => unknown = service.handlers[op];
       const result = await handler(request, caller);
@@ -179,6 +192,26 @@ export class RpcServer {
   }
 
   /** Waits `LAPSED_REFUSAL_GRACE_MS` (unless too many wait already); true when the lease holds again by then. */
+  /**
+   * A channel operation reached the owner of the partition its subject names: the channel must be in that partition
+   * (a request for another partition's channel would have two hubs write one channel), and a creation must name the
+   * channel it creates. With one partition every channel is in it.
+   */
+  #checkPartition(op: HubOp, request: unknown): void {
+    if (this.names.partitions === 1 || routeOf(op) !== 'channel') return;
+    const channelId = (request as { readonly channel_id?: string | null }).channel_id;
+    if (channelId === null || channelId === undefined) {
+      throw new InvalidRequestError(`${op} needs a channel_id: this deployment's channels are in partitions`);
+    }
+    const k = this.names.partitionOf(channelId);
+    if (k !== this.#partition.index) {
+      throw new InvalidRequestError(
+        `channel ${clip(channelId, 80)} is in partition ${k}, not ${this.#partition.index}: ` +
+          `send ${op} to ${this.names.rpcIn(op, k, '<caller>')}`,
+      );
+    }
+  }
+
   async #servingAfterGrace(): Promise<boolean> {
     if (this.#lapsedWaiting >= MAX_LAPSED_WAITING) return false;
     this.#lapsedWaiting += 1;
@@ -216,6 +249,23 @@ export interface RpcServerOptions {
    * `LAPSED_REFUSAL_GRACE_MS`. Default: always serving.
    */
   readonly serving?: () => boolean;
+  /**
+   * The partition this server serves: its channel operations on `rpcListenIn(op, index)`, and, when `home`, the
+   * operations about no single channel. Default partition 0, home (every operation of a hub with one partition).
+   */
+  readonly partition?: { readonly index: number; readonly home: boolean };
+  /**
+   * Reads agents through to KV before a request whose caller the directory does not know (a hub that follows the
+   * registry, which may not have seen an agent registered a moment ago): the caller and, for a creation, its
+   * participants. Default none.
+   */
+  readonly readThrough?: (agentIds: readonly string[]) => Promise<void>;
+}
+
+/** The participants a request names (a channel creation's), for `readThrough`. */
+function participantsOf(request: unknown): string[] {
+  const participants = (request as { readonly participants?: unknown }).participants;
+  return Array.isArray(participants) ? participants.filter((p): p is string => typeof p === 'string') : [];
 }
 
 /** What `start` serves. */

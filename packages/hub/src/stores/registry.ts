@@ -88,6 +88,20 @@ export class AgentRegistry {
     }
   }
 
+  /**
+   * Reads one agent again from KV and indexes what it finds there: its record, or nothing when it has no valid
+   * passport (unregistered, quarantined, not written yet). How a hub that does not write the registry follows it.
+   */
+  async refresh(agentId: string, quarantine: Quarantine): Promise<void> {
+    const record = await this.#loadOne(agentId, quarantine);
+    const before = this.#byId.get(agentId);
+    if (before !== undefined && (record === null || before.passport.name !== record.passport.name)) {
+      this.#byId.delete(agentId);
+      if (this.#byName.get(before.passport.name) === agentId) this.#byName.delete(before.passport.name);
+    }
+    if (record !== null) this.#index(record);
+  }
+
   /** One agent's record from KV, or `null` when it has no valid passport or a part is quarantined. */
   async #loadOne(id: string, quarantine: Quarantine): Promise<AgentRecord | null> {
     const [passportEntry, resumeEntry, ruleEntry, skillEntry, keyEntry, credentialsEntry] = await Promise.all(

@@ -31,7 +31,23 @@ export class TaskTable {
   /** Ids of tasks that are not terminal: what TTL sweeps and channel cascades look at. */
   readonly #open = new Set<string>();
 
-  constructor(private readonly kv: FencedKv) {}
+  /**
+   * @param kv the tasks bucket, written under the home partition's lease.
+   * @param writtenElsewhere true in a deployment of several partitions, whose tasks only the home partition's owner
+   *   writes: another hub's partitions leave task changes to it (`writesHere`).
+   */
+  constructor(
+    private readonly kv: FencedKv,
+    private readonly writtenElsewhere = false,
+  ) {}
+
+  /**
+   * Whether this hub writes the tasks now: always with one partition (a write after the lease lapsed is refused as
+   * every write is); with several, only while it holds the home partition.
+   */
+  writesHere(): boolean {
+    return !this.writtenElsewhere || this.kv.mayWrite();
+  }
 
   get(taskId: string): TaskMetadata | undefined {
     return this.#tasks.get(taskId);
@@ -65,6 +81,24 @@ export class TaskTable {
         }
       }
     }
+  }
+
+  /**
+   * Reads one task again from KV and indexes it (a task is never removed, so a missing or unreadable record changes
+   * nothing). How a hub that does not write the tasks follows them.
+   */
+  async refresh(taskId: string, quarantine: Quarantine): Promise<void> {
+    const entry = await this.kv.get(`${META}.${taskId}`);
+    if (entry === null || entry.operation !== 'PUT') return;
+    const parsed = parseJson(entry.string(), TaskMetadataSchema);
+    if (parsed.ok && parsed.value.task_id === taskId) this.#index(parsed.value);
+    else
+      quarantine({
+        source: 'tasks',
+        key: entry.key,
+        seq: entry.revision,
+        reason: parsed.ok ? 'another task' : parsed.reason,
+      });
   }
 
   /** Stores a task and then indexes it. */

@@ -1,0 +1,108 @@
+import { KeyedSerial } from '@ag2net/protocol/internal';
+import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
+import { lastValues } from '../base/kv-scan.js';
+import type { HomeStores, HubEnv } from '../partition/hub-parts.js';
+import { QuarantineLog, type QuarantineDeps } from './quarantine.js';
+
+/** What the home replica uses: the agents and tasks buckets, the stores it keeps, and the quarantine. */
+export type HomeReplicaDeps = QuarantineDeps &
+  Pick<HubEnv, 'resources' | 'logger' | 'js' | 'jsm' | 'names'> &
+  Pick<HomeStores, 'registry' | 'tasks' | 'channelIndex'>;
+
+/** What a bucket's watch yields and how it stops. */
+interface Watch {
+  readonly done: Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The agents and tasks as every hub of a partitioned deployment sees them, and the index of every channel
+ * (`ChannelIndex`). Agents and tasks are written by the home partition's owner alone; every hub reads them on every
+ * admission, so each keeps a copy: loaded once at start, then followed with a watch of the buckets from the moment
+ * before the load began (so that no write between the two is missed).
+ * A change to any key of an agent (`<agent_id>.<part>`) reads that agent again whole, and a change to a task's record
+ * (`meta.<task_id>`) reads the task again; reads of one record take turns, so the last read is of the last write.
+ * `ensureAgents` reads agents through to KV when the copy does not know them yet (an agent registered a moment ago
+ * on the home partition's owner).
+ */
+export class HomeReplica {
+  readonly #quarantine: QuarantineLog;
+  readonly #reads = new KeyedSerial();
+  #watches: Watch[] = [];
+  #stopped = false;
+
+  constructor(private readonly ctx: HomeReplicaDeps) {
+    this.#quarantine = new QuarantineLog(ctx);
+  }
+
+  /** Starts following both buckets, then loads them. Resolves once the copy holds what KV held at the start. */
+  async start(): Promise<void> {
+    this.#stopped = false;
+    const { resources } = this.ctx;
+    this.#watches = [
+      await this.#follow(resources.agents, (key) => {
+        const dot = key.lastIndexOf('.');
+        return dot > 0 ? this.#refreshAgent(key.slice(0, dot)) : Promise.resolve();
+      }),
+      await this.#follow(resources.tasks, (key) =>
+        key.startsWith('meta.') ? this.#refreshTask(key.slice('meta.'.length)) : Promise.resolve(),
+      ),
+      await this.#follow(resources.channels, (_key, entry) => {
+        this.ctx.channelIndex.apply(entry.key, entry.revision, entry.operation === 'PUT' ? entry.string() : null);
+        return Promise.resolve();
+      }),
+    ];
+    const { js, jsm, names, channelIndex } = this.ctx;
+    const indexChannels = async (): Promise<void> => {
+      for await (const { key, revision, value } of lastValues({ js, jsm, bucket: names.channelsBucket })) {
+        channelIndex.apply(key, revision, value);
+      }
+    };
+    await Promise.all([
+      this.ctx.registry.load(this.#quarantine.note),
+      this.ctx.tasks.load(this.#quarantine.note),
+      indexChannels(),
+    ]);
+    await this.#quarantine.flush();
+  }
+
+  /** Settles when a watch ends without `stop()`: the copy no longer follows KV. */
+  closed(): Promise<void> {
+    return Promise.race(this.#watches.map((w) => w.done));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const watches = this.#watches.splice(0);
+    for (const watch of watches) watch.stop();
+    await Promise.all(watches.map((w) => w.done));
+    await this.#reads.idle();
+  }
+
+  /** Reads through to KV each agent of `agentIds` the copy does not know. */
+  async ensureAgents(agentIds: readonly string[]): Promise<void> {
+    const unknown = agentIds.filter((id) => this.ctx.registry.get(id) === undefined);
+    await Promise.all(unknown.map((id) => this.#refreshAgent(id)));
+  }
+
+  #refreshAgent(agentId: string): Promise<void> {
+    return this.#reads.run(`agent\u0000${agentId}`, () => this.ctx.registry.refresh(agentId, this.#quarantine.note));
+  }
+
+  #refreshTask(taskId: string): Promise<void> {
+    return this.#reads.run(`task\u0000${taskId}`, () => this.ctx.tasks.refresh(taskId, this.#quarantine.note));
+  }
+
+  async #follow(kv: KV, onKey: (key: string, entry: KvEntry) => Promise<void>): Promise<Watch> {
+    const iterator = await kv.watch({ key: '>', include: KvWatchInclude.UpdatesOnly });
+    const done = (async (): Promise<void> => {
+      for await (const entry of iterator as AsyncIterable<KvEntry>) {
+        void onKey(entry.key, entry).catch((err: unknown) =>
+          this.ctx.logger.warn({ err, key: entry.key }, 'reading a changed home record failed'),
+        );
+      }
+      if (!this.#stopped) this.ctx.logger.error({}, 'the watch of the home records ended');
+    })();
+    return { done, stop: () => iterator.stop() };
+  }
+}
