@@ -66,6 +66,8 @@ export interface ParticipantHub {
   listChannels(filter?: HubRequest<'listChannels'>, options?: HubCallOptions): Promise<ChannelMetadata[]>;
   adapterState(channelId: string, options?: HubCallOptions): Promise<Record<string, unknown> | null>;
   health(options?: CallOptions): Promise<Health>;
+  /** How many partitions the deployment spreads its channels over (`Health.partitions`), asked once and kept. */
+  partitions(options?: CallOptions): Promise<number>;
   close(options?: DisconnectOptions): Promise<void>;
   /** @internal A participant that disconnected; a client bound to its identity closes then. Never rejects. */
   forget(participant: Disconnectable): Promise<void>;

@@ -29,6 +29,12 @@ export interface HubClientOptions {
    * a post and 10 000 for the others (`defaultAttemptTimeoutMs`).
    */
   readonly requestTimeoutMs?: number;
+  /**
+   * How many partitions the deployment spreads its channels over (`Health.partitions`), an integer from 1 to
+   * `MAX_PARTITIONS`, when known up front. Default: asked of the hub with `health`, once per connection and identity,
+   * before the first operation about channels.
+   */
+  readonly partitions?: number;
   /** pino-compatible logger; default silent. */
   readonly logger?: Logger;
 }

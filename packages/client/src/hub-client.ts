@@ -17,12 +17,14 @@ import { CredentialSource, openConnection, serverOf } from './connection.js';
 import type { DisconnectOptions, Disconnectable, ParticipantHub } from './contracts.js';
 import { createIdentityKeys } from './credentials.js';
 import { HubReads } from './hub-reads.js';
+import { checkPartitionCount } from './partition-routing.js';
 import { hubRoster, type RosterOptions } from './hub-roster.js';
 import { HumanClient, type HumanClientOptions } from './human-client.js';
 import { issuedIdentity, type IdentityCredentials, type IdentityGrant } from './identity.js';
 import { silentLogger, type Logger } from './logger.js';
 import { runRenewal } from './renewal.js';
 import { HubRpc, type CallOptions, type HubCallOptions } from './rpc.js';
+import { combineDeliveryLags, partitionRange } from './scatter.js';
 
 /** The longest and shortest wait of one renewal attempt, in ms (a quarter of what the credentials have left). */
 const RENEWAL_ATTEMPT_MAX_MS = 10_000;
@@ -80,6 +82,7 @@ export class HubClient extends HubReads implements ParticipantHub {
    * `seed`) the connection authenticates as that user and its reply inbox is the one the JWT allows.
    */
   static async connect(options: HubClientOptions = {}): Promise<HubClient> {
+    if (options.partitions !== undefined) checkPartitionCount(options.partitions);
     const defaultCaller = options.operator === true ? OPERATOR_CALLER : null;
     if (options.connection !== undefined) {
       const servers = serverOf(options.connection);
@@ -121,6 +124,15 @@ export class HubClient extends HubReads implements ParticipantHub {
   }
 
   /**
+   * How many partitions the deployment spreads its channels over: `HubClientOptions.partitions`, else asked of the
+   * hub (`health`) once and kept (see `HubRpc.partitions`).
+   */
+  partitions(options?: CallOptions): Promise<number> {
+    if (this.#closing !== null) return Promise.reject(new Error('HubClient is closed'));
+    return this.rpc.partitions(options);
+  }
+
+  /**
    * Every hub of the prefix, active and standbys, each with its own `Health` (active first, then by hub id), as
    * collected within `timeout` (default 1 s). Operator connections only: others get `AccessDeniedError`.
    */
@@ -129,12 +141,21 @@ export class HubClient extends HubReads implements ParticipantHub {
   }
 
   /**
-   * How far the active hub's delivery lags behind admission (`DeliveryLag`; `null` before it ever provisioned). The
-   * `deliveryLag` operation, as `$operator`: operator connections only, others get `AccessDeniedError`.
+   * How far the hub's delivery lags behind admission (`DeliveryLag`; `null` before it ever provisioned). The
+   * `deliveryLag` operation, as `$operator`: operator connections only, others get `AccessDeniedError`. In a
+   * deployment of several partitions each partition delivers its own channels; every one is asked and the answers
+   * combined: `pending` and `ack_pending` summed, `oldest_pending_age_seconds` the largest, `null` when every
+   * partition's is; `options.partition` asks that partition only.
    */
   async deliveryLag(options?: HubCallOptions): Promise<DeliveryLag | null> {
-    const { delivery } = await this.call('deliveryLag', {}, { ...options, caller: OPERATOR_CALLER });
-    return delivery;
+    const call = { ...options, caller: OPERATOR_CALLER };
+    if (options?.partition !== undefined) return (await this.call('deliveryLag', {}, call)).delivery;
+    const partitions = await this.partitions(options);
+    if (partitions === 1) return (await this.call('deliveryLag', {}, call)).delivery;
+    const replies = await Promise.all(
+      partitionRange(partitions).map((partition) => this.call('deliveryLag', {}, { ...call, partition })),
+    );
+    return combineDeliveryLags(replies.map((r) => r.delivery));
   }
 
   /**

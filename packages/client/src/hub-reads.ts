@@ -1,5 +1,6 @@
 import type { ChannelMetadata, Health, HubOp, HubRequest, HubResponse, Passport, Resume, Rule } from '@ag2net/protocol';
 import type { CallOptions, HubCallOptions } from './rpc.js';
+import { partitionRange } from './scatter.js';
 
 /** The hub's default `limit` of list operations. */
 const DEFAULT_LIST_LIMIT = 50;
@@ -12,6 +13,12 @@ const DEFAULT_LIST_LIMIT = 50;
 export abstract class HubReads {
   /** Calls any hub operation; ops whose subject carries the caller use the client's default caller unless told. */
   abstract call<Op extends HubOp>(op: Op, request: HubRequest<Op>, options?: HubCallOptions): Promise<HubResponse<Op>>;
+
+  /**
+   * How many partitions the deployment spreads its channels over (`Health.partitions`), asked of the hub once and
+   * kept (see `HubRpc.partitions`).
+   */
+  abstract partitions(options?: CallOptions): Promise<number>;
 
   getAgent(nameOrId: string, options?: CallOptions): Promise<Passport> {
     return this.call('getAgent', { name_or_id: nameOrId }, options).then((r) => r.passport);
@@ -53,17 +60,32 @@ export abstract class HubReads {
 
   /**
    * Up to `filter.limit` (default 50) channels the caller takes part in (every channel for the operator), following
-   * the hub's page cursors.
+   * the hub's page cursors. In a deployment of several partitions, each lists its own channels: they are walked from
+   * partition 0 on, each page by page, with the same filter, until `limit`; `options.partition` lists that
+   * partition's only. A `filter.cursor` continues one partition's list, so it is refused (`TypeError`) when several
+   * are walked.
    */
   async listChannels(filter: HubRequest<'listChannels'> = {}, options?: HubCallOptions): Promise<ChannelMetadata[]> {
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
+    const partitions =
+      options?.partition === undefined ? partitionRange(await this.partitions(options)) : [options.partition];
+    const start = filter.cursor ?? null;
+    if (start !== null && partitions.length > 1) {
+      throw new TypeError(
+        `listChannels: a cursor continues one partition's list; name it in options.partition (the deployment has ${partitions.length})`,
+      );
+    }
     const out: ChannelMetadata[] = [];
-    let cursor = filter.cursor ?? null;
-    do {
-      const page = await this.call('listChannels', { ...filter, limit: limit - out.length, cursor }, options);
-      out.push(...page.channels);
-      cursor = page.next_cursor;
-    } while (cursor !== null && out.length < limit);
+    for (const partition of partitions) {
+      let cursor = start;
+      do {
+        const request = { ...filter, limit: limit - out.length, cursor };
+        const page = await this.call('listChannels', request, { ...options, partition });
+        out.push(...page.channels);
+        cursor = page.next_cursor;
+      } while (cursor !== null && out.length < limit);
+      if (out.length >= limit) break;
+    }
     return out;
   }
 

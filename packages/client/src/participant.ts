@@ -23,6 +23,7 @@ import { DEFAULT_DISCONNECT_GRACE_MS, Inbox, type DeliveryContext, type Delivery
 import { freshEnvelopeId } from './names.js';
 import type { NextOptions, OpenOptions } from './participant-options.js';
 import type { CallOptions } from './rpc.js';
+import { mergePendingTurns, partitionRange } from './scatter.js';
 import { tracedSend } from './tracing.js';
 import {
   RECENT_DELIVERIES,
@@ -191,7 +192,11 @@ export abstract class Participant implements ChannelOwner {
     return this.disconnect();
   }
 
-  #call<Op extends HubOp>(op: Op, request: HubRequest<Op>, options?: CallOptions): Promise<HubResponse<Op>> {
+  #call<Op extends HubOp>(
+    op: Op,
+    request: HubRequest<Op>,
+    options?: CallOptions & { readonly partition?: number },
+  ): Promise<HubResponse<Op>> {
     if (this.#disconnected) return Promise.reject(new DisconnectedError(`${this.passport.name} is disconnected`));
     return this.hub.call(op, request, { ...options, caller: this.agentId });
   }
@@ -302,10 +307,17 @@ export abstract class Participant implements ChannelOwner {
 
   /**
    * Every turn the hub expects from this identity, one per channel where it is the expected speaker
-   * (`pendingTurnsFor`); a conversation never expects anyone.
+   * (`pendingTurnsFor`); a conversation never expects anyone. In a deployment of several partitions each answers for
+   * its own channels: every one is asked, at once, and the turns joined by `expected_at`, then channel id.
    */
-  pendingTurns(options?: CallOptions): Promise<PendingTurn[]> {
-    return this.#call('pendingTurnsFor', {}, options).then((r) => r.turns);
+  async pendingTurns(options?: CallOptions): Promise<PendingTurn[]> {
+    if (this.#disconnected) throw new DisconnectedError(`${this.passport.name} is disconnected`);
+    const partitions = await this.hub.partitions(options);
+    if (partitions === 1) return (await this.#call('pendingTurnsFor', {}, options)).turns;
+    const replies = await Promise.all(
+      partitionRange(partitions).map((partition) => this.#call('pendingTurnsFor', {}, { ...options, partition })),
+    );
+    return mergePendingTurns(replies.map((r) => r.turns));
   }
 
   /**

@@ -19,7 +19,7 @@ function recordingConnection(): { nc: NatsConnection; subjects: string[] } {
 describe('HubRpc.call options', () => {
   it('sends to the caller-scoped subject named by options.caller', async () => {
     const { nc, subjects } = recordingConnection();
-    const rpc = new HubRpc(nc, { prefix: 'k2' });
+    const rpc = new HubRpc(nc, { prefix: 'k2', partitions: 1 });
     const reply = await rpc.call('pendingTurnsFor', {}, { caller: 'agent-7', timeout: 1000 });
     expect(reply).toEqual({ turns: [] });
     expect(subjects).toEqual([hubNames('k2').rpc('pendingTurnsFor', 'agent-7')]);

@@ -10,6 +10,7 @@ import {
   hubNames,
   mayResend,
   newId,
+  routeOf,
   type HubNames,
   type HubOp,
   type HubRequest,
@@ -17,6 +18,7 @@ import {
 } from '@ag2net/protocol';
 import { errors, type NatsConnection, type PermissionViolationError } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PartitionCount, routedSubject, type DiscoveryBudget } from './partition-routing.js';
 
 /**
  * Default time to wait for one attempt of every operation but `post`, in ms. A read may scan a long audit trail or
@@ -50,10 +52,20 @@ export interface CallOptions {
   readonly retryForMs?: number;
 }
 
-/** Options of `HubRpc.call` and `HubClient.call`: the caller's identity besides cancellation and time limits. */
+/**
+ * Options of `HubRpc.call` and `HubClient.call`: the caller's identity, and the partition of an operation each
+ * partition answers, besides cancellation and time limits.
+ */
 export interface HubCallOptions extends CallOptions {
   /** The calling agent's id; required by operations whose subject carries the caller (`HUB_OPS[op].caller`). */
   readonly caller?: string;
+  /**
+   * The partition asked by an operation that each partition answers for its own channels (`SCATTERED_OPS`:
+   * `listChannels`, `pendingTurnsFor`, `deliveryLag`), from 0 to the deployment's partition count - 1. Required
+   * when the deployment has more than one partition (`TypeError` without it, `RangeError` out of range); default 0
+   * with one. Ignored by every other operation: an operation about one channel goes to that channel's partition.
+   */
+  readonly partition?: number;
 }
 
 /** Options of `HubRpc`. */
@@ -67,6 +79,12 @@ export interface HubRpcOptions {
    * `defaultAttemptTimeoutMs(op)`: 3 000 for a post, 10 000 for the others.
    */
   readonly requestTimeoutMs?: number;
+  /**
+   * How many partitions the deployment spreads its channels over (`Health.partitions`), an integer from 1 to
+   * `MAX_PARTITIONS`, when known up front (`RangeError` otherwise). Default: asked of the hub with `health`, once,
+   * before the first operation about channels (see `HubRpc.partitions`).
+   */
+  readonly partitions?: number;
 }
 
 /**
@@ -84,27 +102,57 @@ export class HubUnavailableError extends Ag2netError {
  * Typed request/reply to the hub. Requests are validated before they leave, replies when they arrive; a hub error
  * is rethrown as its typed `HubError`, and a request NATS refuses (a permissions violation: the connection's
  * credentials do not allow the operation's subject, or its reply inbox) as `AccessDeniedError`, never resent. When
- * no hub answers (failover in progress), the hub answers `unavailable`,
+ * no hub answers (failover in progress, or a partition moving to another hub), the hub answers `unavailable`,
  * or an attempt of an idempotent operation times out, the same request is sent again until `retryForMs` runs out:
  * posts carry a client-minted envelope id, so a retried post is admitted once. A non-idempotent operation
  * (`HUB_OPS[op].idempotent === false`) that timed out, or was answered `unavailable` with `details.reason`
  * `may_have_applied`, is not resent: it may have been applied. Every other hub error is final and thrown at once
  * (`mayResend`).
+ *
+ * Each request goes where its operation is served (`routeOf`): an operation about one channel to the channel's
+ * partition (`names.rpcIn(op, partitionOf(channel_id, P), caller)`), an operation each partition answers for its
+ * own channels to the partition named by `HubCallOptions.partition`, any other to the home partition
+ * (`names.rpc(op, caller?)`). With one partition (P = 1) every subject is `names.rpc(op, caller?)`.
  */
 export class HubRpc {
+  /**
+   * The names of the hub's prefix with one partition: the subjects of the home partition's operations
+   * (`names.rpc`), the inboxes, streams and buckets. The subjects of a partitioned deployment's channel operations
+   * are not among them: `call` computes those.
+   */
   readonly names: HubNames;
   readonly #nc: NatsConnection;
   readonly #retryForMs: number;
   readonly #requestTimeoutMs: number | null;
+  readonly #partitions: PartitionCount;
 
+  /** Throws `RangeError` when `options.partitions` is given and is not an integer from 1 to `MAX_PARTITIONS`. */
   constructor(nc: NatsConnection, options: HubRpcOptions = {}) {
     this.#nc = nc;
     this.names = hubNames(options.prefix);
     this.#retryForMs = options.retryForMs ?? 30_000;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? null;
+    this.#partitions = new PartitionCount(this.names.prefix, options.partitions, (budget) =>
+      this.#askPartitions(budget),
+    );
   }
 
-  /** Calls `op` as `options.caller` (required for operations whose subject carries the caller). */
+  /**
+   * How many partitions the deployment spreads its channels over: `HubRpcOptions.partitions`, else `Health.partitions`
+   * of the hub's `health`, asked once (by this or the first call of an operation about channels) and kept. An ask
+   * that failed is not kept: the next call asks again.
+   */
+  async partitions(options: CallOptions = {}): Promise<number> {
+    const deadline = Date.now() + (options.retryForMs ?? this.#retryForMs);
+    const names = await this.#partitions.names({ signal: options.signal, timeout: options.timeout, deadline });
+    return names.partitions;
+  }
+
+  /**
+   * Calls `op` as `options.caller` (required for operations whose subject carries the caller). The first call of an
+   * operation about channels asks the hub for the partition count first (`partitions`), within this call's signal
+   * and `retryForMs`.
+   */
   async call<Op extends HubOp>(
     op: Op,
     request: HubRequest<Op>,
@@ -114,14 +162,15 @@ export class HubRpc {
     const callerId = options.caller;
     if (spec.caller && callerId === undefined) throw new TypeError(`${op} needs the caller's agent id`);
     const body = spec.request.parse(op === 'post' ? withEnvelopeId(request) : request);
-    const subject = this.names.rpc(op, spec.caller ? callerId : undefined);
-    const payload = JSON.stringify(body);
     const retryForMs = options.retryForMs ?? this.#retryForMs;
     const deadline = Date.now() + retryForMs;
+    const names = routeOf(op) === 'home' ? this.names : await this.#namesFor(op, { ...options, deadline, retryForMs });
+    const subject = routedSubject(op, body, { names, caller: callerId, partition: options.partition });
+    const payload = JSON.stringify(body);
     for (let attempt = 0; ; attempt += 1) {
       options.signal?.throwIfAborted();
       try {
-        const timeout = options.timeout ?? this.#requestTimeoutMs ?? defaultAttemptTimeoutMs(op);
+        const timeout = options.timeout ?? this.#attemptTimeoutMs(op);
         const msg = await this.#nc.request(subject, payload, { timeout });
         return decodeReply(op, msg.string());
       } catch (err) {
@@ -134,6 +183,40 @@ export class HubRpc {
         await sleep(Math.min(50 * 2 ** attempt, 1000), undefined, { signal: options.signal });
       }
     }
+  }
+
+  /** The deployment's names for a call of `op`; a hub that did not answer the partition count is named in the error. */
+  async #namesFor(
+    op: HubOp,
+    call: CallOptions & { readonly deadline: number; readonly retryForMs: number },
+  ): Promise<HubNames> {
+    try {
+      return await this.#partitions.names({ signal: call.signal, timeout: call.timeout, deadline: call.deadline });
+    } catch (err) {
+      if (!(err instanceof HubUnavailableError)) throw err;
+      throw new HubUnavailableError(
+        `no hub answered ${op} within ${call.retryForMs} ms: its health request, for the deployment's partition count, went unanswered`,
+        { cause: err },
+      );
+    }
+  }
+
+  /** Asks the hub's `health` for the partition count, within what the asking call has left. */
+  async #askPartitions(budget: DiscoveryBudget): Promise<number> {
+    const health = await this.call(
+      'health',
+      {},
+      {
+        ...(budget.signal === undefined ? {} : { signal: budget.signal }),
+        timeout: Math.min(budget.timeout ?? Infinity, this.#attemptTimeoutMs('health')),
+        retryForMs: Math.max(0, budget.deadline - Date.now()),
+      },
+    );
+    return health.partitions;
+  }
+
+  #attemptTimeoutMs(op: HubOp): number {
+    return this.#requestTimeoutMs ?? defaultAttemptTimeoutMs(op);
   }
 }
 
