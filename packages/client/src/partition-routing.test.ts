@@ -1,4 +1,4 @@
-import { EnvelopeSchema, InternalError } from '@ag2net/protocol';
+import { EnvelopeSchema, InternalError, partitionOf } from '@ag2net/protocol';
 import { errors, type NatsConnection } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { HubRpc, HubUnavailableError } from './rpc.js';
@@ -88,13 +88,18 @@ describe('HubRpc routing with one partition', () => {
     expect(sent).toHaveLength(7);
   });
 
-  it('sends a createChannel without a channel_id as before: the hub names the channel', async () => {
-    const { nc, sent } = fakeHub(1, (op) => (op === 'createChannel' ? { reply: notFound } : undefined));
-    const rpc = new HubRpc(nc, { prefix: 'k2', partitions: 1 });
+  it('names a channel a creation without a channel_id creates, so that a resend is the same creation', async () => {
+    const { nc, sent } = fakeHub(1, (op, n) =>
+      op === 'createChannel' ? (n === 0 ? noResponders() : { reply: notFound }) : undefined,
+    );
+    const rpc = new HubRpc(nc, { prefix: 'k2', partitions: 1, retryForMs: 5_000 });
     await expect(rpc.call('createChannel', { type: 'conversation', participants: ['b'] }, as)).rejects.toThrow(
       'no such type',
     );
-    expect(subjects(sent)).toEqual(['k2.hub.v1.createChannel.agent-7']);
+    expect(subjects(sent)).toEqual(['k2.hub.v1.createChannel.agent-7', 'k2.hub.v1.createChannel.agent-7']);
+    const ids = sent.map((m) => (JSON.parse(m.payload) as { channel_id: string }).channel_id);
+    expect(ids[0]).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(ids[1]).toBe(ids[0]);
   });
 
   it('refuses a partition other than 0 for a scattered operation', async () => {
@@ -159,15 +164,15 @@ describe('HubRpc routing with 16 partitions', () => {
     expect(subjects(sent)).toEqual(['k2.hub.v1.findAgentId', 'k2.hub.v1.health']);
   });
 
-  it('refuses a createChannel without a channel_id, sending nothing', async () => {
-    const { nc, sent } = fakeHub(16);
+  it('sends a createChannel without a channel_id to the partition of the id it names the channel with', async () => {
+    const { nc, sent } = fakeHub(16, (op) => (op === 'createChannel' ? { reply: notFound } : undefined));
     const rpc = new HubRpc(nc, { prefix: 'k2', partitions: 16 });
     await expect(rpc.call('createChannel', { type: 'conversation', participants: ['b'] }, as)).rejects.toThrow(
-      new TypeError(
-        "createChannel needs a channel_id in a deployment of 16 partitions: the channel's partition is computed from it",
-      ),
+      'no such type',
     );
-    expect(sent).toEqual([]);
+    expect(sent).toHaveLength(1);
+    const { channel_id } = JSON.parse(sent[0]?.payload ?? '{}') as { channel_id: string };
+    expect(subjects(sent)).toEqual([`k2.hub.v1.createChannel.${partitionOf(channel_id, 16)}.agent-7`]);
   });
 
   it("sends a createChannel with a channel_id to that channel's partition", async () => {

@@ -161,7 +161,9 @@ export class HubRpc {
     const spec = HUB_OPS[op];
     const callerId = options.caller;
     if (spec.caller && callerId === undefined) throw new TypeError(`${op} needs the caller's agent id`);
-    const body = spec.request.parse(op === 'post' ? withEnvelopeId(request) : request);
+    const body = spec.request.parse(
+      op === 'post' ? withEnvelopeId(request) : op === 'createChannel' ? withChannelId(request) : request,
+    );
     const retryForMs = options.retryForMs ?? this.#retryForMs;
     const deadline = Date.now() + retryForMs;
     const names = routeOf(op) === 'home' ? this.names : await this.#namesFor(op, { ...options, deadline, retryForMs });
@@ -243,6 +245,16 @@ function withEnvelopeId(request: unknown): unknown {
   if (typeof request !== 'object' || request === null) return request;
   if ('envelope_id' in request && typeof request.envelope_id === 'string' && request.envelope_id !== '') return request;
   return { ...request, envelope_id: newId() };
+}
+
+/**
+ * A creation names the channel it creates: a retried creation is then the same creation (the hub answers the channel
+ * it created on the first try), and a partitioned deployment routes it by that id.
+ */
+function withChannelId(request: unknown): unknown {
+  if (typeof request !== 'object' || request === null) return request;
+  if ('channel_id' in request && typeof request.channel_id === 'string' && request.channel_id !== '') return request;
+  return { ...request, channel_id: newId() };
 }
 
 /**

@@ -120,7 +120,7 @@ class HubInstance implements Hub {
           replica: this.#replica,
           importAccount,
           health: () => this.health(),
-          onServing: (serving) => this.#onServing(serving),
+          onServing: () => this.#onServing(),
         }),
     );
     void this.#watchConnection().catch((err: unknown) => home.logger.error({ err }, 'connection watch failed'));
@@ -145,9 +145,19 @@ class HubInstance implements Hub {
     return this.#runners.find((r) => r.serving)?.epoch ?? 0;
   }
 
+  /**
+   * Resolves once this hub serves every partition it should own: with one partition, once it holds the lease; with
+   * several, once it serves each partition the assignment prefers it for (all of them for a hub alone).
+   */
   whenActive(): Promise<void> {
-    if (this.role === 'active') return Promise.resolve();
+    if (this.#settled()) return Promise.resolve();
     return new Promise((resolve) => this.#activeWaiters.push(resolve));
+  }
+
+  #settled(): boolean {
+    const assignment = this.#assignment;
+    if (assignment === null) return this.role === 'active';
+    return this.#runners.every((r) => r.serving || !assignment.prefers(r.index));
   }
 
   closed(): Promise<void | Error> {
@@ -177,8 +187,9 @@ class HubInstance implements Hub {
     );
   }
 
-  #onServing(serving: boolean): void {
-    if (serving) for (const resolve of this.#activeWaiters.splice(0)) resolve();
+  #onServing(): void {
+    if (this.#activeWaiters.length > 0 && this.#settled())
+      for (const resolve of this.#activeWaiters.splice(0)) resolve();
   }
 
   /**
@@ -191,6 +202,7 @@ class HubInstance implements Hub {
     while (!signal.aborted) {
       await pause(everyMs, signal);
       if (signal.aborted) break;
+      this.#onServing(); // the live hubs change what this hub should serve
       const runner = this.#runners.find((r) => {
         if (!r.serving) return false;
         const owner = assignment.preferred(r.index);

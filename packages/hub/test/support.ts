@@ -15,6 +15,7 @@ import {
   OPERATOR_CALLER,
   RpcReplySchema,
   hubNames,
+  newId,
   visibleTo,
   type ChannelMetadata,
   type Envelope,
@@ -73,7 +74,10 @@ export interface TestNet extends AsyncDisposable {
  * Starts a hub on a fresh prefix of the server at `url`, with a manual clock at `T0`. `extra` adds or overrides hub
  * options (adapters, arbiter, evaluators, …); hubs started later by `startColdHub` get them too.
  */
-export async function openNet(url: string, extra: HubOptions = {}): Promise<TestNet> {
+export async function openNet(url: string, options: HubOptions = {}): Promise<TestNet> {
+  // `AG2NET_TEST_PARTITIONS` runs a suite against hubs whose channels are spread over that many partitions.
+  const partitions = options.partitions ?? Number(process.env['AG2NET_TEST_PARTITIONS'] ?? 1);
+  const extra: HubOptions = { ...options, partitions };
   const prefix = uniqueName('hub');
   const clock = createManualClock(Date.parse(T0));
   const hub = await startHub({ ...hubOptions(url, prefix, clock), ...extra });
@@ -82,7 +86,7 @@ export async function openNet(url: string, extra: HubOptions = {}): Promise<Test
   const net: TestNet = {
     url,
     prefix,
-    names: hubNames(prefix),
+    names: hubNames(prefix, partitions),
     nc,
     js: jetstream(nc),
     // Fail fast when no hub answers instead of retrying past the test timeout.
@@ -295,9 +299,11 @@ export async function openChannel(
   invitees: readonly TestAgent[],
   extra: Omit<HubRequest<'createChannel'>, 'type' | 'participants'> = {},
 ): Promise<ChannelMetadata> {
+  // A partitioned hub needs the id of the channel to create (the SDK always mints one).
+  const minted = net.names.partitions > 1 && (extra.channel_id ?? null) === null ? { channel_id: newId() } : {};
   const { channel } = await net.rpc.call(
     'createChannel',
-    { ...extra, type, participants: invitees.map((a) => a.id) },
+    { ...extra, ...minted, type, participants: invitees.map((a) => a.id) },
     { caller: creator.id },
   );
   return channel;
@@ -441,10 +447,11 @@ export async function auditCount(
  */
 export async function drained(net: TestNet): Promise<void> {
   const jsm = await jetstreamManager(net.nc);
+  const consumers = Array.from({ length: net.names.partitions }, (_, k) => net.names.deliveryConsumerOf(k));
   await waitFor(
     async () => {
-      const info = await jsm.consumers.info(net.names.walStream, net.names.deliveryConsumer);
-      return info.num_pending === 0 && info.num_ack_pending === 0;
+      const infos = await Promise.all(consumers.map((c) => jsm.consumers.info(net.names.walStream, c)));
+      return infos.every((info) => info.num_pending === 0 && info.num_ack_pending === 0);
     },
     { what: 'the hub to fan out every admitted envelope', timeoutMs: 10_000 },
   );

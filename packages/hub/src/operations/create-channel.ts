@@ -30,7 +30,8 @@ export type CreateChannelDeps = CloseDeps &
   InboxDepthDeps &
   Pick<HubEnv, 'adapters'> &
   Pick<HubPolicies, 'arbiter'> &
-  PartitionPick<'serial'>;
+  Pick<HomeStores, 'channelIndex'> &
+  PartitionPick<'serial' | 'owns'>;
 
 /** The workflow channel type, whose `knobs.graph` names agents. */
 const WORKFLOW_TYPE = 'workflow';
@@ -171,13 +172,17 @@ async function awaitExisting(
  * type, the creator may initiate the type and reach each invitee, and is under its `max_concurrent_channels`).
  */
 async function checkOpenRules(
-  ctx: Pick<HomeStores, 'registry'> & Pick<HubPolicies, 'arbiter'> & PartitionPick<'channels'>,
+  ctx: Pick<HomeStores, 'registry' | 'channelIndex'> & Pick<HubPolicies, 'arbiter'> & PartitionPick<'channels' | 'owns'>,
   open: { readonly manifest: ChannelManifest; readonly creatorId: string; readonly inviteeIds: readonly string[] },
 ): Promise<void> {
   const { manifest, creatorId, inviteeIds } = open;
   const creator = ctx.registry.require(creatorId);
   const invitees = inviteeIds.map((id) => ctx.registry.require(id));
-  const openChannels = ctx.partition.channels.openCountBy(creatorId);
+  // This partition's own channels exactly, the other partitions' as far as the channel index has seen them (empty
+  // with one partition).
+  const openChannels =
+    ctx.partition.channels.openCountBy(creatorId) +
+    ctx.channelIndex.openCountBy(creatorId, (channelId) => ctx.partition.owns(channelId));
   const decision = await ctx.arbiter.authorizeChannelOpen({ manifest, creator, invitees, openChannels });
   if (!decision.allow) throw deniedError(decision);
 }

@@ -4,6 +4,9 @@ import { lastValues } from '../base/kv-scan.js';
 import type { HomeStores, HubEnv } from '../partition/hub-parts.js';
 import { QuarantineLog, type QuarantineDeps } from './quarantine.js';
 
+/** What an agent id in a key of the agents bucket looks like. */
+const AGENT_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+
 /** What the home replica uses: the agents and tasks buckets, the stores it keeps, and the quarantine. */
 export type HomeReplicaDeps = QuarantineDeps &
   Pick<HubEnv, 'resources' | 'logger' | 'js' | 'jsm' | 'names'> &
@@ -81,7 +84,8 @@ export class HomeReplica {
 
   /** Reads through to KV each agent of `agentIds` the copy does not know. */
   async ensureAgents(agentIds: readonly string[]): Promise<void> {
-    const unknown = agentIds.filter((id) => this.ctx.registry.get(id) === undefined);
+    // Only what can be an agent id (a KV key token): the operator, names and garbage have no record to read.
+    const unknown = agentIds.filter((id) => AGENT_KEY.test(id) && this.ctx.registry.get(id) === undefined);
     await Promise.all(unknown.map((id) => this.#refreshAgent(id)));
   }
 
