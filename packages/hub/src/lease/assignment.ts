@@ -36,9 +36,8 @@ interface Seen {
  * Which hub should own each partition: rendezvous hashing over the live hubs. Every hub writes its key
  * `hubs.<hub_id>` in the leases bucket every third of the lease time, and follows the others' keys; a hub is live while
  * its key was written within a lease time and its connection has not been seen gone for `GONE_CONFIRM_MS` (so that a
- * dead hub's partitions move in about a second, as a dead single holder's lease does). The preferred owner of
- * partition `k` is the live hub with the highest `fnv1a32(hub_id + "/" + k)` (ties by id), which every hub computes
- * alike from the same keys, and which moves only the partitions of a hub that joins or leaves.
+ * dead hub's partitions move in about a second, as a dead single holder's lease does). The preferred owners are
+ * rendezvous hashing capped to a fair share (`balancedOwners`), which every hub computes alike from the same keys.
  */
 export class Assignment {
   readonly #seen = new Map<string, Seen>();
@@ -99,8 +98,14 @@ export class Assignment {
 
   /** The preferred owner of partition `k` among the live hubs. */
   preferred(k: number): string {
-    return preferredOwner(this.live(), k);
+    const live = this.live();
+    const key = live.join(' ');
+    if (this.#owners?.key !== key) this.#owners = { key, owners: balancedOwners(live, this.options.partitions) };
+    return this.#owners.owners[k] ?? '';
   }
+
+  /** The owners last computed, and the live set they are for. */
+  #owners: { readonly key: string; readonly owners: readonly string[] } | null = null;
 
   /** Whether this hub is partition `k`'s preferred owner. */
   prefers(k: number): boolean {
@@ -176,18 +181,50 @@ export class Assignment {
 const PROBE_EVERY_MS = 250;
 
 /**
- * The preferred owner of partition `k` among `hubIds`: the highest `fnv1a32(hub_id + "/" + k)`, ties by the greater
- * id. Every hub computes the same from the same live set.
+ * The preferred owner of every partition among `hubIds`, balanced: each hub owns `floor(P/n)` or `ceil(P/n)` of the
+ * `P` partitions. Partition by partition in order, the owner is the hub with the highest
+ * `mix32(fnv1a32(hub_id + "/" + k))` (ties by the greater id) among those with room left: rendezvous hashing, capped so
+ * that no hub gets more than its share. Every hub computes the same from the same live set, and a hub that joins or
+ * leaves moves about `P/n` partitions.
  */
-export function preferredOwner(hubIds: readonly string[], k: number): string {
-  let best = '';
-  let bestScore = -1;
-  for (const id of hubIds) {
-    const score = fnv1a32(`${id}/${k}`);
-    if (score > bestScore || (score === bestScore && id > best)) {
-      best = id;
-      bestScore = score;
-    }
+export function balancedOwners(hubIds: readonly string[], partitions: number): string[] {
+  const n = hubIds.length;
+  if (n === 0) return [];
+  const floor = Math.floor(partitions / n);
+  let ceilingsLeft = partitions % n;
+  const counts = new Map<string, number>();
+  const owners: string[] = [];
+  for (let k = 0; k < partitions; k += 1) {
+    const ranked = [...hubIds].sort((a, b) => score(b, k) - score(a, k) || (a < b ? 1 : -1));
+    const owner =
+      ranked.find((id) => (counts.get(id) ?? 0) < floor) ??
+      ranked.find((id) => (counts.get(id) ?? 0) === floor && ceilingsLeft > 0) ??
+      ranked[0] ??
+      '';
+    const count = (counts.get(owner) ?? 0) + 1;
+    if (count > floor) ceilingsLeft -= 1;
+    counts.set(owner, count);
+    owners.push(owner);
   }
-  return best;
+  return owners;
+}
+
+/** A hub's rendezvous score for partition `k`. */
+function score(hubId: string, k: number): number {
+  return mix32(fnv1a32(`${hubId}/${k}`));
+}
+
+/**
+ * MurmurHash3's 32-bit finalizer: spreads every input bit over the whole word. FNV-1a alone barely separates ids that
+ * differ in one early character (`hub-a/3` and `hub-b/3` keep their order for every partition), which would give one
+ * hub every partition.
+ */
+export function mix32(h: number): number {
+  let x = h >>> 0;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x85ebca6b) >>> 0;
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35) >>> 0;
+  x ^= x >>> 16;
+  return x >>> 0;
 }

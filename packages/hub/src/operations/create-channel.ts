@@ -172,7 +172,9 @@ async function awaitExisting(
  * type, the creator may initiate the type and reach each invitee, and is under its `max_concurrent_channels`).
  */
 async function checkOpenRules(
-  ctx: Pick<HomeStores, 'registry' | 'channelIndex'> & Pick<HubPolicies, 'arbiter'> & PartitionPick<'channels' | 'owns'>,
+  ctx: Pick<HomeStores, 'registry' | 'channelIndex'> &
+    Pick<HubPolicies, 'arbiter'> &
+    PartitionPick<'channels' | 'owns'>,
   open: { readonly manifest: ChannelManifest; readonly creatorId: string; readonly inviteeIds: readonly string[] },
 ): Promise<void> {
   const { manifest, creatorId, inviteeIds } = open;
