@@ -100,7 +100,7 @@ describe('hubServicePermissions', () => {
     expect(p.pub.allow).toContain('$JS.API.DIRECT.GET.KV_ACME_agents.>');
     expect(p.pub.allow).toContain('$JS.API.CONSUMER.MSG.NEXT.ACME_WAL.*');
     expect(p.pub.allow).toContain('$KV.ACME_channels.>');
-    expect(p.pub.allow).toContain('$JS.ACK.ACME_WAL.hub_delivery.>');
+    expect(p.pub.allow).toContain('$JS.ACK.ACME_WAL.*.>');
     expect(p.pub.allow).toContain('$KV.ACME_turn_locks.>');
     expect(p.pub.allow).toContain('$JS.API.STREAM.MSG.GET.KV_ACME_turn_locks');
     expect(p.pub.allow).toContain('$JS.API.DIRECT.GET.KV_ACME_turn_locks.>');
@@ -115,7 +115,7 @@ describe('hubServicePermissions', () => {
     expect(
       p.pub.allow.filter((s) => s.includes('ACME_INBOX') && /MSG\.NEXT|MSG\.GET|DIRECT\.GET|\$JS\.FC/.test(s)),
     ).toEqual([]);
-    expect(p.pub.allow.filter((s) => s.startsWith('$JS.ACK.'))).toEqual(['$JS.ACK.ACME_WAL.hub_delivery.>']);
+    expect(p.pub.allow.filter((s) => s.startsWith('$JS.ACK.'))).toEqual(['$JS.ACK.ACME_WAL.*.>']);
   });
 
   it("subscribes only to its RPC subjects, the roster, the hubs' presence and its own reply inbox, and answers each request once", () => {

@@ -150,7 +150,7 @@ function hubStreams(names: HubNames): StreamUse[] {
  *   pull) and the flow control of its ordered consumers; on the WAL a purge (by a channel's subject, after its
  *   retention); on the inbox stream the identities' durable consumers (create, info, delete) and a purge by subject,
  *   but no read and no pull: the hub never takes an identity's deliveries;
- * - appends to `<p>.wal.>`, `<p>.agent.*.inbox`, `<p>.audit.>` and `$KV.<bucket>.>`; acks of its delivery consumer;
+ * - appends to `<p>.wal.>`, `<p>.agent.*.inbox`, `<p>.audit.>` and `$KV.<bucket>.>`; acks of its delivery consumers (every consumer of the WAL is its own);
  * - `$JS.API.INFO` (nats.js checks the API when it opens a JetStream manager);
  * - subscribe to its own reply inbox (`hubServiceInboxPrefix`).
  * It gets no stream deletion, no purge of the audit trail or a bucket, no other prefix, and no identity's reply inbox.
@@ -178,7 +178,9 @@ export function hubServicePermissions(names: HubNames): UserPermissions {
         names.inboxAll,
         `${names.prefix}.audit.>`,
         ...names.buckets.map((b) => `$KV.${b}.>`),
-        `$JS.ACK.${names.walStream}.${names.deliveryConsumer}.>`,
+        // The delivery consumers: `hub_delivery`, or `hub_delivery_<k>` of each partition (a count fixed later, when
+        // the prefix is provisioned). Every consumer of the WAL is the hub's own.
+        `$JS.ACK.${names.walStream}.*.>`,
         names.hubAliveAll,
       ],
       deny: [],
