@@ -1,5 +1,6 @@
 import { KeyedSerial } from '@ag2net/protocol/internal';
 import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
+import { pause } from '@ag2net/protocol/internal';
 import { lastValues } from '../base/kv-scan.js';
 import type { HomeStores, HubEnv } from '../partition/hub-parts.js';
 import { QuarantineLog, type QuarantineDeps } from './quarantine.js';
@@ -32,50 +33,39 @@ export class HomeReplica {
   readonly #quarantine: QuarantineLog;
   readonly #reads = new KeyedSerial();
   #watches: Watch[] = [];
-  #stopped = false;
+  #stop = new AbortController();
 
   constructor(private readonly ctx: HomeReplicaDeps) {
     this.#quarantine = new QuarantineLog(ctx);
   }
 
-  /** Starts following both buckets, then loads them. Resolves once the copy holds what KV held at the start. */
+  /** Starts following the buckets, then loads them. Resolves once the copy holds what KV held at the start. */
   async start(): Promise<void> {
-    this.#stopped = false;
+    this.#stop = new AbortController();
     const { resources } = this.ctx;
     this.#watches = [
-      await this.#follow(resources.agents, (key) => {
-        const dot = key.lastIndexOf('.');
-        return dot > 0 ? this.#refreshAgent(key.slice(0, dot)) : Promise.resolve();
+      await this.#follow(resources.agents, (entry) => {
+        const dot = entry.key.lastIndexOf('.');
+        return dot > 0 ? this.#refreshAgent(entry.key.slice(0, dot)) : Promise.resolve();
       }),
-      await this.#follow(resources.tasks, (key) =>
-        key.startsWith('meta.') ? this.#refreshTask(key.slice('meta.'.length)) : Promise.resolve(),
+      await this.#follow(resources.tasks, (entry) =>
+        entry.key.startsWith('meta.') ? this.#refreshTask(entry.key.slice('meta.'.length)) : Promise.resolve(),
       ),
-      await this.#follow(resources.channels, (_key, entry) => {
+      await this.#follow(resources.channels, (entry) => {
         this.ctx.channelIndex.apply(entry.key, entry.revision, entry.operation === 'PUT' ? entry.string() : null);
         return Promise.resolve();
       }),
     ];
-    const { js, jsm, names, channelIndex } = this.ctx;
-    const indexChannels = async (): Promise<void> => {
-      for await (const { key, revision, value } of lastValues({ js, jsm, bucket: names.channelsBucket })) {
-        channelIndex.apply(key, revision, value);
-      }
-    };
     await Promise.all([
       this.ctx.registry.load(this.#quarantine.note),
       this.ctx.tasks.load(this.#quarantine.note),
-      indexChannels(),
+      this.#indexChannels(),
     ]);
     await this.#quarantine.flush();
   }
 
-  /** Settles when a watch ends without `stop()`: the copy no longer follows KV. */
-  closed(): Promise<void> {
-    return Promise.race(this.#watches.map((w) => w.done));
-  }
-
   async stop(): Promise<void> {
-    this.#stopped = true;
+    this.#stop.abort();
     const watches = this.#watches.splice(0);
     for (const watch of watches) watch.stop();
     await Promise.all(watches.map((w) => w.done));
@@ -89,6 +79,34 @@ export class HomeReplica {
     await Promise.all(unknown.map((id) => this.#refreshAgent(id)));
   }
 
+  /**
+   * Reads every record again without emptying the copy first (an admission meanwhile still finds what it found):
+   * each agent and task KV holds, each agent the copy holds that KV no longer does, and the channel index. After a
+   * watch had to be started again, so that nothing written while none ran is missed.
+   */
+  async #resync(): Promise<void> {
+    const { registry, resources } = this.ctx;
+    const agentIds = new Set(registry.all().map((r) => r.passport.agent_id ?? ''));
+    for await (const key of await resources.agents.keys()) {
+      const dot = key.lastIndexOf('.');
+      if (dot > 0) agentIds.add(key.slice(0, dot));
+    }
+    agentIds.delete('');
+    await Promise.all([...agentIds].map((id) => this.#refreshAgent(id)));
+    const taskIds: string[] = [];
+    for await (const key of await resources.tasks.keys('meta.>')) taskIds.push(key.slice('meta.'.length));
+    await Promise.all(taskIds.map((id) => this.#refreshTask(id)));
+    await this.#indexChannels();
+    await this.#quarantine.flush();
+  }
+
+  async #indexChannels(): Promise<void> {
+    const { js, jsm, names, channelIndex } = this.ctx;
+    for await (const { key, revision, value } of lastValues({ js, jsm, bucket: names.channelsBucket })) {
+      channelIndex.apply(key, revision, value);
+    }
+  }
+
   #refreshAgent(agentId: string): Promise<void> {
     return this.#reads.run(`agent\u0000${agentId}`, () => this.ctx.registry.refresh(agentId, this.#quarantine.note));
   }
@@ -97,16 +115,35 @@ export class HomeReplica {
     return this.#reads.run(`task\u0000${taskId}`, () => this.ctx.tasks.refresh(taskId, this.#quarantine.note));
   }
 
-  async #follow(kv: KV, onKey: (key: string, entry: KvEntry) => Promise<void>): Promise<Watch> {
-    const iterator = await kv.watch({ key: '>', include: KvWatchInclude.UpdatesOnly });
+  /**
+   * Watches every key of `kv` from now on and hands each change to `onChange`. A watch that ends without `stop()` (its
+   * consumer lost) is started again after a pause, and then every record is read again (`#resync`): a copy that
+   * silently stopped following could keep serving an identity the operator revoked.
+   */
+  async #follow(kv: KV, onChange: (entry: KvEntry) => Promise<void>): Promise<Watch> {
+    const signal = this.#stop.signal;
+    let iterator = await kv.watch({ key: '>', include: KvWatchInclude.UpdatesOnly });
     const done = (async (): Promise<void> => {
-      for await (const entry of iterator as AsyncIterable<KvEntry>) {
-        void onKey(entry.key, entry).catch((err: unknown) =>
-          this.ctx.logger.warn({ err, key: entry.key }, 'reading a changed home record failed'),
-        );
+      while (!signal.aborted) {
+        for await (const entry of iterator as AsyncIterable<KvEntry>) {
+          void onChange(entry).catch((err: unknown) =>
+            this.ctx.logger.warn({ err, key: entry.key }, 'reading a changed home record failed'),
+          );
+        }
+        if (signal.aborted) break;
+        this.ctx.logger.error({}, 'the watch of the home records ended; watching again and reading every record');
+        await pause(RESTART_MS, signal);
+        try {
+          iterator = await kv.watch({ key: '>', include: KvWatchInclude.UpdatesOnly });
+          await this.#resync();
+        } catch (err) {
+          this.ctx.logger.warn({ err }, 'watching the home records again failed; retrying');
+        }
       }
-      if (!this.#stopped) this.ctx.logger.error({}, 'the watch of the home records ended');
     })();
     return { done, stop: () => iterator.stop() };
   }
 }
+
+/** How long a home replica waits before it watches again a bucket whose watch ended, ms. */
+const RESTART_MS = 1_000;

@@ -157,8 +157,11 @@ export class RpcServer {
       this.#gate.check({ op, caller: claimed, origin: verdict.origin }, service.callers);
       const request = parseRequest(op, msg);
       this.#checkPartition(op, request);
-      if (this.#readThrough !== null && claimed !== '' && !service.directory.isRegistered(claimed)) {
-        await this.#readThrough([claimed, ...participantsOf(request)]);
+      if (this.#readThrough !== null) {
+        const unknown = [claimed, ...participantsOf(request)].filter(
+          (id) => id !== '' && !service.directory.isRegistered(id),
+        );
+        if (unknown.length > 0) await this.#readThrough(unknown);
       }
       const caller = authorize({ op, caller: claimed, request }, service.directory);
       const handler: (request: HubRequestParsed<Op>, caller: CheckedCaller) => unknown = service.handlers[op];
@@ -255,7 +258,7 @@ export interface RpcServerOptions {
    */
   readonly partition?: { readonly index: number; readonly home: boolean };
   /**
-   * Reads agents through to KV before a request whose caller the directory does not know (a hub that follows the
+   * Reads agents through to KV before a request naming agents the directory does not know (a hub that follows the
    * registry, which may not have seen an agent registered a moment ago): the caller and, for a creation, its
    * participants. Default none.
    */
