@@ -272,6 +272,20 @@ describe('partitions', () => {
         { what: 'the task of the ended channel to expire' },
       );
       expect([ended.state, ended.error]).toEqual(['expired', 'channel_closed']);
+      // The operator revokes bob on the home partition's owner: the other hub refuses him too, once its copy of the
+      // registry followed (a copy that stopped following would keep serving him).
+      const elsewhere = home === net.hub ? kB : kA;
+      const open = await conversationIn(net, elsewhere, alice, bob);
+      await say(net, bob, open, 'still here');
+      await net.rpc.call('revokeIdentity', { name_or_id: bob.id }, asOperator);
+      const refusedPost = await waitFor(
+        async () => {
+          const outcome = await failure(say(net, bob, open, 'after revocation')).catch(() => undefined);
+          return outcome?.code === 'access_denied' ? outcome : undefined;
+        },
+        { what: "the other hub to refuse the revoked bob's post" },
+      );
+      expect(refusedPost).toEqual({ code: 'access_denied', message: `unknown caller '${bob.id}'` });
     } finally {
       await b.close();
     }
