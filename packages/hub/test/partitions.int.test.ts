@@ -113,6 +113,15 @@ describe('partitions', () => {
       code: 'invalid_request',
       message: `channel ${first} is in partition ${k}, not ${wrong}: send getChannel to ${net.prefix}.hub.v1.getChannel.${k}.<caller>`,
     });
+    // A client that does not route is told so at once.
+    expect(await rawFailure(net, net.names.rpc('getChannel', alice.id), JSON.stringify({ channel_id: first }))).toEqual(
+      {
+        code: 'invalid_request',
+        message:
+          "getChannel must be sent to its partition's subject, <prefix>.hub.v1.getChannel.<partition>.<caller>: " +
+          "this deployment's channels are spread over 4 partitions (Health.partitions)",
+      },
+    );
     // And a creation that names no channel cannot be routed.
     expect(
       await rawFailure(

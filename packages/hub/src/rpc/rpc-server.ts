@@ -98,6 +98,7 @@ export class RpcServer {
    */
   start(handlers: HubHandlers, directory: AccessDirectory, callers: CallerDirectory): void {
     const { index, home } = this.#partition;
+    if (home && this.names.partitions > 1) this.#refuseUnrouted();
     for (const op of HUB_OP_NAMES) {
       const route = routeOf(op);
       if (route === 'home' && !home) continue;
@@ -113,6 +114,29 @@ export class RpcServer {
           this.#handle(op, msg, { handlers, directory, callers }).catch((thrown: unknown) =>
             this.logger.error({ err: thrown, op }, 'rpc request dropped'),
           );
+        },
+      });
+      this.#subs.push(sub);
+    }
+  }
+
+  /**
+   * On the home partition of several: answers a channel operation sent without a partition (a client that does not
+   * route) with `invalid_request` naming the deployment's partition count, so that it fails at once and says why
+   * instead of finding no responder until its retries run out.
+   */
+  #refuseUnrouted(): void {
+    const { partitions } = this.names;
+    for (const op of HUB_OP_NAMES) {
+      if (routeOf(op) === 'home') continue;
+      const sub = this.nc.subscribe(this.names.rpcListen(op, true), {
+        callback: (err, msg) => {
+          if (err !== null || msg.reply === undefined || !this.#origins.of(msg).ok) return;
+          const refusal = new InvalidRequestError(
+            `${op} must be sent to its partition's subject, <prefix>.hub.v1.${op}.<partition>.<caller>: this ` +
+              `deployment's channels are spread over ${partitions} partitions (Health.partitions)`,
+          );
+          msg.respond(this.#errorReply(op, refusal));
         },
       });
       this.#subs.push(sub);
