@@ -180,7 +180,7 @@ function agentRecord(name: string, at: string): AgentRecord {
 
 /** A new pending conversation of `creator` with `invitee`, as `createChannel` stores it. */
 function conversationOf(
-  ctx: Pick<HubEnv, 'adapters'>,
+  ctx: Pick<HubEnv, 'adapters' | 'names'>,
   creator: AgentRecord,
   invitee: AgentRecord,
   at: string,
@@ -188,7 +188,7 @@ function conversationOf(
   const creatorId = creator.passport.agent_id ?? '';
   const inviteeId = invitee.passport.agent_id ?? '';
   return ChannelMetadataSchema.parse({
-    channel_id: newId(),
+    channel_id: idInPartition0(ctx.names),
     manifest: ctx.adapters.get(CONVERSATION_TYPE, 1).manifest,
     creator_id: creatorId,
     participants: [
@@ -267,9 +267,20 @@ async function unstartedHub(names: HubNames, clock: ManualClock, hubId: string):
   return ctx;
 }
 
-/** `first` takes the lease and writes one record of every store; `second` loads them. */
-async function stage(): Promise<Stage> {
-  const names = hubNames(uniqueName('deposed'));
+/** A channel id in partition 0, the one whose view the stages write through (every id, with one partition). */
+function idInPartition0(names: HubNames): string {
+  for (;;) {
+    const id = newId();
+    if (names.partitionOf(id) === 0) return id;
+  }
+}
+
+/**
+ * `first` takes the lease and writes one record of every store; `second` loads them. With several partitions both
+ * write through partition 0, whose lease fences its channels and the home stores alike.
+ */
+async function stage(partitions: number): Promise<Stage> {
+  const names = hubNames(uniqueName('deposed'), partitions);
   const clock = createManualClock(T0);
   const first = await unstartedHub(names, clock, 'hub-a');
   const second = await unstartedHub(names, clock, 'hub-b');
@@ -590,21 +601,25 @@ async function refusedThenAccepted(s: Stage, store: Store, deposed: Side, holder
   expect(changed(before, await s.state())).toEqual(store.writtenBy);
 }
 
-describe('a hub whose lease was never acquired', () => {
-  for (const store of STORES) {
-    it(`cannot write ${store.store}: refused, and nothing on NATS changes`, async () => {
-      await using s = await stage();
-      await refusedThenAccepted(s, store, s.second, s.first);
-    });
-  }
-});
+for (const partitions of [1, 4]) {
+  const of = partitions === 1 ? '' : ` (${partitions} partitions)`;
 
-describe('a deposed hub (its lease taken over by another hub)', () => {
-  for (const store of STORES) {
-    it(`cannot write ${store.store}: refused, and nothing on NATS changes`, async () => {
-      await using s = await stage();
-      await s.depose();
-      await refusedThenAccepted(s, store, s.first, s.second);
-    });
-  }
-});
+  describe(`a hub whose lease was never acquired${of}`, () => {
+    for (const store of STORES) {
+      it(`cannot write ${store.store}: refused, and nothing on NATS changes`, async () => {
+        await using s = await stage(partitions);
+        await refusedThenAccepted(s, store, s.second, s.first);
+      });
+    }
+  });
+
+  describe(`a deposed hub (its lease taken over by another hub)${of}`, () => {
+    for (const store of STORES) {
+      it(`cannot write ${store.store}: refused, and nothing on NATS changes`, async () => {
+        await using s = await stage(partitions);
+        await s.depose();
+        await refusedThenAccepted(s, store, s.first, s.second);
+      });
+    }
+  });
+}
