@@ -1,6 +1,16 @@
-import type { HubRpc } from '@ag2net/client';
-import { EV_CHANNEL_INVITE, EV_TEXT, EnvelopeSchema, hubNames, type Envelope } from '@ag2net/protocol';
+import { HubUnavailableError, type HubRpc } from '@ag2net/client';
+import {
+  EV_CHANNEL_INVITE,
+  EV_TEXT,
+  EnvelopeSchema,
+  hubNames,
+  newId,
+  type Envelope,
+  type HubNames,
+  type PostAck,
+} from '@ag2net/protocol';
 import { waitFor, within } from '@ag2net/test-support';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ackInviteAs } from './invites.js';
@@ -31,14 +41,47 @@ export interface LoadRun {
   ackedAtLeast(n: number): Promise<void>;
 }
 
-/** Registers `count` pairs of agents and opens one accepted conversation channel per pair, all pairs at once. */
-export async function openChannels(nc: NatsConnection, rpc: HubRpc, count: number): Promise<ChaosChannel[]> {
+/** A post of the load: text `<channel>#<n>`, with its envelope id when the load resends it itself. */
+interface PostBody {
+  readonly channel_id: string;
+  readonly sender_id: string;
+  readonly event_type: typeof EV_TEXT;
+  readonly event_data: { readonly text: string };
+  readonly envelope_id?: string;
+}
+
+/** One attempt of a post, as a load that resends posts itself (`resendForMs`) saw it. */
+export interface PostAttempt {
+  readonly channel: string;
+  /** `Date.now()` when the attempt was sent and when it ended. */
+  readonly startedAt: number;
+  readonly endedAt: number;
+  /** `null` for an acked attempt; else the failure as `<Name>: <message>` (with its cause's, for a resend). */
+  readonly error: string | null;
+}
+
+/**
+ * Registers `count` pairs of agents and opens one accepted conversation channel per pair, all pairs at once. Given
+ * channel ids instead of a count, opens one channel per id, with that id (to place channels on chosen partitions).
+ */
+export async function openChannels(
+  nc: NatsConnection,
+  rpc: HubRpc,
+  countOrIds: number | readonly string[],
+): Promise<ChaosChannel[]> {
   const names = rpc.names;
   const js = jetstream(nc);
+  const ids = typeof countOrIds === 'number' ? Array.from({ length: countOrIds }, () => undefined) : countOrIds;
   const open = async (i: number): Promise<ChaosChannel> => {
     const a = (await rpc.call('register', { passport: { name: `a${i}` } })).passport.agent_id ?? '';
     const b = (await rpc.call('register', { passport: { name: `b${i}` } })).passport.agent_id ?? '';
-    const creating = rpc.call('createChannel', { type: 'conversation', participants: [b] }, { caller: a });
+    const id = ids[i];
+    const request = {
+      type: 'conversation' as const,
+      participants: [b],
+      ...(id === undefined ? {} : { channel_id: id }),
+    };
+    const creating = rpc.call('createChannel', request, { caller: a });
     const accepting = (async () => {
       const consumer = await js.consumers.get(names.inboxStream, names.inboxConsumer(b));
       const msg = await consumer.next({ expires: 10_000 });
@@ -51,7 +94,7 @@ export async function openChannels(nc: NatsConnection, rpc: HubRpc, count: numbe
     const [created] = await Promise.all([creating, accepting]);
     return { channel: created.channel.channel_id, a, b };
   };
-  return Promise.all(Array.from({ length: count }, (_, i) => open(i)));
+  return Promise.all(ids.map((_, i) => open(i)));
 }
 
 /**
@@ -64,6 +107,18 @@ export function runLoad(options: {
   readonly postsPerChannel: number;
   /** Per-attempt request timeout; the client resends a timed-out post with the same envelope id. */
   readonly attemptTimeoutMs: number;
+  /** Ends the run early: each channel sends no further post once it aborts. Default: the run sends every post. */
+  readonly signal?: AbortSignal;
+  /** How long each channel waits between two of its posts, ms; default 0 (a steady load rather than a flood). */
+  readonly gapMs?: number;
+  /**
+   * Resend a post here rather than in the client: each post carries its own envelope id and is sent with the
+   * client's `retryForMs` 0, and an attempt the client gives up (`HubUnavailableError`: no responder, a timeout, an
+   * `unavailable` answer) is sent again after 50 ms, for up to this many ms. Default: the client resends.
+   */
+  readonly resendForMs?: number;
+  /** Told every attempt of a post when the load resends itself (`resendForMs`). */
+  readonly onAttempt?: (attempt: PostAttempt) => void;
 }): LoadRun {
   const acked = new Map<string, AckedPost>();
   const errors: string[] = [];
@@ -74,21 +129,50 @@ export function runLoad(options: {
       else watchers.push(w);
     }
   };
+  const describe = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+  /** One post, resent here (each attempt told to `onAttempt`) when `resendForMs` is set, else by the client. */
+  const post = async (rpc: HubRpc, channel: string, body: PostBody): Promise<PostAck> => {
+    const resendForMs = options.resendForMs;
+    if (resendForMs === undefined)
+      return rpc.call('post', body, { caller: body.sender_id, timeout: options.attemptTimeoutMs });
+    const deadline = Date.now() + resendForMs;
+    const once = { caller: body.sender_id, timeout: options.attemptTimeoutMs, retryForMs: 0 };
+    for (;;) {
+      const startedAt = Date.now();
+      try {
+        const ack = await rpc.call('post', body, once);
+        options.onAttempt?.({ channel, startedAt, endedAt: Date.now(), error: null });
+        return ack;
+      } catch (err) {
+        const cause = err instanceof Error && err.cause !== undefined ? ` (${describe(err.cause)})` : '';
+        options.onAttempt?.({ channel, startedAt, endedAt: Date.now(), error: `${describe(err)}${cause}` });
+        if (!(err instanceof HubUnavailableError) || Date.now() >= deadline) throw err;
+        await sleep(50);
+      }
+    }
+  };
   const done = Promise.all(
     options.channels.map(async ({ channel, a, b }, i) => {
       const rpc = options.clients[i % options.clients.length];
       if (rpc === undefined) throw new Error('runLoad needs at least one client');
-      for (let n = 0; n < options.postsPerChannel; n += 1) {
+      for (let n = 0; n < options.postsPerChannel && options.signal?.aborted !== true; n += 1) {
+        if (n > 0 && (options.gapMs ?? 0) > 0) await sleep(options.gapMs);
         const sender = n % 2 === 0 ? a : b;
         const text = `${channel}#${n}`;
-        const body = { channel_id: channel, sender_id: sender, event_type: EV_TEXT, event_data: { text } };
+        const body: PostBody = {
+          channel_id: channel,
+          sender_id: sender,
+          event_type: EV_TEXT,
+          event_data: { text },
+          ...(options.resendForMs === undefined ? {} : { envelope_id: newId() }),
+        };
         try {
-          const ack = await rpc.call('post', body, { caller: sender, timeout: options.attemptTimeoutMs });
+          const ack = await post(rpc, channel, body);
           if (acked.has(ack.envelope_id)) errors.push(`${channel}: envelope ${ack.envelope_id} acked twice`);
           acked.set(ack.envelope_id, { channel, sequence: ack.sequence, text });
           notify();
         } catch (err) {
-          errors.push(`${channel}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+          errors.push(`${channel}: ${describe(err)}`);
         }
       }
     }),
@@ -178,17 +262,32 @@ export function walDefects(wal: readonly Envelope[], acked: ReadonlyMap<string, 
   return defects;
 }
 
-/** Waits until the hub's delivery consumer has fanned out and acked everything in the WAL. */
-export async function deliveryCaughtUp(nc: NatsConnection, prefix: string, timeoutMs: number): Promise<void> {
-  const names = hubNames(prefix);
+/**
+ * Waits until the hub's delivery consumer has fanned out and acked everything in the WAL: every partition's, given
+ * the names of a partitioned deployment (`hubNames(prefix, P)`) rather than its prefix.
+ */
+export async function deliveryCaughtUp(
+  nc: NatsConnection,
+  prefixOrNames: string | HubNames,
+  timeoutMs: number,
+): Promise<void> {
+  const names = typeof prefixOrNames === 'string' ? hubNames(prefixOrNames) : prefixOrNames;
+  const consumers = Array.from({ length: names.partitions }, (_, k) => names.deliveryConsumerOf(k));
   const jsm = await jetstreamManager(nc);
   let seen = 'nothing';
   try {
     await waitFor(
       async () => {
-        const info = await jsm.consumers.info(names.walStream, names.deliveryConsumer);
-        seen = `pending ${info.num_pending}, ack pending ${info.num_ack_pending}, ack floor ${info.ack_floor.stream_seq}`;
-        return info.num_pending === 0 && info.num_ack_pending === 0;
+        const lagging: string[] = [];
+        for (const consumer of consumers) {
+          const info = await jsm.consumers.info(names.walStream, consumer);
+          if (info.num_pending === 0 && info.num_ack_pending === 0) continue;
+          lagging.push(
+            `${consumer}: pending ${info.num_pending}, ack pending ${info.num_ack_pending}, ack floor ${info.ack_floor.stream_seq}`,
+          );
+        }
+        seen = lagging.length === 0 ? 'caught up' : lagging.join('; ');
+        return lagging.length === 0;
       },
       { timeoutMs, intervalMs: 100, what: 'the hub to fan every admitted envelope out' },
     );
@@ -218,4 +317,23 @@ export async function probeEveryChannel(
       }
     }),
   );
+}
+
+/**
+ * Every delivery waiting in an agent's inbox, read and acked through its durable consumer until none is pending (so
+ * after the hub caught up, every delivery the agent ever got that it did not ack before).
+ */
+export async function drainInbox(nc: NatsConnection, prefix: string, agentId: string): Promise<Envelope[]> {
+  const names = hubNames(prefix);
+  const consumer = await jetstream(nc).consumers.get(names.inboxStream, names.inboxConsumer(agentId));
+  const pending = (await consumer.info()).num_pending;
+  const out: Envelope[] = [];
+  while (out.length < pending) {
+    const batch = await consumer.fetch({ max_messages: pending - out.length, expires: 2000 });
+    for await (const m of batch) {
+      out.push(EnvelopeSchema.parse(m.json()));
+      m.ack();
+    }
+  }
+  return out;
 }

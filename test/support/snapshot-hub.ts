@@ -3,7 +3,10 @@
  * `<prefix>.test.<hub_id>.snapshot` with `{ "role", "epoch", "snapshot" }` — its live in-memory state — so that a
  * fault test can compare the state of the very process it paused with the fold of the log.
  *
- * Usage: snapshot-hub.ts <nats-urls> <prefix> <hub-id> <lease-ttl-ms>
+ * Usage: snapshot-hub.ts <nats-urls> <prefix> <hub-id> <lease-ttl-ms> [<partitions>]
+ *
+ * With `<partitions>` the hub spreads the prefix's channels over that many partitions, its snapshot covers the
+ * partitions it serves, and the answer also says which those are: `"held": [{ "partition", "epoch" }, …]`.
  */
 import { startHub } from '@ag2net/hub';
 import { connect } from '@nats-io/transport-node';
@@ -11,9 +14,11 @@ import { pino } from 'pino';
 import { z } from 'zod';
 
 const ArgsSchema = z.tuple([z.string().min(1), z.string().min(1), z.string().min(1), z.coerce.number().int().min(300)]);
+const PartitionsArgSchema = z.coerce.number().int().min(1).optional();
 
 async function main(): Promise<void> {
-  const [natsUrls, prefix, hubId, leaseTtlMs] = ArgsSchema.parse(process.argv.slice(2));
+  const [natsUrls, prefix, hubId, leaseTtlMs] = ArgsSchema.parse(process.argv.slice(2, 6));
+  const partitions = PartitionsArgSchema.parse(process.argv[6]);
   const nc = await connect({
     servers: natsUrls.split(','),
     name: `snapshot-hub-${hubId}`,
@@ -25,6 +30,7 @@ async function main(): Promise<void> {
     prefix,
     hubId,
     leaseTtlMs,
+    ...(partitions === undefined ? {} : { partitions }),
     logger: pino({ name: 'hub', level: 'info' }),
     awaitActive: false,
   });
@@ -32,7 +38,9 @@ async function main(): Promise<void> {
     callback: (err, msg) => {
       if (err !== null) return;
       try {
-        msg.respond(JSON.stringify({ role: hub.role, epoch: hub.epoch, snapshot: hub.snapshot() }));
+        const state = { role: hub.role, epoch: hub.epoch, snapshot: hub.snapshot() };
+        // Taken in the same turn as the snapshot, so that the two agree.
+        msg.respond(JSON.stringify(partitions === undefined ? state : { ...state, held: hub.health().held }));
       } catch (thrown) {
         msg.respond(JSON.stringify({ error: thrown instanceof Error ? thrown.message : String(thrown) }));
       }
