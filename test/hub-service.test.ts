@@ -1,5 +1,5 @@
 import { authInit, createIdentityKeys } from '@ag2net/auth';
-import { HubRpc } from '@ag2net/client';
+import { HubClient, HubRpc } from '@ag2net/client';
 import { hubNames } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
@@ -7,6 +7,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { partitionRanges } from '../hub-service/src/holdings.js';
 import { fileStack } from './support/file-stack.js';
 import { startHubService, startService } from './support/processes.js';
 
@@ -42,6 +43,70 @@ describe('hub-service process', () => {
     expect(health).toMatchObject({ hub_id: 'second', role: 'active' });
     const lease = await (await new Kvm(stack.nc).open(hubNames(prefix).leasesBucket)).get('active');
     expect(lease?.string()).toBe('second');
+  }, 60_000);
+
+  it('with --partitions 8 two hubs each serve a share, log which, and a hub started with another count exits 2', async () => {
+    const prefix = uniqueName('parts');
+    const partitions = ['--partitions', '8'];
+    const one = stack.track(
+      startHubService({ natsUrl: stack.url, prefix, hubId: 'hub-1', extraArgs: [...partitions, '--http-port', '0'] }),
+    );
+    type Line = { msg?: string; port?: number; partitions?: number[]; epochs?: number[]; of?: number };
+    const lines = (service: typeof one): Line[] =>
+      service
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Line);
+    // The second starts once the first has provisioned the prefix.
+    await waitFor(() => lines(one).some((l) => l.msg === 'started; competing for its share of the partitions'), {
+      timeoutMs: 20_000,
+      what: 'the first hub',
+    });
+    const two = stack.track(startHubService({ natsUrl: stack.url, prefix, hubId: 'hub-2', extraArgs: partitions }));
+    /** The partitions a service's last `serving` line names. */
+    const serving = (service: typeof one): number[] =>
+      lines(service).findLast((l) => l.msg === 'serving' || l.msg === 'serving no partition')?.partitions ?? [];
+    await waitFor(
+      () => serving(one).length > 0 && serving(two).length > 0 && serving(one).length + serving(two).length === 8,
+      {
+        timeoutMs: 30_000,
+        what: 'both hubs serving a share of the 8 partitions',
+      },
+    );
+    expect([...serving(one), ...serving(two)].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const started = lines(two).find((l) => l.msg === 'started; competing for its share of the partitions');
+    expect(started).toMatchObject({ partitions: 8 });
+    const last = lines(one).findLast((l) => l.msg === 'serving');
+    expect(last?.of).toBe(8);
+    expect(last?.epochs?.length).toBe(serving(one).length);
+
+    // The roster says the same: every partition held by one hub.
+    await using operator = await HubClient.connect({ servers: stack.url, prefix, operator: true });
+    const hubs = await operator.hubs();
+    expect(hubs.map((h) => [h.hub_id, h.role, h.partitions]).sort()).toEqual([
+      ['hub-1', 'active', 8],
+      ['hub-2', 'active', 8],
+    ]);
+    const held = hubs.flatMap((h) => h.held.map((p) => p.partition));
+    expect(held.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+
+    // /readyz names what it serves.
+    const port = lines(one).find((l) => l.msg === 'serving /healthz, /readyz and /metrics')?.port;
+    const ready = await fetch(`http://127.0.0.1:${port ?? 0}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      ready: true,
+      reason: `active, serving partitions ${partitionRanges(serving(one))} of 8`,
+    });
+
+    const other = startHubService({ natsUrl: stack.url, prefix, hubId: 'hub-3', extraArgs: ['--partitions', '4'] });
+    stack.track(other);
+    expect(await other.exited).toBe(2);
+    expect(other.output()).toContain(
+      `invalid configuration:\n  --partitions (AG2NET_PARTITIONS): prefix ${prefix} was provisioned with another ` +
+        'partition count than 4',
+    );
   }, 60_000);
 
   it('refuses bad configuration with a readable message and exit code 2', async () => {

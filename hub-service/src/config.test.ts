@@ -9,6 +9,7 @@ const DEFAULTS = {
   inboxAckWaitMs: 10_000,
   sweepIntervalMs: 1000,
   replicas: 1,
+  partitions: 1,
   logLevel: 'info',
 };
 
@@ -39,6 +40,7 @@ const SETTINGS = [
   { key: 'sweepIntervalMs', flag: 'sweep-interval-ms', env: 'AG2NET_SWEEP_INTERVAL_MS', raw: '250', value: 250 },
   { key: 'retainClosedMs', flag: 'retain-closed', env: 'AG2NET_RETAIN_CLOSED', raw: '30d', value: 2_592_000_000 },
   { key: 'replicas', flag: 'replicas', env: 'AG2NET_REPLICAS', raw: '3', value: 3 },
+  { key: 'partitions', flag: 'partitions', env: 'AG2NET_PARTITIONS', raw: '8', value: 8 },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', raw: 'debug', value: 'debug' },
   { key: 'httpPort', flag: 'http-port', env: 'AG2NET_HTTP_PORT', raw: '9464', value: 9464 },
   { key: 'postsPerMinute', flag: 'posts-per-minute', env: 'AG2NET_POSTS_PER_MINUTE', raw: '120', value: 120 },
@@ -207,6 +209,32 @@ describe('loadConfig', () => {
     },
   ])('rejects $what, naming the flag and the environment variable', ({ argv, env, line }) => {
     expect(configError(argv, env).message).toBe(`invalid configuration:\n  ${line}`);
+  });
+
+  it('takes a partition count from 1 to 256, from the flag or the environment', () => {
+    for (const [raw, value] of [
+      ['1', 1],
+      ['2', 2],
+      ['8', 8],
+      ['256', 256],
+    ] as const) {
+      expect(loadConfig(['--partitions', raw], {})).toEqual({ ...DEFAULTS, partitions: value });
+      expect(loadConfig([], { AG2NET_PARTITIONS: raw })).toEqual({ ...DEFAULTS, partitions: value });
+    }
+    expect(loadConfig(['--partitions', '4'], { AG2NET_PARTITIONS: '16' })).toEqual({ ...DEFAULTS, partitions: 4 });
+  });
+
+  it.each([
+    { raw: '0', message: 'expected 1 to 256 partitions' },
+    { raw: '257', message: 'expected 1 to 256 partitions' },
+    { raw: '-1', message: 'expected a whole number' },
+    { raw: '2.5', message: 'expected a whole number' },
+    { raw: 'eight', message: 'expected a whole number' },
+    { raw: '0x8', message: 'expected a whole number' },
+  ])('refuses $raw partitions, from the flag and from the environment', ({ raw, message }) => {
+    const line = `invalid configuration:\n  --partitions (AG2NET_PARTITIONS): ${message}`;
+    expect(configError([`--partitions=${raw}`]).message).toBe(line);
+    expect(configError([], { AG2NET_PARTITIONS: raw }).message).toBe(line);
   });
 
   it('lists every invalid value on its own line', () => {

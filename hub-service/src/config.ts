@@ -1,5 +1,5 @@
 import { DEFAULT_INBOX_ACK_WAIT_MS, type OperatorLimits } from '@ag2net/hub';
-import { DEFAULT_PREFIX, PrefixSchema, parseDuration } from '@ag2net/protocol';
+import { DEFAULT_PREFIX, MAX_PARTITIONS, PrefixSchema, parseDuration } from '@ag2net/protocol';
 import { ConfigError, describeConfigSource, readServiceConfig } from '@ag2net/telemetry';
 import { z } from 'zod';
 
@@ -8,6 +8,19 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'
 /** A whole number in decimal digits: flags and env vars are strings, and `" "`, `0x10` or `1e3` are refused. */
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+
+/** A partition count: 1 to `MAX_PARTITIONS`, said in one message whichever end it misses. */
+const partitionCount = z
+  .string()
+  .regex(/^\d+$/, 'expected a whole number')
+  .transform(Number)
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1, `expected 1 to ${MAX_PARTITIONS} partitions`)
+      .max(MAX_PARTITIONS, `expected 1 to ${MAX_PARTITIONS} partitions`),
+  );
 
 /** The shortest `--retain-closed`: time to export a channel's log, and for delivery to finish, after it ended. */
 const MIN_RETAIN_CLOSED_MS = 60_000;
@@ -58,6 +71,11 @@ export const HubServiceConfigSchema = z.strictObject({
   /** How long an ended channel's history is kept, in ms (from a duration such as `30d`); unset: forever. */
   retainClosedMs: retention.optional(),
   replicas: int(1, 5).default(1),
+  /**
+   * How many partitions the prefix's channels are spread over, 1 to 256 (default 1: one hub serves, the others stand
+   * by). Fixed when the prefix is first provisioned: every hub of a prefix must be started with the same count.
+   */
+  partitions: partitionCount.default(1),
   logLevel: z.enum(LOG_LEVELS).default('info'),
   /** Port of `/healthz`, `/readyz` and `/metrics`; unset: no HTTP port. */
   httpPort: int(0, 65535).optional(),
@@ -94,6 +112,7 @@ const SOURCES = {
   sweepIntervalMs: ['sweep-interval-ms', 'AG2NET_SWEEP_INTERVAL_MS'],
   retainClosedMs: ['retain-closed', 'AG2NET_RETAIN_CLOSED'],
   replicas: ['replicas', 'AG2NET_REPLICAS'],
+  partitions: ['partitions', 'AG2NET_PARTITIONS'],
   logLevel: ['log-level', 'LOG_LEVEL'],
   httpPort: ['http-port', 'AG2NET_HTTP_PORT'],
   postsPerMinute: ['posts-per-minute', 'AG2NET_POSTS_PER_MINUTE'],

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { HUB_RECONNECT_WAIT_MS, startHub, type Hub } from '@ag2net/hub';
+import { Ag2netError, ErrorCode } from '@ag2net/protocol';
 import { installCrashPolicy } from '@ag2net/telemetry';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { ConfigError, USAGE, loadConfig, operatorLimits, type HubServiceConfig } from './config.js';
+import { watchHoldings } from './holdings.js';
 import { loadHubAuth, type HubAuth } from './hub-auth.js';
 import { startOps } from './ops.js';
 
@@ -61,25 +63,42 @@ async function main(): Promise<number> {
   }
   // A name added to the API keys file is admitted from its next registration on, without a restart.
   const watchingKeys = auth?.apiKeys?.watch(log) ?? null;
-  const hub = await startHub({
-    connection: nc,
-    prefix: config.prefix,
-    ...(config.hubId === undefined ? {} : { hubId: config.hubId }),
-    logger: log,
-    leaseTtlMs: config.leaseTtlMs,
-    inviteAckTimeoutMs: config.inviteAckTimeoutMs,
-    sweepIntervalMs: config.sweepIntervalMs,
-    retainClosedMs: config.retainClosedMs ?? null,
-    inboxAckWaitMs: config.inboxAckWaitMs,
-    replicas: config.replicas,
-    limits: operatorLimits(config),
-    awaitActive: false,
-    observer: ops.observer,
-    ...auth?.hub,
-  });
+  let hub: Hub;
+  try {
+    hub = await startHub({
+      connection: nc,
+      prefix: config.prefix,
+      ...(config.hubId === undefined ? {} : { hubId: config.hubId }),
+      logger: log,
+      leaseTtlMs: config.leaseTtlMs,
+      inviteAckTimeoutMs: config.inviteAckTimeoutMs,
+      sweepIntervalMs: config.sweepIntervalMs,
+      retainClosedMs: config.retainClosedMs ?? null,
+      inboxAckWaitMs: config.inboxAckWaitMs,
+      replicas: config.replicas,
+      partitions: config.partitions,
+      limits: operatorLimits(config),
+      awaitActive: false,
+      observer: ops.observer,
+      ...auth?.hub,
+    });
+  } catch (err) {
+    // A partition count other than the prefix's (`PartitionCountError`) is the operator's to fix, like any other
+    // invalid setting.
+    if (!(err instanceof Ag2netError) || err.code !== ErrorCode.InvalidConfig || err.name !== 'PartitionCountError') {
+      throw err;
+    }
+    process.stderr.write(`invalid configuration:\n  --partitions (AG2NET_PARTITIONS): ${err.message}\n`);
+    watchingKeys?.[Symbol.dispose]();
+    await nc.close();
+    await ops.close();
+    return 2;
+  }
   held.hub = hub;
-  log.info({ hubId: hub.hubId }, 'started; competing for the lease');
-  void hub.whenActive().then(() => log.info({ hubId: hub.hubId, epoch: hub.epoch }, 'serving'));
+  if (config.partitions === 1) log.info({ hubId: hub.hubId }, 'started; competing for the lease');
+  else
+    log.info({ hubId: hub.hubId, partitions: config.partitions }, 'started; competing for its share of the partitions');
+  const holdings = watchHoldings({ hub, log });
 
   return new Promise((resolve) => {
     let stopping = false;
@@ -93,6 +112,7 @@ async function main(): Promise<number> {
       ops.stopping();
       log.info({ signal }, 'stopping: no new admissions, draining, releasing the lease');
       watchingKeys?.[Symbol.dispose]();
+      holdings.stop();
       void hub
         .close()
         .then(() => nc.drain())
@@ -114,6 +134,7 @@ async function main(): Promise<number> {
       if (stopping || !(result instanceof Error)) return;
       stopping = true;
       ops.stopping();
+      holdings.stop();
       log.error({ err: result }, 'hub stopped by itself; exiting');
       void ops.close().finally(() => resolve(1));
     });
