@@ -1,5 +1,6 @@
 import type { HubClient } from '@ag2net/client';
 import { ErrorCode, NotFoundError, participantIds, type HubResponse, type Passport } from '@ag2net/protocol';
+import { listChannelPages } from './channel-pages.js';
 import { CliError } from './exit.js';
 
 /** The most candidates the refusal of an ambiguous prefix lists. */
@@ -15,7 +16,7 @@ const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const ID_PREFIX = /^[A-Za-z0-9_-]+$/;
 
 /** The hub operations the resolvers use. */
-type Hub = Pick<HubClient, 'call' | 'getAgent'>;
+type Hub = Pick<HubClient, 'call' | 'getAgent' | 'partitions'>;
 
 /** One id a prefix may stand for, and how the refusal of an ambiguous prefix shows it. */
 interface Candidate {
@@ -38,17 +39,7 @@ export async function resolveChannelId(
   },
 ): Promise<string> {
   if (ULID.test(arg)) return arg;
-  const channels: HubResponse<'listChannels'>['channels'] = [];
-  let cursor: string | null = null;
-  do {
-    const page: HubResponse<'listChannels'> = await hub.call(
-      'listChannels',
-      { agent_id: null, state: null, limit: PAGE, cursor },
-      { caller: options.caller },
-    );
-    channels.push(...page.channels);
-    cursor = page.next_cursor;
-  } while (cursor !== null);
+  const channels = await listChannelPages(hub, { agent_id: null, state: null }, { caller: options.caller });
   return pick(
     { kind: 'channel', list: 'ag2net channels ls' },
     arg,

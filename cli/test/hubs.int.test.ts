@@ -58,11 +58,50 @@ describe('ag2net hubs', () => {
       ['hub-a-active', 'active', String(active.epoch)],
       [STANDBY, 'standby', '0'],
     ]);
-    expect(rows.slice(4, 7)).toEqual([
+    expect(rows.slice(4, 8)).toEqual([
+      ['partitions', '1'],
       ['pending', '0'],
       ['ack', 'pending', '0'],
       ['oldest', 'pending', '-'],
     ]);
+  });
+
+  it('on a partitioned prefix shows which hub holds each partition', async () => {
+    const parted = uniqueName('cli-parts');
+    const hubs: Hub[] = [];
+    for (const hubId of ['hub-1', 'hub-2']) {
+      hubs.push(
+        await startHub({
+          servers: nats.url,
+          prefix: parted,
+          hubId,
+          partitions: 4,
+          awaitActive: false,
+          sweepIntervalMs: 0,
+        }),
+      );
+    }
+    try {
+      await using operator = await HubClient.connect({ servers: nats.url, prefix: parted, operator: true });
+      const held = async (): Promise<number[]> =>
+        (await operator.hubs()).flatMap((h) => h.held.map((p) => p.partition)).sort();
+      await waitFor(async () => (await held()).join() === '0,1,2,3', { what: 'every partition held' });
+      const r = await run(['--server', nats.url, '--prefix', parted, '--operator', 'hubs', '--wait', '500']);
+      expect(r.code).toBe(0);
+      const lines = r.out.split('\n');
+      const holder = (k: number): string =>
+        hubs.find((h) => h.health().held.some((p) => p.partition === k))?.hubId ?? '-';
+      const epochOf = (k: number): string =>
+        String(hubs.flatMap((h) => h.health().held).find((p) => p.partition === k)?.epoch ?? '-');
+      const table = lines.slice(lines.indexOf('PARTITION  HUB    EPOCH'), lines.indexOf('PARTITION  HUB    EPOCH') + 5);
+      expect(table.map((l) => l.trim().split(/\s+/))).toEqual([
+        ['PARTITION', 'HUB', 'EPOCH'],
+        ...[0, 1, 2, 3].map((k) => [String(k), holder(k), epochOf(k)]),
+      ]);
+      expect(lines).toContain('partitions      4');
+    } finally {
+      for (const h of hubs) await h.close();
+    }
   });
 
   it('is for operators: without --operator it exits 4', async () => {

@@ -1,12 +1,7 @@
-import {
-  ChannelStateSchema,
-  isTerminalChannelState,
-  participantIds,
-  type ChannelMetadata,
-  type HubResponse,
-} from '@ag2net/protocol';
+import { ChannelStateSchema, isTerminalChannelState, participantIds, type ChannelMetadata } from '@ag2net/protocol';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { listChannelPages } from '../channel-pages.js';
 import { IntFlag, NoOptions, action, actionOn } from '../env.js';
 import type { CliIo } from '../io.js';
 import type { Tone } from '../output.js';
@@ -22,9 +17,6 @@ const LsOptions = z.object({
   agent: z.string().optional(),
   limit: IntFlag.default(100),
 });
-
-/** The hub's largest page of `listChannels`. */
-const PAGE = 1000;
 
 /**
  * `ag2net channels ls|show`. A caller sees the channels it is a participant of; the operator sees every channel. A
@@ -47,18 +39,16 @@ export function channelsCommand(program: Command, io: CliIo): void {
         const session = await env.session();
         const caller = await session.requireCaller('channels ls');
         const agentId = opts.agent === undefined ? null : await session.agentId(opts.agent);
-        const list: ChannelMetadata[] = [];
-        let cursor: string | null = null;
         // The type filter is applied here, so pages are read until enough channels of the type were seen.
-        do {
-          const page: HubResponse<'listChannels'> = await session.hub.call(
-            'listChannels',
-            { agent_id: agentId, state: opts.state ?? null, limit: PAGE, cursor },
-            { caller },
-          );
-          list.push(...page.channels.filter((c) => opts.type === undefined || c.manifest.type === opts.type));
-          cursor = page.next_cursor;
-        } while (cursor !== null && list.length < opts.limit);
+        const list = await listChannelPages(
+          session.hub,
+          { agent_id: agentId, state: opts.state ?? null },
+          {
+            caller,
+            keep: (c) => opts.type === undefined || c.manifest.type === opts.type,
+            enough: (found) => found.length >= opts.limit,
+          },
+        );
         const shown = list.slice(0, opts.limit);
         if (env.out.json) return env.out.data(shown);
         const names = new NameBook(session.hub);

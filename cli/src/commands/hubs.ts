@@ -4,19 +4,23 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { IntFlag, action } from '../env.js';
 import type { CliIo } from '../io.js';
-import type { Output } from '../output.js';
+import type { Column, Output } from '../output.js';
 import { formatSeconds } from './health.js';
 
 const HubsOptions = z.object({ wait: IntFlag.default(DEFAULT_ROSTER_WINDOW_MS) });
 
 /**
- * `ag2net hubs` (operators): every hub of the prefix, active and standbys (id, role, epoch, uptime, channels), and
- * the delivery lag. `--json` prints `{ lease, hubs, delivery }`, the shape of the bridge's `/v1/hub/status`.
+ * `ag2net hubs` (operators): every hub of the prefix, active and standbys (id, role, epoch, uptime, channels), the
+ * deployment's partition count and, with several partitions, which hub holds each partition at which epoch; then the
+ * delivery lag. `--json` prints `{ lease, hubs, delivery }`, the shape of the bridge's `/v1/hub/status` (each hub's
+ * `partitions` and `held` are in its entry of `hubs`).
  */
 export function hubsCommand(program: Command, io: CliIo): void {
   program
     .command('hubs')
-    .description('every hub, active and standbys, and the delivery lag (operators: --operator)')
+    .description(
+      'every hub, active and standbys, the partitions each holds, and the delivery lag (operators: --operator)',
+    )
     .option('--wait <ms>', `how long to collect the hubs' answers (default ${DEFAULT_ROSTER_WINDOW_MS})`)
     .action(
       action(io, HubsOptions, async (env, opts) => {
@@ -29,36 +33,93 @@ export function hubsCommand(program: Command, io: CliIo): void {
         const active = hubs.find((h) => h.role === 'active');
         const lease = active === undefined ? null : { holder: active.hub_id, epoch: active.epoch };
         if (env.out.json) return env.out.data({ lease, hubs, delivery });
-        printHubs(env.out, hubs);
-        env.out.line('');
-        printDelivery(env.out, delivery);
+        printHubStatus(env.out, hubs, delivery);
       }),
     );
 }
 
-function printHubs(o: Output, hubs: readonly Health[]): void {
+/**
+ * The human rendering of `ag2net hubs`: the hubs; with several partitions, each partition's holder and epoch (a
+ * partition no hub holds shows `-`, one that two hubs report while it moves shows both); then the partition count and
+ * the delivery lag.
+ */
+export function printHubStatus(o: Output, hubs: readonly Health[], delivery: DeliveryLag | null): void {
+  // Every hub of a prefix runs with the prefix's count; none answered: unknown.
+  const partitions = hubs[0]?.partitions ?? null;
+  const partitioned = partitions !== null && partitions > 1;
+  printHubs(o, hubs, partitioned);
+  o.line('');
+  if (partitioned) {
+    printPartitions(o, hubs, partitions);
+    o.line('');
+  }
+  printDelivery(o, delivery, partitions);
+}
+
+function printHubs(o: Output, hubs: readonly Health[], partitioned: boolean): void {
+  const columns: Column<Health>[] = [
+    { header: 'hub', cell: (h) => h.hub_id },
+    { header: 'role', cell: (h) => h.role, tone: (h) => (h.role === 'active' ? 'ok' : 'dim') },
+    { header: 'epoch', cell: (h) => String(h.epoch) },
+    { header: 'uptime', cell: (h) => formatSeconds(h.uptime_seconds) },
+    { header: 'channels', cell: (h) => String(h.active_channels) },
+  ];
+  if (partitioned) {
+    columns.splice(2, 1, { header: 'partitions', cell: (h) => partitionRanges(h.held.map((p) => p.partition)) });
+  }
+  o.table(hubs, columns, 'no hub answered');
+}
+
+/** One row per partition and holder. */
+interface PartitionRow {
+  readonly partition: number;
+  readonly hub: string | null;
+  readonly epoch: number | null;
+}
+
+function printPartitions(o: Output, hubs: readonly Health[], partitions: number): void {
+  const rows: PartitionRow[] = [];
+  for (let k = 0; k < partitions; k++) {
+    const holders = hubs.flatMap((h) => h.held.filter((p) => p.partition === k).map((p) => ({ hub: h.hub_id, ...p })));
+    if (holders.length === 0) rows.push({ partition: k, hub: null, epoch: null });
+    for (const { hub, epoch } of holders) rows.push({ partition: k, hub, epoch });
+  }
   o.table(
-    hubs,
+    rows,
     [
-      { header: 'hub', cell: (h) => h.hub_id },
-      { header: 'role', cell: (h) => h.role, tone: (h) => (h.role === 'active' ? 'ok' : 'dim') },
-      { header: 'epoch', cell: (h) => String(h.epoch) },
-      { header: 'uptime', cell: (h) => formatSeconds(h.uptime_seconds) },
-      { header: 'channels', cell: (h) => String(h.active_channels) },
+      { header: 'partition', cell: (r) => String(r.partition) },
+      { header: 'hub', cell: (r) => r.hub ?? '-', tone: (r) => (r.hub === null ? 'bad' : null) },
+      { header: 'epoch', cell: (r) => (r.epoch === null ? '-' : String(r.epoch)) },
     ],
-    'no hub answered',
+    'no partition',
   );
 }
 
-function printDelivery(o: Output, delivery: DeliveryLag | null): void {
+function printDelivery(o: Output, delivery: DeliveryLag | null, partitions: number | null): void {
+  const count: readonly [string, string] = ['partitions', partitions === null ? '-' : String(partitions)];
   if (delivery === null) {
+    o.fields([count]);
     o.line(o.paint('dim', 'no delivery consumer: no hub has started on this prefix'));
     return;
   }
   const age = delivery.oldest_pending_age_seconds;
   o.fields([
+    count,
     ['pending', o.paint(delivery.pending > 0 ? 'warn' : 'ok', String(delivery.pending))],
     ['ack pending', String(delivery.ack_pending)],
     ['oldest pending', age === null ? '-' : o.paint('warn', formatSeconds(age))],
   ]);
+}
+
+/** Partitions as runs, `0-3, 6`; `-` for none. */
+export function partitionRanges(partitions: readonly number[]): string {
+  const sorted = [...partitions].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const first = sorted[i] ?? 0;
+    let last = first;
+    while (sorted[i + 1] === last + 1) last = sorted[++i] ?? last;
+    runs.push(first === last ? String(first) : `${first}-${last}`);
+  }
+  return runs.length === 0 ? '-' : runs.join(', ');
 }
