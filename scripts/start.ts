@@ -32,6 +32,7 @@ import { credsServerKey, prepareStackAuth, type StackAuth } from './stack/auth.j
 import { INSECURE_BRIDGE_DIR, prepareBridgeFiles, startStackBridge } from './stack/bridge.js';
 import { buildConsole } from './stack/console.js';
 import { DEMO_AGENTS, DEMO_PERSON, runDemo } from './stack/demo.js';
+import { STACK_HUB_IDS, STACK_PARTITIONS, provisionedPartitions, settledHubs, untilProvisioned } from './stack/hubs.js';
 import { closeLeftoverChannels } from './stack/leftovers.js';
 import { NATS_PORT, placeLocalNats, startLocalNats } from './stack/nats.js';
 import { PYTHON_QUICK_START_IDENTITIES, README_IDENTITIES, printNextSteps } from './stack/next-steps.js';
@@ -128,17 +129,50 @@ async function main(): Promise<number> {
     const unset = Object.fromEntries(CONNECTION_ENV.map((k) => [k, undefined]));
     const env = { ...unset, NATS_URL: natsUrl, AG2NET_PREFIX: prefix };
     const logDir = join(dataDir, 'logs');
-    say('· starting hub-service');
-    services.push(
-      await startStackService({
+    const operator = { natsUrl, prefix, creds: auth?.adminCreds ?? null };
+    // A prefix keeps the partition count it was first provisioned with: a stack an earlier run made keeps its own.
+    const provisioned = await provisionedPartitions(operator);
+    const partitions = provisioned ?? STACK_PARTITIONS;
+    if (provisioned !== null && provisioned !== STACK_PARTITIONS) {
+      say(keptCountNotice({ prefix, provisioned, storeDir: place === null ? null : shown(place.storeDir) }));
+    }
+    say(
+      `· starting hub-service twice (${STACK_HUB_IDS.join(', ')}): ` +
+        (partitions === 1
+          ? 'one partition, one serves and one stands by'
+          : `each serves a share of ${partitions} partitions`),
+    );
+    for (const hubId of STACK_HUB_IDS) {
+      const service = await startStackService({
         root: ROOT,
         logDir,
-        name: 'hub-service',
+        name: hubId,
         entry: 'hub-service/src/main.ts',
-        args: auth === null ? [] : ['--auth-dir', auth.dir, '--api-keys', auth.apiKeysFile],
+        args: [
+          '--hub-id',
+          hubId,
+          '--partitions',
+          String(partitions),
+          ...(auth === null ? [] : ['--auth-dir', auth.dir, '--api-keys', auth.apiKeysFile]),
+        ],
         env,
-      }),
-    );
+      });
+      services.push(service);
+      // The first hub provisions a new prefix; the second starts on the streams and consumers it made.
+      if (hubId === STACK_HUB_IDS[0] && provisioned === null) {
+        await untilProvisioned({
+          ...operator,
+          partitions,
+          timeoutMs: 60_000,
+          failed: () => {
+            const code = service.child.exitCode;
+            return code === null
+              ? null
+              : `hub-service ${hubId} exited with code ${code}; see ${shown(service.logFile)}`;
+          },
+        });
+      }
+    }
     const bridgeFiles = await prepareBridgeFiles({
       dir: auth?.dir ?? join(dataDir, INSECURE_BRIDGE_DIR),
       personKey: auth === null ? null : (auth.apiKeys[DEMO_PERSON] ?? null),
@@ -196,10 +230,18 @@ async function main(): Promise<number> {
       // A model that fails is the environment's; a demo that stopped for another reason is the stack's.
       return outcome.stopped === null ? 0 : 1;
     }
+    // A hub that joins takes its share over after two lease times: the lines say who serves what once it has.
+    const hubs = await settledHubs({
+      ...operator,
+      waitMs: 30_000,
+      waiting: () =>
+        say(`· waiting for the hubs to share the partitions (a hub's share moves two lease times after it starts)`),
+    }).catch(() => []);
     printNextSteps({
       say,
       natsUrl,
       prefix,
+      hubs,
       auth: auth === null ? null : { ...auth, shown },
       console: { url: bridge.url, signInUrl: bridge.signInUrl, operatorKeyFile: shown(bridgeFiles.operatorKeyFile) },
     });
@@ -212,6 +254,21 @@ async function main(): Promise<number> {
     await stopAll();
     return 1;
   }
+}
+
+/**
+ * What `npm start` says when the prefix was provisioned with another partition count than a new one gets: it keeps
+ * that count (the prefix's channels live in its partitions) and says how to get the new count.
+ */
+function keptCountNotice(options: { prefix: string; provisioned: number; storeDir: string | null }): string {
+  const { prefix, provisioned, storeDir } = options;
+  const count = provisioned === 1 ? '1 partition' : `${provisioned} partitions`;
+  const fresh = storeDir === null ? '' : `, or remove ${storeDir} (this deletes the stack's channels and history)`;
+  return (
+    `· prefix ${prefix} was provisioned with ${count} by an earlier run, and a prefix keeps its count: both hubs ` +
+    `run with --partitions ${provisioned}. For ${STACK_PARTITIONS}, run on a prefix no hub has started on ` +
+    `(npm start -- --prefix <new>)${fresh}.`
+  );
 }
 
 /** The model the environment names, and the timeout of each call; throws when the runner would refuse them. */

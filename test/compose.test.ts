@@ -1,6 +1,7 @@
 /**
  * compose.yaml, parsed (there is no container runtime where the tests run): the bridge service runs like the others,
- * secured with the files `npm start` lays out, its console published on 127.0.0.1 only, healthy by its /readyz.
+ * secured with the files `npm start` lays out, its console published on 127.0.0.1 only, healthy by its /readyz; the
+ * two hubs share 8 partitions.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -65,6 +66,34 @@ describe('compose.yaml', () => {
     // The hubs admit people with the keys of the same auth directory the bridge signs them in with.
     expect(hub?.command).toEqual(expect.arrayContaining(['--auth-dir', '/app/.data/auth']));
     expect(hub?.command).toContain(`/app/.data/auth/${API_KEYS_FILE}`);
+  });
+
+  it('runs hub-a and hub-b with 8 partitions each, hub-b once hub-a has provisioned the prefix', async () => {
+    const { services } = await compose();
+    for (const name of ['hub-a', 'hub-b']) {
+      const command = services[name]?.command ?? [];
+      expect(command.slice(NODE.length), name).toEqual([
+        'hub-service/src/main.ts',
+        '--hub-id',
+        name,
+        '--partitions',
+        '${AG2NET_PARTITIONS:-8}',
+        '--auth-dir',
+        '/app/.data/auth',
+        '--api-keys',
+        `/app/.data/auth/${API_KEYS_FILE}`,
+      ]);
+    }
+    expect(services['hub-a']?.depends_on).toEqual({ nats: { condition: 'service_healthy' } });
+    expect(services['hub-b']?.depends_on).toEqual({
+      nats: { condition: 'service_healthy' },
+      'hub-a': { condition: 'service_healthy' },
+    });
+    const text = await readFile('compose.yaml', 'utf8');
+    expect(text).toContain(
+      'two hub-service instances that spread the channels over\n# 8 partitions, each serving a share',
+    );
+    expect(text).not.toMatch(/one active, one hot standby|back, as the standby/);
   });
 
   it('gives the runner the keys of the agents it hosts only, never the hubs’ whole file', async () => {

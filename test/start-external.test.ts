@@ -3,6 +3,7 @@
  * started with, or `--insecure` against a server without auth.
  */
 import { authInit } from '@ag2net/auth';
+import { startHub } from '@ag2net/hub';
 import { startNatsServer, startSecuredNatsServer, uniqueName, type NatsServer } from '@ag2net/test-support';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -75,6 +76,8 @@ describe('npm start with NATS_URL', () => {
     servers.push(nats);
     const dataDir = join(data, 'insecure');
     const prefix = uniqueName('insecure');
+    // A prefix an earlier version provisioned with one partition: the stack keeps that count, and says so.
+    await (await startHub({ servers: nats.url, prefix, sweepIntervalMs: 0 })).close();
     const env = { ...OFFLINE, NATS_URL: nats.url };
     const run = startService(
       'start-insecure',
@@ -86,6 +89,11 @@ describe('npm start with NATS_URL', () => {
     const out = run.output();
     expect(out.startsWith('\n!!! --insecure: NATS runs WITHOUT AUTHENTICATION.')).toBe(true);
     expect(out).toContain(`· using NATS at ${nats.url}`);
+    expect(out).toContain(
+      `· prefix ${prefix} was provisioned with 1 partition by an earlier run, and a prefix keeps its count: both hubs ` +
+        'run with --partitions 1. For 8, run on a prefix no hub has started on (npm start -- --prefix <new>).\n' +
+        '· starting hub-service twice (hub-1, hub-2): one partition, one serves and one stands by\n',
+    );
     expect(out).toContain('· channel closed: consulting_complete');
     expect(out).toContain('workflow ended: resolved');
     expect(out).toContain('stopped.');

@@ -84,6 +84,20 @@ describe('npm start', () => {
     expect(out).toContain('· channel closed: consulting_complete');
     expect(out).toContain('workflow ended: resolved');
     expect(out).not.toContain('--insecure');
+    // Two hubs, each serving a share of the 8 partitions of the new prefix, and the lines that say which.
+    expect(out).toContain('· starting hub-service twice (hub-1, hub-2): each serves a share of 8 partitions\n');
+    const shares =
+      /the hubs, each serving a share of the 8 partitions \(docs\/hub-service\.md, "Running N hubs"\):\n {2}hub-1 {2}partitions (\S.*)\n {2}hub-2 {2}partitions (\S.*)\n/.exec(
+        out,
+      );
+    expect(shares, out).not.toBeNull();
+    const served = [shares?.[1] ?? '', shares?.[2] ?? ''].flatMap((r) =>
+      r.split(', ').flatMap((run) => {
+        const [a = 0, b = a] = run.split('-').map(Number);
+        return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+      }),
+    );
+    expect(served.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
 
     // The web console: printed before the demo runs, and again at the end with the operator key's file.
     const web = /\n· web console {2}(http:\/\/127\.0\.0\.1:\d+\/) {2}\(sign in: (\S+)\)\n/.exec(out);

@@ -1,4 +1,4 @@
-import { DEFAULT_PREFIX } from '@ag2net/protocol';
+import { DEFAULT_PREFIX, type Health } from '@ag2net/protocol';
 import { join } from 'node:path';
 import type { StackAuth } from './auth.js';
 import { DEMO_PERSON } from './demo.js';
@@ -31,6 +31,8 @@ export interface NextStepsOptions {
     | null;
   /** The web console: its URL, the demo person's sign-in link, and the operator key's file as shown. */
   readonly console: { readonly url: string; readonly signInUrl: string; readonly operatorKeyFile: string };
+  /** The hubs of the prefix as the roster answered (`ag2net hubs`), sorted by id; none: the lines are left out. */
+  readonly hubs: readonly Health[];
 }
 
 /** The lines that say where the web console is and how to sign in to it. */
@@ -46,15 +48,11 @@ function printConsole(say: (line: string) => void, web: NextStepsOptions['consol
  * directory `npm start` runs in), so only a server, prefix or auth directory other than its defaults are named.
  */
 function printCommand(say: (line: string) => void, options: NextStepsOptions): void {
-  const { natsUrl, prefix, auth } = options;
-  const flags = [
-    ...(natsUrl === CLI_DEFAULT_SERVER ? [] : [`--server ${natsUrl}`]),
-    ...(prefix === DEFAULT_PREFIX ? [] : [`--prefix ${prefix}`]),
-    ...(auth === null || auth.shown(auth.dir) === join('.data', 'auth') ? [] : [`--auth-dir ${auth.dir}`]),
-  ];
-  const ag2net = ['npx ag2net', ...flags].join(' ');
+  const { auth } = options;
+  const ag2net = ag2netCommand(options);
   const rows: [string, string][] = [
     [`${ag2net} --operator channels`, 'every channel, as the operator (agents, wal <channel>, audit, …: --help)'],
+    [`${ag2net} --operator hubs`, 'the hubs, the partitions each serves, and the delivery lag'],
     [
       `${ag2net} chat ${CHAT_AGENT} --as ${DEMO_PERSON}`,
       `talk to ${CHAT_AGENT} as ${DEMO_PERSON}: a line is a message`,
@@ -68,10 +66,54 @@ function printCommand(say: (line: string) => void, options: NextStepsOptions): v
   for (const [command, what] of rows) say(`  ${command.padEnd(width)}  ${what}`);
 }
 
+/** `npx ag2net` with the flags the command needs on this stack. */
+function ag2netCommand(options: NextStepsOptions): string {
+  const { natsUrl, prefix, auth } = options;
+  const flags = [
+    ...(natsUrl === CLI_DEFAULT_SERVER ? [] : [`--server ${natsUrl}`]),
+    ...(prefix === DEFAULT_PREFIX ? [] : [`--prefix ${prefix}`]),
+    ...(auth === null || auth.shown(auth.dir) === join('.data', 'auth') ? [] : [`--auth-dir ${auth.dir}`]),
+  ];
+  return ['npx ag2net', ...flags].join(' ');
+}
+
+/**
+ * The lines that say which hub serves what: with several partitions the partitions each holds, with one which hub is
+ * active and which stands by.
+ */
+function printHubs(say: (line: string) => void, hubs: readonly Health[]): void {
+  const partitions = hubs[0]?.partitions;
+  if (partitions === undefined) return;
+  const width = Math.max(...hubs.map((h) => h.hub_id.length));
+  if (partitions === 1) {
+    say('the hubs: one partition, so one serves and the others stand by (docs/hub-service.md):');
+    for (const h of hubs) say(`  ${h.hub_id.padEnd(width)}  ${h.role}`);
+    return;
+  }
+  say(`the hubs, each serving a share of the ${partitions} partitions (docs/hub-service.md, "Running N hubs"):`);
+  for (const h of hubs) {
+    const held = h.held.map((p) => p.partition);
+    say(`  ${h.hub_id.padEnd(width)}  ${held.length === 0 ? 'no partition (standby)' : `partitions ${ranges(held)}`}`);
+  }
+}
+
+/** Partitions as runs: `0-3, 6`. */
+function ranges(partitions: readonly number[]): string {
+  const sorted = [...partitions].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const first = sorted[i] ?? 0;
+    let last = first;
+    while (sorted[i + 1] === last + 1) last = sorted[++i] ?? last;
+    runs.push(first === last ? String(first) : `${first}-${last}`);
+  }
+  return runs.join(', ');
+}
+
 /**
  * What `npm start` prints once the demo ran and the stack keeps running: where the stack is, the web console and how
- * to sign in to it, the `ag2net` command on it, where its credentials and API keys are, and the two lines that run
- * README.md's SDK example against it. The `export` line names absolute paths, so it works from any directory.
+ * to sign in to it, the `ag2net` command on it, which hub serves which partitions, where its credentials and API keys
+ * are, and the two lines that run README.md's SDK example against it. The `export` line names absolute paths, so it works from any directory.
  */
 export function printNextSteps(options: NextStepsOptions): void {
   const { say, natsUrl, prefix, auth } = options;
@@ -80,6 +122,7 @@ export function printNextSteps(options: NextStepsOptions): void {
     say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}), without authentication; press Ctrl-C to stop.`);
     printConsole(say, options.console);
     printCommand(say, options);
+    printHubs(say, options.hubs);
     say('next, in another terminal, run the SDK example of README.md against it:');
     say(`  export NATS_URL=${natsUrl}${prefixVar}`);
     say(`  ${README_EXAMPLE_COMMAND}`);
@@ -89,6 +132,7 @@ export function printNextSteps(options: NextStepsOptions): void {
   say(`\nthe stack keeps running at ${natsUrl} (prefix ${prefix}); press Ctrl-C to stop.`);
   printConsole(say, options.console);
   printCommand(say, options);
+  printHubs(say, options.hubs);
   say('every connection needs credentials (docs/security.md):');
   say(`  NATS URL        ${natsUrl}`);
   say(`  operator        ${shown(auth.adminCreds)}  (reads everything; e.g. nats --creds <it> stream ls)`);
