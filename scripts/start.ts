@@ -3,9 +3,10 @@
  * (`authInit`: operator, accounts, service users, server config; rerunnable, keys kept) and an API key per demo
  * identity (`.data/auth/api-keys.json`), then, without NATS_URL, starts a local nats-server in operator mode with
  * JetStream (data in .data/nats) on port 4222, or on a random port when 4222 is taken (data in .data/nats-alt).
- * hub-service runs with `--auth-dir` and the API keys and issues each identity its own credentials; the demo's
- * agent-runner and person connect as the registrant, register with their API keys, and keep their issued
- * credentials in `.data/creds/<server>/<prefix>/`. It closes the channels an earlier unfinished run left open,
+ * Two hub-service processes (hub-1, hub-2) spread the channels over 8 partitions, each serving a share (a prefix an
+ * earlier run provisioned keeps its count); they run with `--auth-dir` and the API keys and issue each identity its
+ * own credentials; the demo's agent-runner and person connect as the registrant, register with their API keys, and
+ * keep their issued credentials in `.data/creds/<server>/<prefix>/`. It closes the channels an earlier unfinished run left open,
  * starts an agent-runner hosting the demo agents, builds the web console (when its build is older than its sources)
  * and starts the bridge serving it on 127.0.0.1:8787 (a free port when 8787 is taken), then runs one channel of each
  * protocol as a human participant and prints the transcripts. The bridge's files are in `.data/auth/`: the people file
