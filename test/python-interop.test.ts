@@ -1,5 +1,5 @@
-import { HubClient, type AgentClient, type Channel, type HumanClient } from '@ag2net/client';
-import { EV_TEXT, hubNames, newId, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
+import { HubClient, type AgentClient, type Channel, type HumanClient, type Subscription } from '@ag2net/client';
+import { EV_TEXT, hubNames, newId, partitionOf, replyEnvelopeId, type Envelope } from '@ag2net/protocol';
 import { uniqueName, waitFor, within } from '@ag2net/test-support';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,8 +77,8 @@ async function tsAgent(
 
 const hubs = new Map<string, ServiceProcess>();
 
-function startHub(prefix: string, hubId: string): void {
-  hubs.set(hubId, stack.track(startHubService({ natsUrl: stack.url, prefix, hubId, leaseTtlMs: 1500 })));
+function startHub(prefix: string, hubId: string, extraArgs: readonly string[] = []): void {
+  hubs.set(hubId, stack.track(startHubService({ natsUrl: stack.url, prefix, hubId, leaseTtlMs: 1500, extraArgs })));
 }
 
 async function servingHub(hub: HubClient): Promise<string> {
@@ -420,3 +420,143 @@ describe.skipIf(python === null && !PYTHON_REQUIRED)('Python agent across a hub 
     expect((await hub.health()).hub_id).toBe('hub-b');
   }, 90_000);
 });
+
+/** What `subscription` received so far and until nothing more came for `quietMs`; closes it. */
+async function drain(subscription: Subscription, quietMs = 1000): Promise<Envelope[]> {
+  const received: Envelope[] = [];
+  for (;;) {
+    const next = await subscription.receive({ timeout: quietMs }).catch(() => null);
+    if (next === null) break;
+    received.push(next);
+  }
+  subscription.close();
+  return received;
+}
+
+describe.skipIf(python === null && !PYTHON_REQUIRED)('Python and TypeScript clients on a partitioned prefix', () => {
+  it("talk both ways in channels of every partition, each request sent to its channel's partition", async () => {
+    const PARTITIONS = 4;
+    const prefix = uniqueName('pyparts');
+    const names = hubNames(prefix, PARTITIONS);
+    const partitions = ['--partitions', String(PARTITIONS)];
+    // Two hub processes share the partitions; each serves only the subjects of the partitions it owns.
+    startHub(prefix, 'parts-a', partitions);
+    const hub = await HubClient.connect({ connection: stack.nc, prefix, retryForMs: 30_000 });
+    await servingHub(hub);
+    startHub(prefix, 'parts-b', partitions);
+    const operator = await HubClient.connect({ connection: stack.nc, prefix, operator: true });
+    await waitFor(
+      async () => {
+        const roster = await operator.hubs();
+        const held = roster.map((h) => h.held.map((p) => p.partition));
+        const all = held.flat().sort();
+        return roster.length === 2 && held.every((h) => h.length > 0) && all.join() === '0,1,2,3' ? true : undefined;
+      },
+      { timeoutMs: 20_000, what: 'two hubs sharing the 4 partitions' },
+    );
+
+    // The Python parties are not told the partition count: they ask the hub.
+    const { party: agent, agentId: pyId } = await readyParty(prefix, ['agent', '--name', 'py-parted']);
+    const ts = await tsAgent(hub, 'ts-parted');
+    const pyPerson = party(prefix, [
+      'converse',
+      ...['--name', 'py-parted-person', '--target', 'ts-parted', '--text', 'py asks', '--spread', '3'],
+    ]);
+
+    // A TypeScript person opens one channel with the Python agent in each partition, under ids it minted.
+    const person = await hub.registerHuman({ name: uniqueName('ts-parted-person') });
+    const fromPy = person.subscribe({ predicate: (e) => e.event_type === EV_TEXT && e.sender_id === pyId });
+    const minted = new Map<number, string>();
+    while (minted.size < PARTITIONS) {
+      const id = newId();
+      if (!minted.has(partitionOf(id, PARTITIONS))) minted.set(partitionOf(id, PARTITIONS), id);
+    }
+    const tsChannels = [...minted.entries()].sort(([a], [b]) => a - b).map(([, id]) => id);
+    const questions = new Map<string, string>();
+    for (const [k, channelId] of tsChannels.entries()) {
+      await hub.call(
+        'createChannel',
+        { channel_id: channelId, type: 'conversation', participants: [pyId], knobs: {}, labels: {} },
+        { caller: person.agentId, timeout: 60_000 },
+      );
+      const answer = person.nextEnvelope({
+        predicate: (e) => e.channel_id === channelId && e.event_type === EV_TEXT && e.sender_id === pyId,
+        timeout: 30_000,
+      });
+      questions.set(channelId, await (await person.channel(channelId)).send(`ts asks ${k}`));
+      expect((await answer)?.event_data).toEqual({ text: `py:ts asks ${k}` });
+    }
+
+    // The Python person's channels with the TypeScript agent, until they cover 3 partitions.
+    const done = await within(
+      pyPerson.line((l) => l.event === 'done'),
+      30_000,
+      'the Python person',
+    );
+    expect(await pyPerson.exited).toBe(0);
+    expect(pyPerson.lines.find((l) => l.event === 'partitions')).toEqual({ event: 'partitions', count: PARTITIONS });
+    const answers = pyPerson.lines.filter((l) => l.event === 'answer');
+    const pyChannels = answers.map((l) => String(l['channel_id']));
+    expect(new Set(answers.map((l) => l['partition'])).size).toBeGreaterThanOrEqual(3);
+    expect(answers).toEqual(
+      answers.map((l, i) => ({
+        event: 'answer',
+        channel_id: pyChannels[i],
+        partition: partitionOf(pyChannels[i] ?? '', PARTITIONS),
+        question: l['question'],
+        text: `ts:py asks ${i + 1}`,
+        reply_id: replyEnvelopeId(ts.agentId, String(l['question'])),
+        causation_id: l['question'],
+      })),
+    );
+    // Each side received each answer once.
+    expect(done['texts']).toEqual(Object.fromEntries(pyChannels.map((id, i) => [id, [`ts:py asks ${i + 1}`]])));
+    expect((await drain(fromPy)).map((e) => [e.channel_id, e.event_data['text']])).toEqual(
+      tsChannels.map((id, k) => [id, `py:ts asks ${k}`]),
+    );
+    expect(
+      agent.lines.filter((l) => l.event === 'answered').map((l) => [l['channel_id'], l['trigger'], l['reply_id']]),
+    ).toEqual(tsChannels.map((id) => [id, questions.get(id), replyEnvelopeId(pyId, questions.get(id) ?? '')]));
+
+    // Every channel's log is on its partition's WAL subject alone, exactly what its participants read.
+    const jsm = await jetstreamManager(stack.nc);
+    const pyPersonId = String(done['agent_id']);
+    const channels = [
+      ...tsChannels.map((id) => ({ id, reader: person, asker: person.agentId, answerer: pyId, label: 'py' })),
+      ...pyChannels.map((id) => ({ id, reader: ts, asker: pyPersonId, answerer: ts.agentId, label: 'ts' })),
+    ];
+    for (const [i, { id, reader, asker, answerer, label }] of channels.entries()) {
+      const question = i < tsChannels.length ? `ts asks ${i}` : `py asks ${i - tsChannels.length + 1}`;
+      const subject = `${prefix}.wal.${partitionOf(id, PARTITIONS)}.${id}`;
+      expect(names.wal(id)).toBe(subject);
+      const wal = await reader.readWal(id);
+      const stored = await jsm.streams.info(names.walStream, { subjects_filter: `${prefix}.wal.*.${id}` });
+      expect(stored.state.subjects).toEqual({ [subject]: wal.length });
+      expect((await storedOn(names.walStream, subject, wal.length)).map((e) => e.envelope_id)).toEqual(
+        wal.map((e) => e.envelope_id),
+      );
+      expect(texts(wal).map(({ sender, text }) => ({ sender, text }))).toEqual([
+        { sender: asker, text: question },
+        { sender: answerer, text: `${label}:${question}` },
+      ]);
+    }
+    await ts.disconnect();
+  }, 60_000);
+});
+
+/** The first `count` envelopes stored on `subject` of the stream `stream`, in order. */
+async function storedOn(stream: string, subject: string, count: number): Promise<Envelope[]> {
+  const out: Envelope[] = [];
+  if (count === 0) return out;
+  const consumer = await jetstream(stack.nc).consumers.get(stream, { filter_subjects: subject });
+  const messages = await consumer.consume();
+  try {
+    for await (const m of messages) {
+      out.push(m.json<Envelope>());
+      if (out.length >= count) break;
+    }
+  } finally {
+    messages.stop();
+  }
+  return out;
+}

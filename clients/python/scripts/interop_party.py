@@ -9,6 +9,13 @@ interop_party.py --nats URL --prefix P [--creds FILE] agent --name NAME [--label
 interop_party.py --nats URL --prefix P [--creds FILE] consult --name NAME --target T --text X [--creds-path F]
         [--api-key K]
     as the person NAME, opens a consulting channel with T, asks X, prints {"event": "answer", ...} and exits.
+interop_party.py --nats URL --prefix P converse --name NAME --target T --text X --spread K
+    as the person NAME, learns the deployment's partition count from the hub and prints {"event": "partitions",
+    "count"}; then opens conversation channels with T until they cover K partitions (all of them when there are
+    fewer), asks "X <i>" in the i-th and waits for its answer, printing {"event": "answer", "channel_id", "partition",
+    "question", "text", "reply_id", "causation_id"} per channel; last {"event": "done", "agent_id", "texts"}, with
+    every text of someone else delivered in those channels (channel id to texts, a duplicate delivery listed twice);
+    exits.
 interop_party.py --nats URL --prefix P readme-agent --name NAME
     attaches the agent NAME with the handler of clients/python/README.md's quick start, as written there; prints
     {"event": "ready", "agent_id"}, then {"event": "refused", "code", "message", "trigger"} for every hub error its
@@ -32,6 +39,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ag2net import EV_TEXT, AgentClient, Envelope, HubClient, NetworkError, ack_invite, is_invite_for
+from ag2net.partitions import partition_of
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -139,6 +147,46 @@ async def run_consult(
     )
 
 
+async def run_converse(hub: HubClient, name: str, target: str, text: str, spread: int) -> None:
+    count = await hub.partitions()
+    emit(event="partitions", count=count)
+    me = await hub.attach_human(name)
+    opened: list[str] = []
+    heard = me.subscribe(lambda e: e.event_type == EV_TEXT and e.sender_id != me.agent_id)
+    covered: set[int] = set()
+    while len(covered) < min(spread, count):
+        if len(opened) >= 64:
+            raise SystemExit(f"64 channels covered only partitions {sorted(covered)}")
+        channel = await me.open("conversation", target)
+        opened.append(channel.channel_id)
+        partition = partition_of(channel.channel_id, count)
+        covered.add(partition)
+
+        def answers(e: Envelope, channel_id: str = channel.channel_id) -> bool:
+            return e.channel_id == channel_id and e.event_type == EV_TEXT and e.sender_id != me.agent_id
+
+        answer = me.next_envelope(answers, timeout=30)
+        question = await channel.send(f"{text} {len(opened)}")
+        reply = await answer
+        emit(
+            event="answer",
+            channel_id=channel.channel_id,
+            partition=partition,
+            question=question,
+            text=reply.event_data.get("text") if reply is not None else None,
+            reply_id=reply.envelope_id if reply is not None else None,
+            causation_id=reply.causation_id if reply is not None else None,
+        )
+    texts: dict[str, list[object]] = {channel_id: [] for channel_id in opened}
+    try:
+        while (delivered := await heard.receive(timeout=1)) is not None:
+            texts.setdefault(delivered.channel_id, []).append(delivered.event_data.get("text"))
+    except TimeoutError:
+        pass
+    heard.close()
+    emit(event="done", agent_id=me.agent_id, texts=texts)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nats", required=True)
@@ -162,6 +210,11 @@ async def main() -> None:
     consult.add_argument("--text", required=True)
     consult.add_argument("--creds-path")
     consult.add_argument("--api-key")
+    converse = sub.add_parser("converse")
+    converse.add_argument("--name", required=True)
+    converse.add_argument("--target", required=True)
+    converse.add_argument("--text", required=True)
+    converse.add_argument("--spread", type=int, required=True)
     args = parser.parse_args()
     client_log = logging.getLogger("ag2net")
     client_log.setLevel(logging.DEBUG)
@@ -173,6 +226,8 @@ async def main() -> None:
             await run_readme_agent(hub, args.name)
         elif args.mode == "ag2-agent":
             await run_ag2_agent(hub, args.name, args.answer)
+        elif args.mode == "converse":
+            await run_converse(hub, args.name, args.target, args.text, args.spread)
         else:
             await run_consult(hub, args.name, args.target, args.text, args.creds_path, args.api_key)
 
