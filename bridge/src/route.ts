@@ -1,4 +1,4 @@
-import type { HumanClient } from '@ag2net/client';
+import type { HubCallOptions, HumanClient } from '@ag2net/client';
 import { formatIssues } from '@ag2net/protocol/internal';
 import { AuthError, InvalidRequestError, type HubOp, type HubRequest, type HubResponse } from '@ag2net/protocol';
 import type { z } from 'zod';
@@ -13,7 +13,9 @@ export type RouteAccess = 'open' | 'read' | 'member' | 'person' | 'operator';
 
 /** Calls the hub as the actor: a person's own identity connection, the operator's, or the registrant's. */
 export interface ActorHub {
-  call<Op extends HubOp>(op: Op, request: HubRequest<Op>): Promise<HubResponse<Op>>;
+  call<Op extends HubOp>(op: Op, request: HubRequest<Op>, options?: HubCallOptions): Promise<HubResponse<Op>>;
+  /** How many partitions the deployment spreads its channels over (`channelsPage` lists them all). */
+  partitions(): Promise<number>;
 }
 
 /** Who a request acts as. */

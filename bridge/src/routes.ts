@@ -31,6 +31,7 @@ import {
   TasksQuerySchema,
 } from './api-schemas.js';
 import { agentActivity, channelPreviews } from './channel-tails.js';
+import { allChannels, channelsPage } from './channel-pages.js';
 import { route, type Actor, type Route } from './route.js';
 
 /** What the routes need beyond the actor: sign-in, and the streams (served by the server itself). */
@@ -133,7 +134,7 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
       response: ChannelsPageSchema,
       handle: async ({ actor, query }) => {
         const { type, preview, ...filter } = query;
-        const page = await actor.hub.call('listChannels', filter);
+        const page = await channelsPage(actor.hub, filter);
         const channels = type === undefined ? page.channels : page.channels.filter((c) => c.manifest.type === type);
         return {
           channels,
@@ -150,8 +151,7 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
       access: 'member',
       response: ActivityReplySchema,
       handle: async ({ actor }) => {
-        const page = await actor.hub.call('listChannels', { limit: 500 });
-        return agentActivity(actor.hub, page.channels, Date.now());
+        return agentActivity(actor.hub, await allChannels(actor.hub, {}, 500), Date.now());
       },
     }),
     route({

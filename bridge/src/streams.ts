@@ -1,9 +1,10 @@
-import type { Envelope, HubResponse } from '@ag2net/protocol';
+import type { Envelope } from '@ag2net/protocol';
 import { InvalidRequestError } from '@ag2net/protocol';
 import { isHistoryExpired } from '@ag2net/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Actor } from './route.js';
+import { allChannels } from './channel-pages.js';
 import type { SseWriter } from './sse.js';
 
 /** Envelopes read per `readWal` call of a stream. */
@@ -24,17 +25,8 @@ export interface StreamWait {
  * whose history expired are left out, as they have no log left to read.
  */
 async function channelIdsOf(actor: Actor): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: HubResponse<'listChannels'> = await actor.hub.call('listChannels', {
-      limit: DELIVERY_CHANNELS - ids.length,
-      cursor,
-    });
-    ids.push(...page.channels.filter((c) => c.expired_at === undefined).map((c) => c.channel_id));
-    cursor = page.next_cursor;
-  } while (cursor !== null && ids.length < DELIVERY_CHANNELS);
-  return ids;
+  const channels = await allChannels(actor.hub, {}, DELIVERY_CHANNELS);
+  return channels.filter((c) => c.expired_at === undefined).map((c) => c.channel_id);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { Actor } from '../route.js';
+import { allChannels } from '../channel-pages.js';
 import { contextChannel, readChannelTasks } from './task-log.js';
 import { toA2aTask, type TaskParties, type TaskView } from './task-fold.js';
 
@@ -39,8 +40,7 @@ export async function listTasks(
   if (params.contextId !== '') {
     channelIds = [(await contextChannel(actor, parties, { contextId: params.contextId })).channel_id];
   } else {
-    const page = await actor.hub.call('listChannels', { limit: 500 });
-    channelIds = page.channels
+    channelIds = (await allChannels(actor.hub, {}, 500))
       .filter((c) => c.expired_at === undefined && c.participants.some((p) => p.agent_id === parties.agentId))
       .sort((a, b) => b.created_at.localeCompare(a.created_at))
       .slice(0, LIST_CHANNELS)
