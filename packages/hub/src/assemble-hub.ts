@@ -1,4 +1,5 @@
 import { createIdFactory, type HubNames } from '@ag2net/protocol';
+import type { Logger } from './base/logger.js';
 import { jetstream, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AuditLog } from './audit/audit-log.js';
@@ -46,6 +47,8 @@ export interface AssembledHub {
   readonly names: HubNames;
   /** Partition 0's view: the home partition, and every channel of a deployment with one partition. */
   readonly home: PartitionView;
+  /** The hub's own log (its lines name no partition). */
+  readonly logger: Logger;
 }
 
 /**
@@ -115,11 +118,11 @@ export function assembleHub(materials: HubMaterials): AssembledHub {
     ...stores,
     ...policies,
     names: partition.names,
-    logger: partition === first ? logger : logger.child({ partition: partition.index }),
+    logger: names.partitions === 1 ? logger : logger.child({ partition: partition.index }),
     inboxes: partition.inboxes,
     partition,
   }));
   const [home] = views;
   if (home === undefined) throw new RangeError('a hub has at least one partition');
-  return { views, names, home };
+  return { views, names, home, logger };
 }

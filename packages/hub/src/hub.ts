@@ -96,8 +96,8 @@ class HubInstance implements Hub {
     this.names = ctx.names;
     const { home } = ctx;
     const importAccount = home.issuer?.accountPublicKey ?? null;
-    this.#roster = new HubRoster(home.nc, ctx.names, { logger: home.logger, importAccount });
-    this.#presence = new HubPresence(home.nc, ctx.names, { hubId: opts.hubId, logger: home.logger });
+    this.#roster = new HubRoster(home.nc, ctx.names, { logger: ctx.logger, importAccount });
+    this.#presence = new HubPresence(home.nc, ctx.names, { hubId: opts.hubId, logger: ctx.logger });
     const partitioned = ctx.names.partitions > 1;
     this.#assignment = partitioned
       ? new Assignment({
@@ -106,10 +106,10 @@ class HubInstance implements Hub {
           partitions: ctx.names.partitions,
           leaseTtlMs: opts.leaseTtlMs,
           presence: this.#presence,
-          logger: home.logger,
+          logger: ctx.logger,
         })
       : null;
-    this.#replica = partitioned ? new HomeReplica(home) : null;
+    this.#replica = partitioned ? new HomeReplica({ ...home, logger: ctx.logger }) : null;
     this.#goneWatches = ctx.views.map(() => new GoneWatch(this.#presence));
     this.#runners = ctx.views.map(
       (view, k) =>
@@ -123,14 +123,14 @@ class HubInstance implements Hub {
           onServing: () => this.#onServing(),
         }),
     );
-    void this.#watchConnection().catch((err: unknown) => home.logger.error({ err }, 'connection watch failed'));
+    void this.#watchConnection().catch((err: unknown) => ctx.logger.error({ err }, 'connection watch failed'));
     this.#startedAt = Date.now();
     this.#closedResult = new Promise((resolve) => (this.#settleClosed = resolve));
     // A connection closed for good (not by `close()`) ends the hub: nothing it does can work any more.
     void home.nc.closed().then((err) => {
       if (this.#closed) return;
       const reason = err instanceof Error ? err : new Error('the NATS connection closed');
-      home.logger.error({ err: reason }, 'NATS connection closed; the hub stops');
+      ctx.logger.error({ err: reason }, 'NATS connection closed; the hub stops');
       void this.#shutdown(reason);
     });
   }
@@ -176,13 +176,13 @@ class HubInstance implements Hub {
     if (this.#assignment !== null) {
       await this.#assignment.start(signal);
       this.#rebalance = this.#rebalanceLoop(this.#assignment, signal).catch((err: unknown) =>
-        this.ctx.home.logger.error({ err }, 'rebalancing failed'),
+        this.ctx.logger.error({ err }, 'rebalancing failed'),
       );
     }
     this.#campaigns = this.#runners.map((runner) =>
       runner.campaign(signal).catch((err: unknown) => {
         // The campaign catches everything it awaits; this is the last line, so that nothing is ever unhandled.
-        this.ctx.home.logger.error({ err, partition: runner.index }, 'election failed');
+        this.ctx.logger.error({ err, partition: runner.index }, 'election failed');
       }),
     );
   }
@@ -210,7 +210,7 @@ class HubInstance implements Hub {
       });
       if (runner === undefined) continue;
       const to = assignment.preferred(runner.index);
-      this.ctx.home.logger.info({ partition: runner.index, to }, 'handing the partition over to its preferred owner');
+      this.ctx.logger.info({ partition: runner.index, to }, 'handing the partition over to its preferred owner');
       await runner.handOver();
       await this.#servedElsewhere(runner.index, settleMs, signal);
     }
@@ -296,11 +296,12 @@ class HubInstance implements Hub {
     this.#stop.abort();
     await Promise.all(this.#campaigns);
     await this.#rebalance;
-    await this.#assignment?.stop().catch((err: unknown) => this.ctx.home.logger.warn({ err }, 'leaving failed'));
+    await this.#assignment?.stop().catch((err: unknown) => this.ctx.logger.warn({ err }, 'leaving failed'));
     await this.#replica?.stop();
     await this.#roster.stop();
     await this.#presence.stop();
-    const { nc, logger } = this.ctx.home;
+    const { nc } = this.ctx.home;
+    const { logger } = this.ctx;
     if (this.ownsConnection && !nc.isClosed()) {
       await nc.close().catch((err: unknown) => logger.warn({ err }, 'closing NATS failed'));
     }

@@ -138,8 +138,9 @@ export class PartitionRunner {
 
   /**
    * Takes the lease over from the hub that holds it once that hub is dead: its connection seen gone for
-   * `GONE_CONFIRM_MS` (`GoneWatch`), or, with several partitions, no longer live in the assignment. `null` while the
-   * holder is connected, or when the key moved meanwhile.
+   * `GONE_CONFIRM_MS` (`GoneWatch`; with several partitions, the assignment's probes). A holder that is only paused
+   * keeps its connection, so its lease is waited out. `null` while the holder is connected, or when the key moved
+   * meanwhile.
    */
   async #takeOverFromGone(): Promise<number | null> {
     const { lease } = this.view.partition;
@@ -147,7 +148,7 @@ export class PartitionRunner {
     if (holder === null || holder.hubId === this.deps.opts.hubId) return null;
     const { assignment } = this.deps;
     const dead =
-      assignment === null ? await this.deps.goneWatch.confirmedGone(holder) : !assignment.isLive(holder.hubId);
+      assignment === null ? await this.deps.goneWatch.confirmedGone(holder) : assignment.connectionGone(holder.hubId);
     if (!dead) return null;
     const epoch = await lease.takeOver(holder);
     if (epoch !== null) {
@@ -190,6 +191,8 @@ export class PartitionRunner {
       if (abort.signal.aborted) return (end = 'closed');
       phase = 'starting delivery';
       await this.#deliverer.start();
+      // Serving from here on: the health the RPC answers as soon as it subscribes names this partition.
+      this.#serving = true;
       phase = 'starting rpc';
       this.#rpc.start(
         traceHandlers(buildHandlers(view, this.deps.health)),
@@ -201,7 +204,6 @@ export class PartitionRunner {
       phase = 'serving';
       this.#startSweeper();
       this.#timers.push(setInterval(() => partition.snapshots.flushIdle(), SNAPSHOT_IDLE_MS / 2));
-      this.#serving = true;
       view.logger.info({ epoch, term }, 'active');
       this.deps.onServing(true);
       end = await untilTermEnds({

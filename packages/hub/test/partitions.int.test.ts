@@ -1,7 +1,7 @@
 import { CONVERSATION_TYPE } from '@ag2net/adapters';
 import { startHub, type Hub } from '@ag2net/hub';
 import { EV_TEXT, newId, partitionOf, type Health } from '@ag2net/protocol';
-import { natsPerFile, waitFor } from '@ag2net/test-support';
+import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
@@ -147,6 +147,27 @@ describe('partitions', () => {
       `prefix ${net.prefix} was provisioned with another partition count than 8`,
     );
     await expect(startHub({ servers: net.url, prefix: net.prefix })).rejects.toMatchObject({ code: 'invalid_config' });
+  });
+
+  it('two hubs provisioning a new prefix with the same count at once both start, and split it', async () => {
+    const prefix = uniqueName('together');
+    const start = (hubId: string): Promise<Hub> =>
+      startHub({ servers: nats.url, prefix, hubId, partitions: P, leaseTtlMs: LEASE_TTL_MS, awaitActive: false });
+    const hubs = await Promise.all([start('hub-x'), start('hub-y')]);
+    try {
+      await settled(hubs, 'both hubs to serve a share');
+      // Whichever campaigned first took more; hand-overs even the shares out.
+      const shares = await waitFor(
+        () => {
+          const each = hubs.map(held);
+          return each.every((h) => h.length === P / 2) ? each : undefined;
+        },
+        { what: 'both hubs to hold half the partitions', timeoutMs: 20_000 },
+      );
+      expect(shares.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    } finally {
+      await Promise.all(hubs.map((h) => h.close()));
+    }
   });
 
   it('two hubs split the partitions; one whose connection dies loses only its share, taken over with nothing lost', async () => {

@@ -91,6 +91,17 @@ export class Assignment {
     return out.sort();
   }
 
+  /**
+   * Whether `hubId`'s connection has been seen gone for `GONE_CONFIRM_MS`, by every probe, while this hub's own
+   * connection stayed up: the only sign that lets a partition's lease be taken over before it expires. A hub that
+   * merely stopped writing its key (paused) is not live, but its leases are waited out: it may wake up still holding
+   * them by its own clock.
+   */
+  connectionGone(hubId: string): boolean {
+    const seen = this.#seen.get(hubId);
+    return seen?.goneSince !== null && seen?.goneSince !== undefined && this.#now() - seen.goneSince >= GONE_CONFIRM_MS;
+  }
+
   /** Whether `hubId` is live now. */
   isLive(hubId: string): boolean {
     return this.live().includes(hubId);

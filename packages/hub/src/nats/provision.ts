@@ -229,12 +229,22 @@ async function ensureDeliveryConsumers(jsm: JetStreamManager, names: HubNames): 
       throw err;
     }
   };
-  const check = async (): Promise<boolean[]> => {
+  const look = async (): Promise<{ found: boolean[]; foreign: string[] }> => {
     const [found, foreign] = await Promise.all([Promise.all(wanted.map(present)), Promise.all(others.map(present))]);
-    const foreignFound = others.filter((_, i) => foreign[i] === true);
-    const some = found.some(Boolean);
-    if (foreignFound.length > 0 || (some && !found.every(Boolean))) {
-      throw partitionCountMismatch(names, [...wanted.filter((_, i) => found[i] === true), ...foreignFound]);
+    return { found, foreign: others.filter((_, i) => foreign[i] === true) };
+  };
+  const check = async (): Promise<boolean[]> => {
+    // Some of this count's consumers but not all: another hub may be creating them right now (it creates them in
+    // order), or the prefix has fewer partitions. The first completes within moments; the second never does.
+    let seen = await look();
+    for (let waited = 0; !seen.found.every(Boolean) && seen.found.some(Boolean) && waited < PARTIAL_WAIT_MS; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      waited += 100;
+      seen = await look();
+    }
+    const { found, foreign } = seen;
+    if (foreign.length > 0 || (found.some(Boolean) && !found.every(Boolean))) {
+      throw partitionCountMismatch(names, [...wanted.filter((_, i) => found[i] === true), ...foreign]);
     }
     return found;
   };
@@ -256,6 +266,9 @@ async function ensureDeliveryConsumers(jsm: JetStreamManager, names: HubNames): 
   // Two hubs provisioning a new prefix with different counts at once: the second to look sees the first's consumers.
   await check();
 }
+
+/** How long a hub waits for another hub to finish creating the delivery consumers of a new prefix, ms. */
+const PARTIAL_WAIT_MS = 3_000;
 
 /** A hub started with another partition count than its prefix was provisioned with. Code `invalid_config`. */
 export class PartitionCountError extends Ag2netError {
