@@ -1,4 +1,4 @@
-import { EnvelopeSchema, OPERATOR_CALLER, participantIds, type Envelope } from '@ag2net/protocol';
+import { EnvelopeSchema, OPERATOR_CALLER, hubNames, participantIds, type Envelope } from '@ag2net/protocol';
 import { pause } from '@ag2net/protocol/internal';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Command } from 'commander';
@@ -142,7 +142,9 @@ async function tail(env: CommandEnv, session: Session, opts: z.output<typeof Tai
     const meta = await session.hub.call('getChannel', { channel_id: channel }, { caller: OPERATOR_CALLER });
     requireHistory(meta.channel);
   }
-  const subject = channel === undefined ? session.names.walAll : session.names.wal(channel);
+  // A partitioned prefix files a channel's entries under its partition (`<p>.wal.<k>.<channel_id>`).
+  const partitioned = hubNames(session.names.prefix, await session.hub.partitions());
+  const subject = channel === undefined ? partitioned.walAll : partitioned.wal(channel);
   const jsm = await jetstreamManager(session.nc, { checkAPI: false });
   // From the stream's current end (read before following, so nothing admitted after this line is missed).
   const info = await jsm.streams.info(session.names.walStream);
