@@ -16,6 +16,7 @@ import type { ResolvedHubOptions } from './options.js';
 import { Partition } from './partition/partition.js';
 import { TaskTable } from './stores/task-table.js';
 import { ChannelIndex } from './stores/channel-index.js';
+import { TaskEnds } from './stores/task-ends.js';
 
 /** What a hub is assembled from: its options, its connection and the streams and buckets it provisioned. */
 export interface HubMaterials {
@@ -106,6 +107,7 @@ export function assembleHub(materials: HubMaterials): AssembledHub {
     // A hub that issues credentials admits nobody unless its operator says who may register.
     authenticator: opts.authenticator ?? (issuer === null ? null : noAdmission()),
     channelIndex: new ChannelIndex(),
+    taskEnds: new TaskEnds(resources.tasks),
   };
   const policies: HubPolicies = {
     arbiter: opts.arbiter,

@@ -11,9 +11,9 @@ import { Deliverer } from './operations/delivery.js';
 import type { HomeReplica } from './operations/home-replica.js';
 import { hydrate } from './operations/hydrate.js';
 import { sweep } from './operations/sweep.js';
-import { expireTasksOfEndedChannels } from './operations/task-ops.js';
+import { applyTaskEnds, expireTasksOfEndedChannels } from './operations/task-ops.js';
 import type { ResolvedHubOptions } from './options.js';
-import { RpcServer } from './rpc/rpc-server.js';
+import { RpcServer, type ReadThrough } from './rpc/rpc-server.js';
 import { traceHandlers } from './rpc/traced-handlers.js';
 import { SNAPSHOT_IDLE_MS } from './stores/snapshot-store.js';
 
@@ -71,7 +71,7 @@ export class PartitionRunner {
       importAccount: deps.importAccount,
       registration: deps.opts.registrationLimits,
       partition: { index: this.index, home: this.index === 0 },
-      ...(replica === null ? {} : { readThrough: (ids: readonly string[]) => replica.ensureAgents(ids) }),
+      ...(replica === null ? {} : { readThrough: (refs: ReadThrough) => replica.ensure(refs) }),
     });
     this.#rpc.observe(view.observer);
     this.#deliverer = new Deliverer(view);
@@ -281,6 +281,9 @@ export class PartitionRunner {
   async tick(): Promise<void> {
     if (!this.#serving || !this.view.partition.lease.holds()) return;
     await sweep(this.view);
-    if (this.index === 0 && this.deps.assignment !== null) await expireTasksOfEndedChannels(this.view);
+    if (this.index === 0 && this.deps.assignment !== null) {
+      await applyTaskEnds(this.view);
+      await expireTasksOfEndedChannels(this.view);
+    }
   }
 }

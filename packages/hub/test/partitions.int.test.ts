@@ -1,6 +1,6 @@
 import { CONVERSATION_TYPE } from '@ag2net/adapters';
 import { startHub, type Hub } from '@ag2net/hub';
-import { EV_TEXT, newId, partitionOf, type Health } from '@ag2net/protocol';
+import { EV_TASK_CANCELLED, EV_TEXT, newId, partitionOf, type Health } from '@ag2net/protocol';
 import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -11,6 +11,7 @@ import {
   failure,
   openChannel,
   openNet,
+  post,
   rawFailure,
   readWal,
   register,
@@ -307,6 +308,28 @@ describe('partitions', () => {
       const elsewhere = home === net.hub ? kB : kA;
       const open = await conversationIn(net, elsewhere, alice, bob);
       await say(net, bob, open, 'still here');
+      // The owner cancels a task in that channel, whose hub does not write the tasks: the home owner ends it.
+      const cancelled = newId();
+      await net.rpc.call(
+        'observeTask',
+        { task: { task_id: cancelled, owner_id: alice.id, channel_id: open, created_at: new Date().toISOString() } },
+        { caller: alice.id },
+      );
+      await post(net, alice, {
+        channel_id: open,
+        event_type: EV_TASK_CANCELLED,
+        event_data: { task_id: cancelled, reason: 'no longer needed' },
+        task_id: cancelled,
+      });
+      const ended2 = await waitFor(
+        async () => {
+          await home.tick();
+          const { task } = await net.rpc.call('getTask', { task_id: cancelled }, asOperator);
+          return task.state === 'cancelled' ? task : undefined;
+        },
+        { what: 'the home owner to end the task cancelled in the other partition' },
+      );
+      expect([ended2.state, ended2.error]).toEqual(['cancelled', 'no longer needed']);
       await net.rpc.call('revokeIdentity', { name_or_id: bob.id }, asOperator);
       const refusedPost = await waitFor(
         async () => {

@@ -237,7 +237,7 @@ async function ensureDeliveryConsumers(jsm: JetStreamManager, names: HubNames): 
     // Some of this count's consumers but not all: another hub may be creating them right now (it creates them in
     // order), or the prefix has fewer partitions. The first completes within moments; the second never does.
     let seen = await look();
-    for (let waited = 0; !seen.found.every(Boolean) && seen.found.some(Boolean) && waited < PARTIAL_WAIT_MS; ) {
+    for (let waited = 0; !seen.found.every(Boolean) && seen.found.some(Boolean) && waited < PARTIAL_WAIT_MS;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       waited += 100;
       seen = await look();

@@ -38,7 +38,8 @@ export type AdmissionDeps = AttachDeps &
   CloseDeps &
   InboxDepthDeps &
   Pick<HubPolicies, 'arbiter' | 'rateLimiter'> &
-  PartitionPick<'writer' | 'serial'>;
+  Pick<HomeStores, 'taskEnds'> &
+  PartitionPick<'writer' | 'serial' | 'mayWrite'>;
 
 /**
  * Admits a client's envelope, in AG2's order with ag2net's fixes: the sender is the caller; the sender is

@@ -5,13 +5,13 @@ import { lastValues } from '../base/kv-scan.js';
 import type { HomeStores, HubEnv } from '../partition/hub-parts.js';
 import { QuarantineLog, type QuarantineDeps } from './quarantine.js';
 
-/** What an agent id in a key of the agents bucket looks like. */
-const AGENT_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+/** What an agent or task id in a key of the agents or tasks bucket looks like. */
+const KEY_TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** What the home replica uses: the agents and tasks buckets, the stores it keeps, and the quarantine. */
 export type HomeReplicaDeps = QuarantineDeps &
   Pick<HubEnv, 'resources' | 'logger' | 'js' | 'jsm' | 'names'> &
-  Pick<HomeStores, 'registry' | 'tasks' | 'channelIndex'>;
+  Pick<HomeStores, 'registry' | 'tasks' | 'channelIndex' | 'taskEnds'>;
 
 /** What a bucket's watch yields and how it stops. */
 interface Watch {
@@ -48,9 +48,10 @@ export class HomeReplica {
         const dot = entry.key.lastIndexOf('.');
         return dot > 0 ? this.#refreshAgent(entry.key.slice(0, dot)) : Promise.resolve();
       }),
-      await this.#follow(resources.tasks, (entry) =>
-        entry.key.startsWith('meta.') ? this.#refreshTask(entry.key.slice('meta.'.length)) : Promise.resolve(),
-      ),
+      await this.#follow(resources.tasks, (entry) => {
+        this.ctx.taskEnds.apply(entry);
+        return entry.key.startsWith('meta.') ? this.#refreshTask(entry.key.slice('meta.'.length)) : Promise.resolve();
+      }),
       await this.#follow(resources.channels, (entry) => {
         this.ctx.channelIndex.apply(entry.key, entry.revision, entry.operation === 'PUT' ? entry.string() : null);
         return Promise.resolve();
@@ -59,6 +60,7 @@ export class HomeReplica {
     await Promise.all([
       this.ctx.registry.load(this.#quarantine.note),
       this.ctx.tasks.load(this.#quarantine.note),
+      this.ctx.taskEnds.load(),
       this.#indexChannels(),
     ]);
     await this.#quarantine.flush();
@@ -72,11 +74,12 @@ export class HomeReplica {
     await this.#reads.idle();
   }
 
-  /** Reads through to KV each agent of `agentIds` the copy does not know. */
-  async ensureAgents(agentIds: readonly string[]): Promise<void> {
-    // Only what can be an agent id (a KV key token): the operator, names and garbage have no record to read.
-    const unknown = agentIds.filter((id) => AGENT_KEY.test(id) && this.ctx.registry.get(id) === undefined);
-    await Promise.all(unknown.map((id) => this.#refreshAgent(id)));
+  /** Reads through to KV each agent and task the copy does not know. */
+  async ensure(refs: { readonly agents: readonly string[]; readonly tasks: readonly string[] }): Promise<void> {
+    // Only what can be an id (a KV key token): the operator, names and garbage have no record to read.
+    const agents = refs.agents.filter((id) => KEY_TOKEN.test(id) && this.ctx.registry.get(id) === undefined);
+    const tasks = refs.tasks.filter((id) => KEY_TOKEN.test(id) && this.ctx.tasks.get(id) === undefined);
+    await Promise.all([...agents.map((id) => this.#refreshAgent(id)), ...tasks.map((id) => this.#refreshTask(id))]);
   }
 
   /**
@@ -96,6 +99,7 @@ export class HomeReplica {
     const taskIds: string[] = [];
     for await (const key of await resources.tasks.keys('meta.>')) taskIds.push(key.slice('meta.'.length));
     await Promise.all(taskIds.map((id) => this.#refreshTask(id)));
+    await this.ctx.taskEnds.load();
     await this.#indexChannels();
     await this.#quarantine.flush();
   }

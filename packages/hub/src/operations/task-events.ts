@@ -12,6 +12,7 @@ import {
 import type { ChannelRuntime } from '../stores/channel-runtime.js';
 import { endTask, type TaskChangeDeps } from './task-ops.js';
 import type { HomeStores } from '../partition/hub-parts.js';
+import type { PartitionPick } from '../partition/partition.js';
 
 /**
  * Admission checks of the two task envelopes (the event data shape is already checked):
@@ -47,18 +48,26 @@ function checkReachesOwner(envelope: Envelope, task: TaskMetadata): void {
   }
 }
 
-/** After admission: an owner's `ag2.task.cancelled` ends the task `cancelled` with its reason as the error. */
-export async function afterTaskEvent(ctx: TaskChangeDeps, envelope: Envelope): Promise<void> {
+/**
+ * After admission: an owner's `ag2.task.cancelled` ends the task `cancelled` with its reason as the error. A hub that
+ * does not write the tasks (a partitioned prefix's other hubs) leaves the end to the home partition's owner
+ * (`TaskEnds`), under this partition's lease.
+ */
+export async function afterTaskEvent(
+  ctx: TaskChangeDeps & Pick<HomeStores, 'taskEnds'> & PartitionPick<'mayWrite'>,
+  envelope: Envelope,
+): Promise<void> {
   if (envelope.event_type !== EV_TASK_CANCELLED) return;
-  // A partitioned deployment's tasks are written by the home partition's owner alone: on another hub the envelope is
-  // admitted and delivered, and the task ends when its owner updates it or its TTL runs out (docs/architecture.md).
+  const data = TaskCancelDataSchema.parse(envelope.event_data);
   if (!ctx.tasks.writesHere()) {
-    ctx.logger.info(
-      { taskId: envelope.task_id, channelId: envelope.channel_id },
-      'task cancelled in a channel of a partition without the tasks',
-    );
+    const end = {
+      state: 'cancelled' as const,
+      reason: data.reason.slice(0, 1024),
+      channel_id: envelope.channel_id,
+      envelope_id: envelope.envelope_id,
+    };
+    await ctx.taskEnds.request(data.task_id, end, ctx.partition.mayWrite);
     return;
   }
-  const data = TaskCancelDataSchema.parse(envelope.event_data);
   await endTask(ctx, data.task_id, { state: TaskState.Cancelled, reason: data.reason });
 }

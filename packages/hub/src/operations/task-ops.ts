@@ -272,6 +272,20 @@ function checkTaskChannel(ctx: ChannelLookupDeps, ownerId: string, channelId: st
 }
 
 /**
+ * The home partition's side of the task ends other partitions asked for (`TaskEnds`): each pending one ends its task
+ * (a task already ended is left alone) and its request is removed, under the home lease.
+ */
+export async function applyTaskEnds(
+  ctx: TaskChangeDeps & Pick<HomeStores, 'taskEnds'> & PartitionPick<'mayWrite'>,
+): Promise<void> {
+  if (!ctx.tasks.writesHere()) return;
+  for (const [taskId, end] of [...ctx.taskEnds.pending()]) {
+    await endTask(ctx, taskId, { state: TaskState.Cancelled, reason: end.reason });
+    await ctx.taskEnds.done(taskId, ctx.partition.mayWrite);
+  }
+}
+
+/**
  * The home partition's side of AG2's cascade in a partitioned deployment: each open task whose channel, in another
  * partition, the index shows ended expires with `channel_closed` (the channel's owner cannot write tasks).
  */

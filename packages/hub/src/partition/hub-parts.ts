@@ -17,6 +17,7 @@ import type { HubResources } from '../nats/provision.js';
 import type { HubObserver } from '../observe/observer.js';
 import type { TaskTable } from '../stores/task-table.js';
 import type { ChannelIndex } from '../stores/channel-index.js';
+import type { TaskEnds } from '../stores/task-ends.js';
 
 /*
  * The hub's parts besides its partitions (see `Partition`), in three groups, each one per hub. A function declares
@@ -81,6 +82,8 @@ export interface HomeStores {
    * operations about channels of other partitions read. Empty with one partition.
    */
   readonly channelIndex: ChannelIndex;
+  /** Task ends other partitions left for the home partition's owner (`TaskEnds`); unused with one partition. */
+  readonly taskEnds: TaskEnds;
 }
 
 /** The policies the hub applies to what agents send, and the state they keep. */

@@ -73,7 +73,7 @@ export class RpcServer {
   readonly #gate: CallerGate;
   readonly #serving: () => boolean;
   readonly #partition: { readonly index: number; readonly home: boolean };
-  readonly #readThrough: ((agentIds: readonly string[]) => Promise<void>) | null;
+  readonly #readThrough: ((refs: ReadThrough) => Promise<void>) | null;
   private readonly logger: Logger;
 
   constructor(
@@ -182,10 +182,11 @@ export class RpcServer {
       const request = parseRequest(op, msg);
       this.#checkPartition(op, request);
       if (this.#readThrough !== null) {
-        const unknown = [claimed, ...participantsOf(request)].filter(
+        const agents = [claimed, ...participantsOf(request)].filter(
           (id) => id !== '' && !service.directory.isRegistered(id),
         );
-        if (unknown.length > 0) await this.#readThrough(unknown);
+        const tasks = tasksOf(request).filter((id) => service.directory.task(id) === undefined);
+        if (agents.length > 0 || tasks.length > 0) await this.#readThrough({ agents, tasks });
       }
       const caller = authorize({ op, caller: claimed, request }, service.directory);
       const handler: (request: HubRequestParsed<Op>, caller: CheckedCaller) => unknown = service.handlers[op];
@@ -282,11 +283,27 @@ export interface RpcServerOptions {
    */
   readonly partition?: { readonly index: number; readonly home: boolean };
   /**
-   * Reads agents through to KV before a request naming agents the directory does not know (a hub that follows the
-   * registry, which may not have seen an agent registered a moment ago): the caller and, for a creation, its
-   * participants. Default none.
+   * Reads agents and tasks through to KV before a request naming ones the directory does not know (a hub that
+   * follows the registry and the tasks, which may not have seen an agent registered or a task observed a moment ago):
+   * the caller and, for a creation, its participants; the tasks a post names. Default none.
    */
-  readonly readThrough?: (agentIds: readonly string[]) => Promise<void>;
+  readonly readThrough?: (refs: ReadThrough) => Promise<void>;
+}
+
+/** What a request names that the directory may not know yet. */
+export interface ReadThrough {
+  readonly agents: readonly string[];
+  readonly tasks: readonly string[];
+}
+
+/** The tasks a request names (a post's `task_id` and its event's `task_id`), for `readThrough`. */
+function tasksOf(request: unknown): string[] {
+  const { task_id: taskId, event_data: data } = request as {
+    readonly task_id?: unknown;
+    readonly event_data?: unknown;
+  };
+  const eventTask = typeof data === 'object' && data !== null ? (data as { readonly task_id?: unknown }).task_id : null;
+  return [taskId, eventTask].filter((id): id is string => typeof id === 'string' && id !== '');
 }
 
 /** The participants a request names (a channel creation's), for `readThrough`. */
