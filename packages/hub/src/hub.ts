@@ -293,10 +293,11 @@ class HubInstance implements Hub {
       return;
     }
     this.#closed = true;
+    // Leaving first: the other hubs campaign for this hub's partitions while it steps down from each.
+    await this.#assignment?.stop().catch((err: unknown) => this.ctx.logger.warn({ err }, 'leaving failed'));
     this.#stop.abort();
     await Promise.all(this.#campaigns);
     await this.#rebalance;
-    await this.#assignment?.stop().catch((err: unknown) => this.ctx.logger.warn({ err }, 'leaving failed'));
     await this.#replica?.stop();
     await this.#roster.stop();
     await this.#presence.stop();

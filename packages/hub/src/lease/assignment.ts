@@ -43,7 +43,9 @@ export class Assignment {
   readonly #seen = new Map<string, Seen>();
   readonly #now: () => number;
   #loop: Promise<void> | null = null;
+  #watching: Promise<void> | null = null;
   #watch: { stop(): void } | null = null;
+  readonly #stop = new AbortController();
   #connected = true;
 
   constructor(private readonly options: AssignmentOptions) {
@@ -52,21 +54,49 @@ export class Assignment {
 
   /** Writes this hub's key, reads the others', and keeps both up to date until `signal` aborts. */
   async start(signal: AbortSignal): Promise<void> {
+    signal.addEventListener('abort', () => this.#stop.abort(), { once: true });
+    const watching = await this.#watchHubs();
+    this.#watching = this.#keepWatching(watching);
+    await this.#announce();
+    this.#loop = this.#run(this.#stop.signal);
+  }
+
+  /**
+   * Leaves: stops writing this hub's key and removes it, so that the other hubs stop counting this one live at once
+   * and campaign for its partitions, which they take as soon as this hub releases each (a graceful stop's hand-over).
+   */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    this.#watch?.stop();
+    await this.#loop;
+    await this.#watching;
+    await this.options.kv.purge(`${HUB_KEY_PREFIX}${this.options.hubId}`).catch(() => undefined);
+  }
+
+  /** Starts a watch of the hubs' keys, then reads the keys there are. */
+  async #watchHubs(): Promise<{ stop(): void } & AsyncIterable<KvEntry>> {
     const { kv } = this.options;
     const watch = await kv.watch({ key: `${HUB_KEY_PREFIX}>`, include: KvWatchInclude.UpdatesOnly });
     this.#watch = watch;
-    void (async () => {
-      for await (const entry of watch as AsyncIterable<KvEntry>) this.#saw(entry);
-    })().catch((err: unknown) => this.options.logger.warn({ err }, 'the watch of the hubs ended'));
     for await (const key of await kv.keys(`${HUB_KEY_PREFIX}>`)) this.#sawKey(key);
-    await this.#announce();
-    this.#loop = this.#run(signal);
+    return watch as { stop(): void } & AsyncIterable<KvEntry>;
   }
 
-  async stop(): Promise<void> {
-    this.#watch?.stop();
-    await this.#loop;
-    await this.options.kv.purge(`${HUB_KEY_PREFIX}${this.options.hubId}`).catch(() => undefined);
+  /** Follows the hubs' keys until `stop()`; a watch that ends on its own is started again after a pause. */
+  async #keepWatching(first: AsyncIterable<KvEntry>): Promise<void> {
+    let watch = first;
+    const signal = this.#stop.signal;
+    while (!signal.aborted) {
+      for await (const entry of watch) this.#saw(entry);
+      if (signal.aborted) break;
+      this.options.logger.warn({}, 'the watch of the hubs ended; watching again');
+      await pause(PROBE_EVERY_MS * 4, signal);
+      try {
+        watch = await this.#watchHubs();
+      } catch (err) {
+        this.options.logger.warn({ err }, 'watching the hubs again failed; retrying');
+      }
+    }
   }
 
   /** This hub's connection went down: nobody's probe counts until it is back. */
