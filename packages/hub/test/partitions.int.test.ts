@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   INVITE_ACK_TIMEOUT_MS,
   asOperator,
+  drained,
   failure,
   openChannel,
   openNet,
@@ -248,6 +249,30 @@ describe('partitions', () => {
     } finally {
       stop = true;
       await load;
+      await b.close();
+    }
+  });
+
+  it("an inbox fills across partitions that different hubs own: its cap counts every partition's envelopes", async () => {
+    await using net = await openNet(nats.url, { partitions: P, leaseTtlMs: LEASE_TTL_MS });
+    const b = await anotherHub(net);
+    try {
+      const [heldA, heldB] = await settled([net.hub, b], 'both hubs to serve a share');
+      const alice = await register(net, 'alice');
+      const carol = await register(net, 'carol', { rule: { limits: { inbox: { max_pending: 3 } } } });
+      const onA = await conversationIn(net, heldA?.[0] ?? -1, alice, carol);
+      const onB = await conversationIn(net, heldB?.[0] ?? -1, alice, carol);
+      // Carol stops reading: what reaches her inbox stays there.
+      await carol.mailbox.closeWhenRead();
+      for (const [n, channelId] of [onA, onB, onA].entries()) {
+        await say(net, alice, channelId, `m${n}`);
+        await drained(net);
+      }
+      // Neither hub admitted three of its own, but the inbox holds three: the fourth is refused on either.
+      const full = { code: 'inbox_full', message: `recipient '${carol.id}' inbox at capacity (3 >= 3)` };
+      expect(await failure(say(net, alice, onB, 'm3'))).toEqual(full);
+      expect(await failure(say(net, alice, onA, 'm3'))).toEqual(full);
+    } finally {
       await b.close();
     }
   });

@@ -121,3 +121,20 @@ describe('InboxCounters pressure', () => {
     expect(uncapped).toEqual({ pending: 9, pressureStarted: false });
   });
 });
+
+describe('InboxCounters of one partition among several', () => {
+  it('takes an inbox the consumer reports fuller than its own count as that full: the other partitions filled it', async () => {
+    const shared = new InboxCounters();
+    const own = new InboxCounters();
+    admit(shared, 2);
+    admit(own, 2);
+    // Two of this partition's own, eight more from other partitions' channels; the refresh is asked at once.
+    const depth = (): Promise<number> => Promise.resolve(10);
+    const marks = { refreshAt: 1, highWater: 8 };
+    expect(await shared.pending('bob', { ...marks, shared: true }, depth)).toEqual({
+      pending: 10,
+      pressureStarted: true,
+    });
+    expect(await own.pending('bob', marks, depth)).toEqual({ pending: 2, pressureStarted: false });
+  });
+});

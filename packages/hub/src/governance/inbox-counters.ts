@@ -15,6 +15,11 @@ export interface InboxMarks {
   readonly refreshAt: number;
   /** At or past this count, as the inbox consumer reported it, the inbox is under pressure (`Infinity`: never). */
   readonly highWater: number;
+  /**
+   * The inbox is shared with other partitions' counts (a partitioned prefix): what the consumer reports holds their
+   * envelopes too, so a refreshed count is never less than it. Default false.
+   */
+  readonly shared?: boolean;
 }
 
 /** An agent's pending count as one check found it. */
@@ -100,7 +105,7 @@ export class InboxCounters {
     // Envelopes admitted while the request was out are not in `depth` yet, or are: either way they stay counted.
     this.#consumed.set(agentId, Math.max(0, admittedBefore - depth));
     this.#verified(agentId);
-    const pending = this.get(agentId);
+    const pending = marks.shared === true ? Math.max(this.get(agentId), depth) : this.get(agentId);
     return { pending, pressureStarted: this.#pressure(agentId, pending, marks.highWater) };
   }
 

@@ -24,9 +24,17 @@ export async function inboxPending(
   const { agentId, rule } = recipient;
   const { max_pending: maxPending, high_water: highWater } = rule.limits.inbox;
   const mark = maxPending > 0 ? highWaterMark(maxPending, highWater) : Infinity;
+  // With several partitions each counts only its own admissions: it asks the consumer (which holds them all) once
+  // its own share reaches the mark divided among the partitions, so that together they never pass it unseen.
+  const { partitions } = ctx.names;
+  const refreshAt = Math.min(maxPending > 0 ? maxPending : Infinity, mark);
   const { pending, pressureStarted } = await ctx.inboxes.pending(
     agentId,
-    { refreshAt: Math.min(maxPending > 0 ? maxPending : Infinity, mark), highWater: mark },
+    {
+      refreshAt: partitions === 1 ? refreshAt : Math.max(1, Math.floor(refreshAt / partitions)),
+      highWater: mark,
+      shared: partitions > 1,
+    },
     async (id) => {
       const info = await ctx.jsm.consumers.info(ctx.names.inboxStream, ctx.names.inboxConsumer(id));
       return info.num_pending + info.num_ack_pending;
