@@ -275,6 +275,13 @@ export class PartitionRunner {
     await step('serial', () => partition.serial.idle());
     await step('snapshots', () => partition.snapshots.idle());
     partition.waiters.abort(new UnavailableError('the hub stepped down; retry'));
+    // A partition another hub may own from now on: what this hub knew of it goes (its next term hydrates it again),
+    // so that counts and memory are of the partitions it serves.
+    if (this.deps.assignment !== null) {
+      partition.channels.clear();
+      partition.snapshots.clear();
+      partition.inboxes.clear();
+    }
   }
 
   /** One sweep of this partition's channels (and, on the home partition of several, of the tasks' channels). */
