@@ -1,6 +1,6 @@
 /**
  * The hub roster and the delivery lag through the bridge and the SDK, on a secured stack with two hubs (active and
- * standby): the operator sees both with their roles and the lease, a person is refused, and only the operator's NATS
+ * standby): the operator sees both with their roles and who holds the partition, a person is refused, and only the operator's NATS
  * user may ask the roster or read the delivery consumer.
  */
 import { hubServiceInboxPrefix } from '@ag2net/auth';
@@ -23,8 +23,15 @@ const OPERATOR_KEY = 'k-operator';
 const STANDBY_ID = 'hub-standby';
 
 const StatusReply = z.strictObject({
-  lease: z.strictObject({ holder: z.string(), epoch: z.number() }).nullable(),
+  partitions: z.number().nullable(),
   hubs: z.array(HealthSchema),
+  holders: z.array(
+    z.strictObject({
+      partition: z.number(),
+      held_by: z.array(z.strictObject({ hub_id: z.string(), epoch: z.number() })),
+    }),
+  ),
+  unheld: z.array(z.number()),
   delivery: DeliveryLagSchema.nullable(),
 });
 const ErrorReply = z.object({ error: z.object({ code: z.string() }) });
@@ -92,13 +99,16 @@ afterAll(async () => {
 });
 
 describe('GET /v1/hub/status', () => {
-  it('lists the active hub and the standby, names the lease holder, and shows no lag at rest', async () => {
+  it('lists the active hub and the standby, names the partition’s holder, and shows no lag at rest', async () => {
     const body = await status();
     expect(roles(body.hubs)).toEqual([
       [stack.hub.hubId, 'active', stack.hub.epoch],
       [STANDBY_ID, 'standby', 0],
     ]);
-    expect(body.lease).toEqual({ holder: stack.hub.hubId, epoch: stack.hub.epoch });
+    expect(body.hubs.map((h) => h.held)).toEqual([[{ partition: 0, epoch: stack.hub.epoch }], []]);
+    expect(body.partitions).toBe(1);
+    expect(body.holders).toEqual([{ partition: 0, held_by: [{ hub_id: stack.hub.hubId, epoch: stack.hub.epoch }] }]);
+    expect(body.unheld).toEqual([]);
     expect(body.delivery).toEqual({ pending: 0, ack_pending: 0, oldest_pending_age_seconds: null });
   });
 
@@ -142,10 +152,17 @@ describe('who may ask the roster and read the delivery lag', () => {
 });
 
 describe('the hub status while no hub runs', () => {
-  it('lists no hub, no lease and no delivery lag: the lag is the active hub’s to measure', async () => {
+  it('lists no hub, the partition without a holder and no delivery lag: the lag is a holding hub’s to measure', async () => {
     await standby.close();
     await stack.hub.close();
     const body = await status();
-    expect(body).toEqual({ hubs: [], lease: null, delivery: null });
+    // The count is the one the bridge learnt while the hubs answered.
+    expect(body).toEqual({
+      partitions: 1,
+      hubs: [],
+      holders: [{ partition: 0, held_by: [] }],
+      unheld: [0],
+      delivery: null,
+    });
   });
 });

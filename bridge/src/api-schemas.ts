@@ -200,19 +200,42 @@ export const AuditPageSchema = HUB_OPS.readAudit.response;
 export type AuditRecord = z.infer<typeof AuditPageSchema>['records'][number];
 
 export const HubHealthSchema = z.strictObject({
+  /** The answering hub's health: with several partitions, `partitions` and `held` say which of them it serves. */
   health: HealthSchema,
-  /** The lease as the answering hub holds it: the active hub's id and epoch; `null` when a standby answered. */
+  /**
+   * Partition 0's lease as the answering hub holds it, `{ holder, epoch }`; `null` when it does not hold partition 0.
+   * With one partition that is the deployment's only lease. Kept for clients from before partitions: `health.held`
+   * lists every partition the answering hub holds, and `GET /v1/hub/status` every partition's holder.
+   */
   lease: z.strictObject({ holder: z.string(), epoch: z.number().int().min(0) }).nullable(),
 });
+export type HubHealth = z.infer<typeof HubHealthSchema>;
 
 /**
- * Every hub and the delivery lag (operator): `lease`, the active hub's id and epoch as it reports them (`null` while no
- * hub is active); `hubs`, every hub that answered the roster, the active one first, then the standbys by id;
- * `delivery`, the hub's delivery consumer (`null` before any hub provisioned the prefix).
+ * One partition and the hubs that answered the roster holding it, each with its lease epoch: one hub normally; none
+ * when no live hub holds it (its channels are not served until one takes it over); two for a moment while it moves
+ * from one hub to another.
+ */
+export const PartitionHoldersSchema = z.strictObject({
+  partition: z.number().int().min(0),
+  held_by: z.array(z.strictObject({ hub_id: z.string(), epoch: z.number().int().min(0) })),
+});
+export type PartitionHolders = z.infer<typeof PartitionHoldersSchema>;
+
+/**
+ * Every hub, who holds each partition, and the delivery lag (operator). `partitions`, the deployment's partition
+ * count as the hubs report it (when none answers, the count the bridge last learnt; `null` when it never learnt one);
+ * `hubs`, every hub that answered the roster, those serving at least one partition (`active`) first, then the
+ * standbys, each group by id, each with the partitions it holds (`held`); `holders`, every partition from 0 with the
+ * hubs holding it; `unheld`, the partitions no hub holds (empty while the deployment serves every channel);
+ * `delivery`, the hubs' delivery consumers summed over the partitions a hub holds (`null` while no hub holds one, or
+ * before any hub provisioned the prefix).
  */
 export const HubStatusSchema = z.strictObject({
-  lease: HubHealthSchema.shape.lease,
+  partitions: z.number().int().min(1).nullable(),
   hubs: z.array(HealthSchema),
+  holders: z.array(PartitionHoldersSchema),
+  unheld: z.array(z.number().int().min(0)),
   delivery: DeliveryLagSchema.nullable(),
 });
 export type HubStatus = z.infer<typeof HubStatusSchema>;

@@ -1,5 +1,13 @@
 import type { HubClient } from '@ag2net/client';
-import { AccessDeniedError, EV_TEXT, IdSchema, InvalidRequestError, newId } from '@ag2net/protocol';
+import {
+  AccessDeniedError,
+  EV_TEXT,
+  IdSchema,
+  InvalidRequestError,
+  newId,
+  type DeliveryLag,
+  type Health,
+} from '@ag2net/protocol';
 import { type z } from 'zod';
 import {
   ActivityReplySchema,
@@ -18,6 +26,7 @@ import {
   LogQuerySchema,
   MeSchema,
   OpenChannelSchema,
+  type PartitionHolders,
   PassportReplySchema,
   PostReplySchema,
   PostSchema,
@@ -275,18 +284,20 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
     route({
       method: 'GET',
       path: '/v1/hub/health',
-      summary: "The hub's health and lease (active hub id and epoch)",
+      summary: "The answering hub's health, with the partitions it holds, and partition 0's lease when it holds it",
       access: 'read',
       response: HubHealthSchema,
       handle: async ({ actor }) => {
         const health = await actor.hub.call('health', {});
-        return { health, lease: health.role === 'active' ? { holder: health.hub_id, epoch: health.epoch } : null };
+        const first = heldBy(health).find((p) => p.partition === 0);
+        return { health, lease: first === undefined ? null : { holder: health.hub_id, epoch: first.epoch } };
       },
     }),
     route({
       method: 'GET',
       path: '/v1/hub/status',
-      summary: 'Every hub (active and standbys) with its health, the lease, and the delivery lag (operator)',
+      summary:
+        'Every hub with its health and held partitions, every partition with its holder, and the delivery lag (operator)',
       access: 'operator',
       response: HubStatusSchema,
       handle: () => hubStatus(deps.operator),
@@ -294,16 +305,74 @@ export function bridgeRoutes(deps: RouteDeps): readonly Route[] {
   ];
 }
 
+/** How long the status waits for one partition's delivery lag, retries included, in ms. */
+const PARTITION_LAG_WAIT_MS = 2_000;
+
 /**
- * The roster and the delivery lag, over the bridge's operator connection (the route is the operator's only). The lag
- * is the active hub's to measure (`deliveryLag`): without an active hub it is `null`.
+ * The roster, who holds each partition and the delivery lag, over the bridge's operator connection (the route is the
+ * operator's only). The lag is asked of the partitions some hub holds, each on its own: a partition nobody holds has
+ * nobody to measure it, and one that does not answer in time is left out of the sum rather than failing the status
+ * that shows why.
  */
 async function hubStatus(hub: HubClient | null): Promise<z.output<typeof HubStatusSchema>> {
   if (hub === null) throw new AccessDeniedError('the hub status is for the operator only');
   const hubs = await hub.hubs();
-  const active = hubs.find((h) => h.role === 'active');
-  const delivery = active === undefined ? null : await hub.deliveryLag();
-  return { lease: active === undefined ? null : { holder: active.hub_id, epoch: active.epoch }, hubs, delivery };
+  // Every hub of a prefix runs with its count. With none answering, the count this connection learnt earlier (asking
+  // again would find no hub): every partition is then shown without a holder.
+  const partitions = hubs[0]?.partitions ?? (await hub.partitions({ retryForMs: 0 }).catch(() => null));
+  const holders = partitions === null ? [] : partitionHolders(hubs, partitions);
+  const held = holders.filter((p) => p.held_by.length > 0).map((p) => p.partition);
+  return {
+    partitions,
+    hubs,
+    holders,
+    unheld: holders.filter((p) => p.held_by.length === 0).map((p) => p.partition),
+    delivery: held.length === 0 ? null : await deliveryOf(hub, partitions === 1 ? null : held),
+  };
+}
+
+/**
+ * The partitions `hub` reports holding. A hub from before partitions reports none: serving, it holds the only one.
+ */
+export function heldBy(hub: Health): Health['held'] {
+  if (hub.held.length === 0 && hub.role === 'active' && hub.partitions === 1)
+    return [{ partition: 0, epoch: hub.epoch }];
+  return hub.held;
+}
+
+/** Every partition from 0 to `partitions` - 1 with the hubs of `hubs` holding it, in their order. */
+export function partitionHolders(hubs: readonly Health[], partitions: number): PartitionHolders[] {
+  return Array.from({ length: partitions }, (_, partition) => ({
+    partition,
+    held_by: hubs.flatMap((h) =>
+      heldBy(h)
+        .filter((p) => p.partition === partition)
+        .map((p) => ({ hub_id: h.hub_id, epoch: p.epoch })),
+    ),
+  }));
+}
+
+/**
+ * The delivery lag of the deployment (`held` null: one partition) or of the partitions in `held`: `pending` and
+ * `ack_pending` summed, the oldest pending age the largest; `null` when none answered with a delivery consumer.
+ */
+async function deliveryOf(hub: HubClient, held: readonly number[] | null): Promise<DeliveryLag | null> {
+  if (held === null) return hub.deliveryLag();
+  const answers = await Promise.allSettled(
+    held.map((partition) => hub.deliveryLag({ partition, retryForMs: PARTITION_LAG_WAIT_MS })),
+  );
+  const lags = answers.flatMap((a) => (a.status === 'fulfilled' && a.value !== null ? [a.value] : []));
+  if (lags.length === 0) {
+    const failed = answers.find((a) => a.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    return null;
+  }
+  const ages = lags.flatMap((l) => (l.oldest_pending_age_seconds === null ? [] : [l.oldest_pending_age_seconds]));
+  return {
+    pending: lags.reduce((n, l) => n + l.pending, 0),
+    ack_pending: lags.reduce((n, l) => n + l.ack_pending, 0),
+    oldest_pending_age_seconds: ages.length === 0 ? null : Math.max(...ages),
+  };
 }
 
 /** Stream routes are served by the server's stream loop; their entry here is their contract only. */
