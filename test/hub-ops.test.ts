@@ -84,6 +84,9 @@ describe('hub-service operations endpoints', () => {
       expect(sampleValue(after, 'ag2net_hub_channels', { type: 'conversation', state: 'active' })).toBe(1);
       expect(sampleValue(after, 'ag2net_hub_active')).toBe(1);
       expect(sampleValue(after, 'ag2net_hub_lease_epoch')).toBe(epoch);
+      // One partition, which this hub holds.
+      expect(sampleValue(after, 'ag2net_hub_partitions_held')).toBe(1);
+      expect(sampleValue(after, 'ag2net_hub_partitions')).toBe(1);
       expect(sampleValue(after, 'ag2net_hub_registered_agents')).toBe(2);
       expect(sampleValue(after, 'ag2net_hub_dead_letters_total')).toBe(0);
       expect(sampleValue(after, 'ag2net_hub_quarantined_total')).toBe(0);

@@ -3,12 +3,15 @@ import { violationRecordOf } from '@ag2net/protocol/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { LATENCY_BUCKETS_SECONDS } from '@ag2net/telemetry';
 
+/** What the gauges read of the hub at every scrape. */
+export type HubReadings = Pick<Hub, 'role' | 'epoch' | 'health'>;
+
 /**
  * The hub's Prometheus metrics (docs/operations.md lists them with their meaning), registered in `registry`. The
  * returned observer goes into `startHub({ observer })`; `hub()` is read at every scrape for the gauges (undefined
  * until the hub started).
  */
-export function hubMetrics(registry: Registry, hub: () => Hub | undefined): HubObserver {
+export function hubMetrics(registry: Registry, hub: () => HubReadings | undefined): HubObserver {
   const registers = [registry];
   const admitted = new Counter({
     name: 'ag2net_hub_admitted_total',
@@ -62,7 +65,7 @@ export function hubMetrics(registry: Registry, hub: () => Hub | undefined): HubO
   });
   new Gauge({
     name: 'ag2net_hub_active',
-    help: 'Lease role: 1 while this hub is the active writer, 0 while it is a standby.',
+    help: 'Lease role: 1 while this hub serves at least one partition (the active writer of those), 0 while it is a standby.',
     registers,
     collect() {
       this.set(hub()?.role === 'active' ? 1 : 0);
@@ -70,10 +73,26 @@ export function hubMetrics(registry: Registry, hub: () => Hub | undefined): HubO
   });
   new Gauge({
     name: 'ag2net_hub_lease_epoch',
-    help: 'Fencing epoch of the lease this hub holds (0 on a standby).',
+    help: 'Fencing epoch of the lease this hub holds, of its lowest partition when it holds several (0 on a standby).',
     registers,
     collect() {
       this.set(hub()?.epoch ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'ag2net_hub_partitions_held',
+    help: 'Partitions this hub serves now (0 on a standby).',
+    registers,
+    collect() {
+      this.set(hub()?.health().held.length ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'ag2net_hub_partitions',
+    help: "Partitions the prefix's channels are spread over (0 until the hub started).",
+    registers,
+    collect() {
+      this.set(hub()?.health().partitions ?? 0);
     },
   });
   new Gauge({
@@ -85,7 +104,7 @@ export function hubMetrics(registry: Registry, hub: () => Hub | undefined): HubO
       this.set(current === undefined ? 0 : current.health().registered_agents);
     },
   });
-  const sinceStart = (name: string, help: string, read: (h: Hub) => number): void => {
+  const sinceStart = (name: string, help: string, read: (h: HubReadings) => number): void => {
     let seen = 0;
     new Counter({
       name,
