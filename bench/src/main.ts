@@ -31,8 +31,10 @@ import { withScenario, type ContextBase, type ScenarioContext } from './scenario
 import { failover } from './scenarios/failover.js';
 import { fanout } from './scenarios/fanout.js';
 import { hydrate } from './scenarios/hydrate.js';
+import { instances } from './scenarios/instances.js';
 import { largeLog } from './scenarios/large-log.js';
 import { latency } from './scenarios/latency.js';
+import { partitionFailover } from './scenarios/partition-failover.js';
 import { scale } from './scenarios/scale.js';
 import { chooseServers, startServer } from './servers.js';
 import { round } from './stats.js';
@@ -48,6 +50,8 @@ const RUNNERS: { readonly [K in ScenarioName]: (ctx: ScenarioContext) => Promise
   scale,
   largeLog,
   failover,
+  instances,
+  partitionFailover,
 };
 
 export const HUB_PLACEMENT =
@@ -155,7 +159,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    const text = (e: unknown): string => (e instanceof Error ? (e.stack ?? e.message) : String(e));
+    const cause = err instanceof Error && err.cause !== undefined ? `\ncaused by: ${text(err.cause)}` : '';
+    process.stderr.write(`bench failed: ${text(err)}${cause}\n`);
     process.exit(1);
   },
 );

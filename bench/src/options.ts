@@ -50,6 +50,35 @@ export interface BenchSizes {
     /** How long the active hub is paused, in ms: longer than the 6 s lease, so that the standby takes over. */
     readonly pauseMs: number;
   };
+  /** Admission's spread load against several hub instances of one partitioned prefix (and one hub, one partition). */
+  readonly instances: {
+    /** The counts of hub instances measured on the partitioned prefix. */
+    readonly hubs: readonly number[];
+    readonly partitions: number;
+    /** Channels per partition, one post in flight each: every partition carries the same load. */
+    readonly channelsPerPartition: number;
+    /** Agents the channels are spread over (pairs of them). */
+    readonly agents: number;
+    /** Rounds of (raw, hub) per configuration; each run has its own warm-up and measurement window. */
+    readonly rounds: number;
+    readonly warmupMs: number;
+    readonly measureMs: number;
+  };
+  /** Partitioned hubs under load: one killed (then replaced), and one more joining. */
+  readonly partitionFailover: {
+    readonly hubs: number;
+    readonly partitions: number;
+    /** Closed loops per partition, each in a channel of its own (a probe posts into one more per partition). */
+    readonly channelsPerPartition: number;
+    readonly paceMs: number;
+    /** Kills, each followed by a fresh hub joining in the dead one's place. */
+    readonly runs: number;
+    /** Load before the "before" window, and that window, in ms. */
+    readonly warmupMs: number;
+    readonly beforeMs: number;
+    /** Load after recovery (or after a join settled), in ms. */
+    readonly afterMs: number;
+  };
 }
 
 export const FULL_SIZES: BenchSizes = {
@@ -61,6 +90,25 @@ export const FULL_SIZES: BenchSizes = {
   scale: { channels: 10_000, agents: 1_000, ackers: 10, ticks: 9 },
   largeLog: { channels: 3_000, open: 300, envelopesPerChannel: 100 },
   failover: { channels: 8, paceMs: 10, runs: 3, warmupMs: 1_000, beforeMs: 3_000, afterMs: 3_000, pauseMs: 8_000 },
+  instances: {
+    hubs: [1, 2, 4],
+    partitions: 16,
+    channelsPerPartition: 6,
+    agents: 20,
+    rounds: 3,
+    warmupMs: 1_000,
+    measureMs: 2_500,
+  },
+  partitionFailover: {
+    hubs: 3,
+    partitions: 16,
+    channelsPerPartition: 1,
+    paceMs: 10,
+    runs: 2,
+    warmupMs: 1_000,
+    beforeMs: 3_000,
+    afterMs: 2_000,
+  },
 };
 
 export const QUICK_SIZES: BenchSizes = {
@@ -72,6 +120,25 @@ export const QUICK_SIZES: BenchSizes = {
   scale: { channels: 100, agents: 30, ackers: 3, ticks: 3 },
   largeLog: { channels: 100, open: 10, envelopesPerChannel: 20 },
   failover: { channels: 2, paceMs: 10, runs: 1, warmupMs: 500, beforeMs: 1_000, afterMs: 1_000, pauseMs: 8_000 },
+  instances: {
+    hubs: [1, 2],
+    partitions: 4,
+    channelsPerPartition: 2,
+    agents: 4,
+    rounds: 1,
+    warmupMs: 200,
+    measureMs: 500,
+  },
+  partitionFailover: {
+    hubs: 2,
+    partitions: 4,
+    channelsPerPartition: 1,
+    paceMs: 20,
+    runs: 1,
+    warmupMs: 200,
+    beforeMs: 500,
+    afterMs: 500,
+  },
 };
 
 /** Options of one `npm run bench`. */

@@ -1,7 +1,9 @@
 import type {
   FailoverEventResult,
   FailoverRunResult,
+  InstancesResult,
   LargeLogResult,
+  PartitionFailoverResult,
   PartialBenchResults,
   PartialServerRun,
   Spread,
@@ -227,6 +229,84 @@ function rowsOf(run: PartialServerRun): Row[] {
       ],
     );
   }
+  if (s.instances !== undefined) rows.push(...instancesRows(s.instances));
+  if (s.partitionFailover !== undefined) rows.push(...partitionFailoverRows(s.partitionFailover));
+  return rows;
+}
+
+/** Hub instances: each configuration's rate and ratio, how it spread, its CPU, and the model. */
+function instancesRows(x: InstancesResult): Row[] {
+  const rows: Row[] = [];
+  const reference = x.configs[0]?.hub.per_s ?? 0;
+  for (const c of x.configs) {
+    const label = `${c.hubs} hub${c.hubs === 1 ? '' : 's'}, ${c.partitions} partition${c.partitions === 1 ? '' : 's'}`;
+    const pct = (v: number): string => `${Math.round(v * 100)} %`;
+    rows.push(
+      [
+        `Instances: ${label}, ${x.channels} channels, 1 in flight each (env/s; × the 1-hub, 1-partition rate)`,
+        rate(c.raw.per_s),
+        `${rate(c.hub.per_s)} (${times(reference === 0 ? 0 : c.hub.per_s / reference)})`,
+        times(c.ratio),
+        '',
+      ],
+      [
+        '… per hub: partitions; share of posts; CPU µs per own envelope (cores busy)',
+        '',
+        c.per_hub
+          .map((h) => `${h.partitions}; ${pct(h.share)}; ${h.us_per_env} (${h.core_share.toFixed(2)})`)
+          .join(' · '),
+        '',
+        '',
+      ],
+      [
+        '… CPU µs per envelope: all hubs; nats-server; load generator — model: a core per hub; this machine',
+        '',
+        `${c.cpu_us_per_env.hubs}; ${c.cpu_us_per_env.nats_server}; ${c.cpu_us_per_env.driver} — ${rate(c.model.core_per_hub_per_s)} (+ ${c.model.nats_cores_at_that_rate.toFixed(2)} nats-server cores); ${rate(c.model.this_machine_per_s)} on ${x.cores} cores`,
+        '',
+        '',
+      ],
+    );
+  }
+  return rows;
+}
+
+/** Failover with partitions: each kill and each join under load. */
+function partitionFailoverRows(x: PartitionFailoverResult): Row[] {
+  const rows: Row[] = [];
+  for (const k of x.kills) {
+    rows.push(
+      [
+        `Partitions (${x.partitions}): SIGKILL of 1 of ${k.hubs} hubs under load: → each of its ${k.partitions.length} partitions acks again, max; taken over; settled`,
+        '',
+        `${seconds(k.first_ack_max_ms)}; ${seconds(k.taken_over_ms)}; ${seconds(k.settled_ms)}`,
+        '',
+        '',
+      ],
+      [
+        '… the other hubs’ post→ack p99 before → during; failed posts',
+        '',
+        `${ms(k.others_before.p99_ms)} → ${ms(k.others_during.p99_ms)}; ${k.failed}`,
+        '',
+        '',
+      ],
+    );
+  }
+  for (const j of x.joins) {
+    rows.push([
+      `Partitions: hub ${j.hubs_before + 1} joins under load: first partition; settled (${j.moved} moved); longest post→ack in them; failed`,
+      '',
+      `${seconds(j.first_partition_ms)}; ${seconds(j.settled_ms)}; ${ms(j.max_latency_moved_ms)}; ${j.failed}`,
+      '',
+      '',
+    ]);
+  }
+  rows.push([
+    '… acked posts, all found once, gap-free, in the logs',
+    '',
+    x.acked_posts.toLocaleString('en-US'),
+    '',
+    '',
+  ]);
   return rows;
 }
 

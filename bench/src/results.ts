@@ -265,6 +265,120 @@ export const FailoverResultSchema = z.strictObject({
   pause: FailoverEventSchema.extend({ stepped_down_ms: SpreadSchema, runs: z.array(PauseRunSchema) }),
 });
 
+/** One hub of an `instances` configuration, over the measurement windows. */
+const InstanceHubSchema = z.strictObject({
+  /** Partitions it served while measured. */
+  partitions: count,
+  /** Posts it acked inside the windows, and their share of all. */
+  posts: count,
+  share: num,
+  /** Cores' worth of CPU it used (1 = one core busy). */
+  core_share: num,
+  /** Its CPU µs ÷ the envelopes it admitted. */
+  us_per_env: num,
+});
+
+/** N hub instances on one prefix with P partitions, under admission's spread load. */
+export const InstancesConfigSchema = z.strictObject({
+  hubs: count,
+  partitions: count,
+  /** From the start of the channel setup until the hubs settled (every partition served once, each its fair share). */
+  settle_ms: num,
+  /** From the first hub active until then (the later hubs join it; a hand-over waits two lease times). */
+  settled_after_ms: num,
+  /** The baseline: the hub's appends, done directly over as many subjects, in the same rounds. */
+  raw: ThroughputSchema,
+  /** Posts acked; `cpu` by process (`hub-0`…, `nats-server`, `driver`), µs per admitted envelope of all hubs. */
+  hub: ThroughputSchema,
+  ratio: num,
+  /** Envelopes fanned out to inboxes per second, from the first post until every partition's delivery caught up. */
+  delivery_per_s: num,
+  per_hub: z.array(InstanceHubSchema),
+  /** CPU µs per admitted envelope: all hubs together, nats-server (0 with NATS_URL), the load generator. */
+  cpu_us_per_env: z.strictObject({ hubs: num, nats_server: num, driver: num }),
+  model: z.strictObject({
+    /** Envelopes/s if each hub had a core of its own: the busiest hub's core full (1e6 ÷ (share × µs/env)). */
+    core_per_hub_per_s: num,
+    /** The same with the load spread evenly: hubs × 1e6 ÷ mean µs/env. */
+    core_per_hub_even_per_s: num,
+    /** Cores nats-server would use at `core_per_hub_per_s`, at its measured µs per envelope. */
+    nats_cores_at_that_rate: num,
+    /** What this machine admits if CPU is all that limits it: its cores × 1e6 ÷ every process's µs per envelope. */
+    this_machine_per_s: num,
+  }),
+});
+
+export const InstancesResultSchema = z.strictObject({
+  partitions: count,
+  channels: count,
+  agents: count,
+  /** The machine's cores: every process of every configuration shares them. */
+  cores: count,
+  /** Cores' worth of CPU the hubs of every configuration used together with no load (leases, presence, sweeps). */
+  idle_hubs_core_share: num,
+  /** One hub with one partition first (the reference), then each count of hubs on the partitioned prefix. */
+  configs: z.array(InstancesConfigSchema).min(1),
+});
+
+/** A SIGKILL of one of several partitioned hubs under load; times from the signal, in ms. */
+export const PartitionKillSchema = z.strictObject({
+  hubs: count,
+  /** Partitions the killed hub served. */
+  partitions: z.array(count),
+  /** Per partition of the killed hub (in `partitions`' order): until the first ack of a post sent after the signal. */
+  first_ack_ms: z.array(num),
+  first_ack_max_ms: num,
+  /** Until the surviving hubs reported serving every partition of the killed one, polled every 20 ms over IPC. */
+  taken_over_ms: num,
+  /** Until the survivors settled on their fair shares, and how many of their own partitions moved between them. */
+  settled_ms: num,
+  moved_between_survivors: count,
+  /** The longest post→ack (retries included) of a loop's post into a killed hub's partition, acked after the signal. */
+  max_latency_ms: num,
+  /** Post→ack of the loops posting into the other hubs' partitions: before the signal, and from it until recovery. */
+  others_before: LatencySummarySchema,
+  others_during: LatencySummarySchema,
+  acked: count,
+  failed: count,
+});
+
+/** A hub added under load to a partitioned prefix; times from its `startHub`, in ms. */
+export const PartitionJoinSchema = z.strictObject({
+  hubs_before: count,
+  /** Partitions the new hub served once settled; partitions whose holder changed (to it, or between the others). */
+  share: count,
+  moved: count,
+  /** Until it served its first partition (it must have been live two lease times first). */
+  first_partition_ms: num,
+  /** Until every partition was served once and each hub served its fair share (floor or ceil of P ÷ hubs). */
+  settled_ms: num,
+  /** The longest post→ack of a loop's post into a partition that moved. */
+  max_latency_moved_ms: num,
+  /** Post→ack of every loop: before the join, and from it until settled. */
+  before: LatencySummarySchema,
+  during: LatencySummarySchema,
+  acked: count,
+  failed: count,
+});
+
+export const PartitionFailoverResultSchema = z.strictObject({
+  partitions: count,
+  /** Loop channels per partition (one closed loop each) and the pause between a loop's ack and its next post. */
+  channels_per_partition: count,
+  pace_ms: num,
+  /** One single-attempt probe post into one more channel of each partition, this often. */
+  probe_every_ms: num,
+  attempt_timeout_ms: num,
+  lease_ttl_ms: num,
+  /** From the first hub active until the first hubs settled on the assignment. */
+  initial_settle_ms: num,
+  kills: z.array(PartitionKillSchema),
+  /** After each kill a fresh hub takes the dead one's place; then one more joins. */
+  joins: z.array(PartitionJoinSchema),
+  /** Posts acked over every event, each found once, gap-free, in its channel's log at the end. */
+  acked_posts: count,
+});
+
 export const TargetSchema = z.strictObject({
   id: z.string(),
   description: z.string(),
@@ -301,6 +415,8 @@ const ScenariosSchema = z.strictObject({
   scale: ScaleResultSchema,
   largeLog: LargeLogResultSchema,
   failover: FailoverResultSchema,
+  instances: InstancesResultSchema,
+  partitionFailover: PartitionFailoverResultSchema,
 });
 
 /** The nats-server one run of the scenarios measured. */
@@ -357,6 +473,11 @@ export type FailoverRunResult = z.infer<typeof FailoverRunSchema>;
 export type PauseRunResult = z.infer<typeof PauseRunSchema>;
 export type FailoverEventResult = z.infer<typeof FailoverEventSchema>;
 export type FailoverResult = z.infer<typeof FailoverResultSchema>;
+export type InstancesConfigResult = z.infer<typeof InstancesConfigSchema>;
+export type InstancesResult = z.infer<typeof InstancesResultSchema>;
+export type PartitionKillResult = z.infer<typeof PartitionKillSchema>;
+export type PartitionJoinResult = z.infer<typeof PartitionJoinSchema>;
+export type PartitionFailoverResult = z.infer<typeof PartitionFailoverResultSchema>;
 export type Target = z.infer<typeof TargetSchema>;
 export type Machine = z.infer<typeof MachineSchema>;
 export type Code = z.infer<typeof CodeSchema>;
@@ -374,4 +495,6 @@ export const SCENARIO_NAMES: readonly ScenarioName[] = [
   'scale',
   'largeLog',
   'failover',
+  'instances',
+  'partitionFailover',
 ];

@@ -71,7 +71,8 @@ describe('npm run bench -- --quick', () => {
       'memory_per_channel',
       'sweeper_tick',
     ]);
-    const { admission, latency, fanout, hydrate, coldStart, scale, largeLog, failover } = run.scenarios;
+    const { admission, latency, fanout, hydrate, coldStart, scale, largeLog, failover, instances, partitionFailover } =
+      run.scenarios;
     expect(admission.spread.channels).toBe(QUICK_SIZES.admission.channels);
     expect(admission.spread.hub.errors).toBe(0);
     expect(admission.hot.hub.errors).toBe(0);
@@ -95,6 +96,11 @@ describe('npm run bench -- --quick', () => {
     expect(failover.kill.runs).toHaveLength(QUICK_SIZES.failover.runs);
     expect(failover.pause.runs).toHaveLength(QUICK_SIZES.failover.runs);
     expect(failover.kill.failed_posts + failover.pause.failed_posts).toBe(0);
+    expect(instances.configs.map((c) => c.hubs)).toEqual([1, ...QUICK_SIZES.instances.hubs]);
+    expect(instances.configs.every((c) => c.hub.errors === 0)).toBe(true);
+    expect(partitionFailover.kills).toHaveLength(QUICK_SIZES.partitionFailover.runs);
+    expect(partitionFailover.joins).toHaveLength(QUICK_SIZES.partitionFailover.runs + 1);
+    expect([...partitionFailover.kills, ...partitionFailover.joins].every((e) => e.failed === 0)).toBe(true);
     expect(output).toContain('| Scenario');
-  }, 300_000);
+  }, 480_000);
 });

@@ -39,7 +39,7 @@ async function connection(servers: string): Promise<NatsConnection> {
 
 const handlers: Handlers = {
   async startHub(params) {
-    const { servers, prefix, standby = false } = HOST_OPS.startHub.params.parse(params);
+    const { servers, prefix, standby = false, partitions } = HOST_OPS.startHub.params.parse(params);
     if (hub !== null) throw new Error('a hub is already running in this host');
     const started = performance.now();
     // The options hub-service connects its hub with (`connectionOptions`): without `noAsyncTraces` every request
@@ -51,7 +51,13 @@ const handlers: Handlers = {
       noAsyncTraces: true,
       ...benchAuth(),
     });
-    hub = await startHub({ connection: hubConnection, prefix, limits: BENCH_LIMITS, awaitActive: !standby });
+    hub = await startHub({
+      connection: hubConnection,
+      prefix,
+      limits: BENCH_LIMITS,
+      awaitActive: !standby,
+      ...(partitions === undefined ? {} : { partitions }),
+    });
     return { start_ms: performance.now() - started, hub_id: hub.hubId };
   },
   async stopHub() {
@@ -63,7 +69,8 @@ const handlers: Handlers = {
   },
   hubState() {
     if (hub === null) return Promise.reject(new Error('no hub is running in this host'));
-    return Promise.resolve({ hub_id: hub.hubId, role: hub.role, epoch: hub.epoch });
+    const held = hub.health().held.map((h) => h.partition);
+    return Promise.resolve({ hub_id: hub.hubId, role: hub.role, epoch: hub.epoch, held });
   },
   memory() {
     gc?.();

@@ -17,16 +17,27 @@ export const MemorySchema = z.strictObject({
 export const HOST_OPS = {
   /**
    * `startHub` with the given prefix; resolves once the hub is active (after hydrate), or with `standby` as soon as it
-   * competes for the lease (`awaitActive: false`), whichever role it then has.
+   * competes for the lease (`awaitActive: false`), whichever role it then has. `partitions` (default 1) spreads the
+   * prefix's channels over that many partitions, each served by one of the prefix's running hubs.
    */
   startHub: {
-    params: z.strictObject({ servers, prefix: z.string().min(1), standby: z.boolean().optional() }),
+    params: z.strictObject({
+      servers,
+      prefix: z.string().min(1),
+      standby: z.boolean().optional(),
+      partitions: z.number().int().positive().optional(),
+    }),
     result: z.strictObject({ start_ms: z.number(), hub_id: z.string() }),
   },
-  /** The running hub's role and the epoch of its lease (0 on a standby). */
+  /** The running hub's role, the epoch of its lease (0 on a standby) and the partitions it serves now (`held`). */
   hubState: {
     params: Empty,
-    result: z.strictObject({ hub_id: z.string(), role: z.enum(['active', 'standby']), epoch: z.number().int().min(0) }),
+    result: z.strictObject({
+      hub_id: z.string(),
+      role: z.enum(['active', 'standby']),
+      epoch: z.number().int().min(0),
+      held: z.array(z.number().int().min(0)),
+    }),
   },
   /** Graceful hub stop: drains, releases the lease. */
   stopHub: { params: Empty, result: Empty },

@@ -63,12 +63,18 @@ export async function registerAgents(
 /** Opens a channel through the handshake (the invitees' mailboxes must be acking); returns its id. */
 export async function openChannel(
   rpc: HubRpc,
-  spec: { readonly type: string; readonly creator: string; readonly invitees: readonly string[] },
+  spec: {
+    readonly type: string;
+    readonly creator: string;
+    readonly invitees: readonly string[];
+    /** The id to give the channel (e.g. one of a chosen partition); default a fresh one. */
+    readonly channelId?: string;
+  },
 ): Promise<string> {
   // A proposed id makes the RPC's own retry (on a timeout) find this channel instead of creating a second one.
   const { channel } = await rpc.call(
     'createChannel',
-    { channel_id: newId(), type: spec.type, participants: [...spec.invitees] },
+    { channel_id: spec.channelId ?? newId(), type: spec.type, participants: [...spec.invitees] },
     { caller: spec.creator, timeout: CREATE_TIMEOUT_MS },
   );
   return channel.channel_id;
@@ -122,11 +128,15 @@ export async function closeMailboxes(mailboxes: Iterable<Mailbox>): Promise<void
 }
 
 /**
- * Waits until the hub's delivery consumer has fanned out everything in the WAL (nothing pending, nothing unacked);
- * returns the `performance.now()` at which that was first seen.
+ * Waits until the hub's delivery consumers (one per partition) have fanned out everything in the WAL (nothing
+ * pending, nothing unacked); returns the `performance.now()` at which the last of them was first seen so.
  */
-export function waitForDelivery(jsm: JetStreamManager, names: HubNames, timeoutMs = 300_000): Promise<number> {
-  return waitForConsumer(jsm, names.walStream, names.deliveryConsumer, timeoutMs);
+export async function waitForDelivery(jsm: JetStreamManager, names: HubNames, timeoutMs = 300_000): Promise<number> {
+  let last = 0;
+  for (let k = 0; k < names.partitions; k += 1) {
+    last = await waitForConsumer(jsm, names.walStream, names.deliveryConsumerOf(k), timeoutMs);
+  }
+  return last;
 }
 
 /** Waits until a durable consumer has nothing pending and nothing unacked; returns when that was first seen. */

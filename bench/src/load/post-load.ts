@@ -36,18 +36,18 @@ export interface PostLoadOptions {
   readonly targets: readonly PostTarget[];
   /** Pause between a loop's ack and its next post, in ms. */
   readonly paceMs: number;
-  /** Where the probe posts. */
-  readonly probe: PostTarget;
-  /** A probe post is sent this often, in ms, whatever the others do. */
+  /** Where the probes post: each of these gets one probe post every `probeEveryMs`. */
+  readonly probes: readonly PostTarget[];
+  /** A probe post is sent to each probe target this often, in ms, whatever the others do. */
   readonly probeEveryMs: number;
   /** One attempt each, waiting this long for its ack, in ms; a probe is never retried. */
   readonly probeTimeoutMs: number;
 }
 
 /**
- * A closed-loop load of text posts (each loop awaits its post's ack, pauses `paceMs`, posts again) with an open-loop
- * probe beside it: one single-attempt post every `probeEveryMs`, so that the moment a hub acks again after an outage
- * is seen to within that interval, whatever the loops are waiting for (a post in flight to a hub that died waits out
+ * A closed-loop load of text posts (each loop awaits its post's ack, pauses `paceMs`, posts again) with open-loop
+ * probes beside it: one single-attempt post into each probe channel every `probeEveryMs`, so that the moment a hub
+ * acks again in that channel after an outage is seen to within that interval, whatever the loops are waiting for (a post in flight to a hub that died waits out
  * its attempt's timeout). Everything acked is recorded, to be found in the log afterwards.
  */
 export class PostLoad {
@@ -67,7 +67,7 @@ export class PostLoad {
   static start(options: PostLoadOptions): PostLoad {
     const load = new PostLoad(options);
     load.#loops = Promise.all(options.targets.map((target, i) => load.#loop(i, target))).then(() => undefined);
-    load.#probeTimer = setInterval(() => load.#sendProbe(), options.probeEveryMs);
+    load.#probeTimer = setInterval(() => load.#sendProbes(), options.probeEveryMs);
     return load;
   }
 
@@ -109,8 +109,11 @@ export class PostLoad {
     }
   }
 
-  #sendProbe(): void {
-    const target = this.options.probe;
+  #sendProbes(): void {
+    for (const target of this.options.probes) this.#sendProbe(target);
+  }
+
+  #sendProbe(target: PostTarget): void {
     const sentAt = performance.now();
     const probe = this.#post(target, { timeout: this.options.probeTimeoutMs, retryForMs: 0 }).then(
       (ack) => this.#record({ loop: -1, channelId: target.channelId, sentAt }, ack),

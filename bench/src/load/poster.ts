@@ -36,8 +36,21 @@ export class LeanPoster {
   ) {}
 
   /** Posts `body` (see `textTemplate`) as `senderId`; resolves once the hub acked it, throws if it refused. */
-  async post(senderId: string, body: string): Promise<void> {
-    const msg = await this.nc.request(this.names.rpc('post', senderId), body, { timeout: POST_TIMEOUT_MS });
+  post(senderId: string, body: string): Promise<void> {
+    return this.postTo(this.names.rpc('post', senderId), body);
+  }
+
+  /**
+   * The subject of `senderId`'s posts into `channelId`: its partition's (`rpcIn`) when the hub's channels are spread
+   * over several, the one `post` uses otherwise. Worked out once per channel, not per post.
+   */
+  subjectFor(senderId: string, channelId: string): string {
+    return this.names.rpcIn('post', this.names.partitionOf(channelId), senderId);
+  }
+
+  /** Posts `body` on `subject` (`subjectFor`); resolves once the hub acked it, throws if it refused. */
+  async postTo(subject: string, body: string): Promise<void> {
+    const msg = await this.nc.request(subject, body, { timeout: POST_TIMEOUT_MS });
     const reply = RpcReplySchema.safeParse(JSON.parse(msg.string()));
     if (!reply.success) {
       throw new PostRejectedError(ErrorCode.Internal, `not an RPC reply: ${msg.string().slice(0, 200)}`);

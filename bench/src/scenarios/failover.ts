@@ -91,7 +91,7 @@ export async function failover(ctx: ScenarioContext): Promise<FailoverResult> {
       rpc: loadRpc,
       targets: loaded,
       paceMs: s.paceMs,
-      probe,
+      probes: [probe],
       probeEveryMs: PROBE_EVERY_MS,
       probeTimeoutMs: PROBE_TIMEOUT_MS,
     });
