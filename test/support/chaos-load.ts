@@ -337,3 +337,48 @@ export async function drainInbox(nc: NatsConnection, prefix: string, agentId: st
   }
   return out;
 }
+
+/** How an invitee's acceptance went: when it read its invite and when its ack was acked (`Date.now()`), or why not. */
+export interface Acceptance {
+  readonly readAt: number;
+  readonly ackedAt: number;
+  readonly error: string | null;
+}
+
+/**
+ * Reads the invitee's first inbox message, which must be its invite, and acks the invite as the invitee. Reads are
+ * tried again through outages of the server until `deadline` (`Date.now()`); the ack is resent by the client.
+ */
+export async function acceptInvite(
+  nc: NatsConnection,
+  rpc: HubRpc,
+  invitee: string,
+  deadline: number,
+): Promise<Acceptance> {
+  const names = rpc.names;
+  const describe = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+  let error = 'nothing in the inbox';
+  while (Date.now() < deadline) {
+    try {
+      const consumer = await jetstream(nc).consumers.get(names.inboxStream, names.inboxConsumer(invitee));
+      const msg = await within(consumer.next({ expires: 2000 }), 15_000, 'a pull of the invite');
+      if (msg === null) continue;
+      const invite = EnvelopeSchema.parse(msg.json());
+      msg.ack();
+      const readAt = Date.now();
+      if (invite.event_type !== EV_CHANNEL_INVITE) {
+        return { readAt, ackedAt: 0, error: `expected an invite, got ${invite.event_type}` };
+      }
+      try {
+        await ackInviteAs(rpc, invite, invitee);
+        return { readAt, ackedAt: Date.now(), error: null };
+      } catch (err) {
+        return { readAt, ackedAt: 0, error: `acking the invite: ${describe(err)}` };
+      }
+    } catch (err) {
+      error = describe(err);
+      await sleep(200);
+    }
+  }
+  return { readAt: 0, ackedAt: 0, error };
+}

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -63,6 +64,34 @@ export function startService(
       if (running()) child.kill('SIGCONT');
     },
   };
+}
+
+/** A service's log line (pino JSON), as far as tests read it: its time, message and partition. */
+const LogLineSchema = z.looseObject({ time: z.number(), msg: z.string(), partition: z.number().optional() });
+
+/** One log line of a service: `partition` is `-1` on a line that names none. */
+export interface LogLine {
+  readonly time: number;
+  readonly msg: string;
+  readonly partition: number;
+}
+
+/** Every JSON log line the service wrote so far (other lines, and a line still being written, are skipped). */
+export function logLines(service: ServiceProcess): LogLine[] {
+  return service
+    .output()
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      try {
+        const parsed = LogLineSchema.safeParse(JSON.parse(line));
+        if (!parsed.success) return [];
+        const { time, msg, partition } = parsed.data;
+        return [{ time, msg, partition: partition ?? -1 }];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Starts a hub-service process against `natsUrl`. */
