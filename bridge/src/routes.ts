@@ -1,4 +1,4 @@
-import type { HubClient } from '@ag2net/client';
+import { heldBy, partitionHolders, type HubClient } from '@ag2net/client';
 import {
   AccessDeniedError,
   EV_TEXT,
@@ -6,7 +6,6 @@ import {
   InvalidRequestError,
   newId,
   type DeliveryLag,
-  type Health,
 } from '@ag2net/protocol';
 import { type z } from 'zod';
 import {
@@ -26,7 +25,6 @@ import {
   LogQuerySchema,
   MeSchema,
   OpenChannelSchema,
-  type PartitionHolders,
   PassportReplySchema,
   PostReplySchema,
   PostSchema,
@@ -329,27 +327,6 @@ async function hubStatus(hub: HubClient | null): Promise<z.output<typeof HubStat
     unheld: holders.filter((p) => p.held_by.length === 0).map((p) => p.partition),
     delivery: held.length === 0 ? null : await deliveryOf(hub, partitions === 1 ? null : held),
   };
-}
-
-/**
- * The partitions `hub` reports holding. A hub from before partitions reports none: serving, it holds the only one.
- */
-export function heldBy(hub: Health): Health['held'] {
-  if (hub.held.length === 0 && hub.role === 'active' && hub.partitions === 1)
-    return [{ partition: 0, epoch: hub.epoch }];
-  return hub.held;
-}
-
-/** Every partition from 0 to `partitions` - 1 with the hubs of `hubs` holding it, in their order. */
-export function partitionHolders(hubs: readonly Health[], partitions: number): PartitionHolders[] {
-  return Array.from({ length: partitions }, (_, partition) => ({
-    partition,
-    held_by: hubs.flatMap((h) =>
-      heldBy(h)
-        .filter((p) => p.partition === partition)
-        .map((p) => ({ hub_id: h.hub_id, epoch: p.epoch })),
-    ),
-  }));
 }
 
 /**

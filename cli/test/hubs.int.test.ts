@@ -19,8 +19,15 @@ let standby: Hub;
 
 const at = (): string[] => ['--server', nats.url, '--prefix', prefix];
 const Status = z.strictObject({
-  lease: z.strictObject({ holder: z.string(), epoch: z.number() }).nullable(),
+  partitions: z.number().nullable(),
   hubs: z.array(HealthSchema),
+  holders: z.array(
+    z.strictObject({
+      partition: z.number(),
+      held_by: z.array(z.strictObject({ hub_id: z.string(), epoch: z.number() })),
+    }),
+  ),
+  unheld: z.array(z.number()),
   delivery: DeliveryLagSchema.nullable(),
 });
 
@@ -45,7 +52,11 @@ describe('ag2net hubs', () => {
       ['hub-a-active', 'active', active.epoch],
       [STANDBY, 'standby', 0],
     ]);
-    expect(status.lease).toEqual({ holder: 'hub-a-active', epoch: active.epoch });
+    expect([status.partitions, status.holders, status.unheld]).toEqual([
+      1,
+      [{ partition: 0, held_by: [{ hub_id: 'hub-a-active', epoch: active.epoch }] }],
+      [],
+    ]);
     expect(status.delivery).toEqual({ pending: 0, ack_pending: 0, oldest_pending_age_seconds: null });
   });
 

@@ -53,7 +53,7 @@ export function hubMetrics(registry: Registry, hub: () => HubReadings | undefine
   let view: HubView | null = null;
   new Gauge({
     name: 'ag2net_hub_channels',
-    help: 'Channels by type and state, reported by the active hub only (a standby reports none).',
+    help: 'Channels by type and state of the partitions this hub serves (a standby reports none).',
     labelNames: ['type', 'state'] as const,
     registers,
     collect() {

@@ -1,4 +1,4 @@
-import { DEFAULT_ROSTER_WINDOW_MS } from '@ag2net/client';
+import { DEFAULT_ROSTER_WINDOW_MS, partitionHolders } from '@ag2net/client';
 import type { DeliveryLag, Health } from '@ag2net/protocol';
 import type { Command } from 'commander';
 import { z } from 'zod';
@@ -12,8 +12,8 @@ const HubsOptions = z.object({ wait: IntFlag.default(DEFAULT_ROSTER_WINDOW_MS) }
 /**
  * `ag2net hubs` (operators): every hub of the prefix, active and standbys (id, role, epoch, uptime, channels), the
  * deployment's partition count and, with several partitions, which hub holds each partition at which epoch; then the
- * delivery lag. `--json` prints `{ lease, hubs, delivery }`, the shape of the bridge's `/v1/hub/status` (each hub's
- * `partitions` and `held` are in its entry of `hubs`).
+ * delivery lag. `--json` prints `{ partitions, hubs, holders, unheld, delivery }`, the shape of the bridge's
+ * `/v1/hub/status`.
  */
 export function hubsCommand(program: Command, io: CliIo): void {
   program
@@ -30,9 +30,12 @@ export function hubsCommand(program: Command, io: CliIo): void {
           session.hub.hubs({ timeout: opts.wait }),
           session.hub.deliveryLag(),
         ]);
-        const active = hubs.find((h) => h.role === 'active');
-        const lease = active === undefined ? null : { holder: active.hub_id, epoch: active.epoch };
-        if (env.out.json) return env.out.data({ lease, hubs, delivery });
+        if (env.out.json) {
+          const partitions = hubs[0]?.partitions ?? null;
+          const holders = partitions === null ? [] : partitionHolders(hubs, partitions);
+          const unheld = holders.filter((p) => p.held_by.length === 0).map((p) => p.partition);
+          return env.out.data({ partitions, hubs, holders, unheld, delivery });
+        }
         printHubStatus(env.out, hubs, delivery);
       }),
     );

@@ -89,3 +89,32 @@ function aborted(signal: AbortSignal): Promise<never> {
     else signal.addEventListener('abort', fail, { once: true });
   });
 }
+
+/** A partition and the hubs that report holding it, each at its epoch (none: nobody serves its channels). */
+export interface PartitionHolders {
+  partition: number;
+  held_by: { hub_id: string; epoch: number }[];
+}
+
+/** The partitions `hub` reports holding. A hub from before partitions reports none: serving, it holds the only one. */
+export function heldBy(hub: Health): Health['held'] {
+  if (hub.held.length === 0 && hub.role === 'active' && hub.partitions === 1) {
+    return [{ partition: 0, epoch: hub.epoch }];
+  }
+  return hub.held;
+}
+
+/**
+ * Every partition from 0 to `partitions` - 1 with the hubs of a roster (`HubClient.hubs`) holding it, in the roster's
+ * order: one holder normally, two for a moment while a partition moves, none while nobody serves it.
+ */
+export function partitionHolders(hubs: readonly Health[], partitions: number): PartitionHolders[] {
+  return Array.from({ length: partitions }, (_, partition) => ({
+    partition,
+    held_by: hubs.flatMap((h) =>
+      heldBy(h)
+        .filter((p) => p.partition === partition)
+        .map((p) => ({ hub_id: h.hub_id, epoch: p.epoch })),
+    ),
+  }));
+}

@@ -24,8 +24,8 @@ export {
 } from './rpc.js';
 export type { CallOptions, HubCallOptions, HubRpcOptions } from './rpc.js';
 export { HubClient } from './hub-client.js';
-export { DEFAULT_ROSTER_WINDOW_MS } from './hub-roster.js';
-export type { RosterOptions } from './hub-roster.js';
+export { DEFAULT_ROSTER_WINDOW_MS, heldBy, partitionHolders } from './hub-roster.js';
+export type { PartitionHolders, RosterOptions } from './hub-roster.js';
 export type { AttachOptions, HubClientOptions, RegisterOptions } from './hub-client-options.js';
 export { CredentialsError, DEFAULT_INBOX_PREFIX, inboxPrefixOf } from './credentials.js';
 export { IdentityCredentialsError } from './identity.js';

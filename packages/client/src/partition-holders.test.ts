@@ -1,6 +1,6 @@
 import type { Health } from '@ag2net/protocol';
 import { describe, expect, it } from 'vitest';
-import { heldBy, partitionHolders } from './routes.js';
+import { heldBy, partitionHolders } from './hub-roster.js';
 
 function hub(hubId: string, fields: Partial<Health>): Health {
   return {
