@@ -20,6 +20,7 @@ export { HUB_RECONNECT_WAIT_MS, startHub } from './hub.js';
 export type { Hub } from './hub.js';
 export type { HubOptions } from './options.js';
 export { DEFAULT_INBOX_ACK_WAIT_MS } from './options.js';
+export { PartitionCountError } from './nats/provision.js';
 export type {
   HubObserver,
   HubView,
