@@ -2,6 +2,7 @@ import { hubNames, type Health, type HubNames } from '@ag2net/protocol';
 import type { Hub } from './hub-api.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { setMaxListeners } from 'node:events';
 import { createCredentialsIssuer } from './auth/issuer.js';
 import { openChannelCount } from './handlers.js';
 import { bindObserver } from './operations/channel-counts.js';
@@ -94,6 +95,8 @@ class HubInstance implements Hub {
   ) {
     this.hubId = opts.hubId;
     this.names = ctx.names;
+    // Every partition's campaign, term and pauses listen to it: a few listeners per partition, not a leak.
+    setMaxListeners(8 * ctx.names.partitions + 16, this.#stop.signal);
     const { home } = ctx;
     const importAccount = home.issuer?.accountPublicKey ?? null;
     this.#roster = new HubRoster(home.nc, ctx.names, { logger: ctx.logger, importAccount });

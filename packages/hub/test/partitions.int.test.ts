@@ -137,6 +137,20 @@ describe('partitions', () => {
     });
   });
 
+  it('serves 16 partitions without a warning from the process (every partition listens to the hub’s stop)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const hub = await startHub({ servers: nats.url, prefix: uniqueName('sixteen'), partitions: 16 });
+      expect(held(hub)).toHaveLength(16);
+      await hub.close();
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it('refuses a hub started with another partition count than its prefix was provisioned with', async () => {
     await using net = await openNet(nats.url, { partitions: 4 });
     const refused = await startHub({ servers: net.url, prefix: net.prefix, partitions: 8 }).then(
