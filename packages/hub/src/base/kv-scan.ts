@@ -16,6 +16,11 @@ export interface KvScan {
   readonly keys?: string;
 }
 
+/** How long one pull of a scan waits for messages, ms. */
+const FETCH_EXPIRES_MS = 5_000;
+/** How long past its expiry a pull that has not ended is stopped, ms. */
+const FETCH_GRACE_MS = 1_000;
+
 /**
  * Every key's current value in the bucket, in one pass over the bucket's stream (last message per key), skipping
  * deleted and purged keys: a streaming read instead of a list of keys and one request per key, which is what makes
@@ -37,16 +42,23 @@ export async function* lastValues(scan: KvScan): AsyncGenerator<KvValue> {
     if (left === 0) return;
     const consumer = await scan.js.consumers.get(stream, created.name);
     while (left > 0) {
-      const batch = await consumer.fetch({ max_messages: Math.min(left, 1000), expires: 5_000 });
+      const batch = await consumer.fetch({ max_messages: Math.min(left, 1000), expires: FETCH_EXPIRES_MS });
+      // A pull the server lost (it was frozen, or its stream moved) is not waited on past its expiry: the read fails
+      // at once and whoever scans starts again (a hub's term retries), instead of hanging for tens of seconds.
       let got = 0;
-      for await (const m of batch) {
-        got += 1;
-        left = m.info.pending;
-        const operation = m.headers?.get('KV-Operation') ?? '';
-        if (operation === '' || operation === 'PUT') {
-          yield { key: m.subject.slice(prefix.length), revision: m.seq, value: m.string() };
+      const stalled = setTimeout(() => batch.stop(), FETCH_EXPIRES_MS + FETCH_GRACE_MS);
+      try {
+        for await (const m of batch) {
+          got += 1;
+          left = m.info.pending;
+          const operation = m.headers?.get('KV-Operation') ?? '';
+          if (operation === '' || operation === 'PUT') {
+            yield { key: m.subject.slice(prefix.length), revision: m.seq, value: m.string() };
+          }
+          if (left === 0) break;
         }
-        if (left === 0) break;
+      } finally {
+        clearTimeout(stalled);
       }
       if (got === 0) throw new Error(`bucket ${scan.bucket}: no message where ${left} were pending`);
     }

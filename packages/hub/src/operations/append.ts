@@ -211,10 +211,28 @@ function record(ctx: RecordDeps & PartitionPick<'snapshots'>, rt: ChannelRuntime
   ctx.partition.snapshots.afterAppend(rt);
 }
 
-/** What one catch-up looks for (the envelope being appended) and may still skip (its append's budget). */
+/**
+ * What one catch-up looks for (the envelope being appended; `null` for a catch-up of its own) and may still skip
+ * (its append's budget).
+ */
 interface CatchUpOf {
-  readonly mine: Envelope;
+  readonly mine: Envelope | null;
   readonly budget: SkipBudget;
+}
+
+/** How many records a catch-up of its own (`catchUpLocked`) skips before it answers `unavailable`. */
+const MAX_SKIPS_PER_CATCH_UP = 64;
+
+/**
+ * Folds what another writer appended to the channel after the last entry this hub knows (a deposed owner's late
+ * append that the WAL accepted as a correct continuation): before the hub acts on a channel's state without
+ * appending, as a sweep timing out a handshake does, so that it does not act on a state the log has left behind.
+ * Returns how many entries it folded. Locked.
+ */
+export async function catchUpLocked(ctx: CatchUpDeps, rt: ChannelRuntime): Promise<number> {
+  const before = rt.streamSeqs.length;
+  await catchUpOrUnavailable(ctx, rt, { mine: null, budget: { left: MAX_SKIPS_PER_CATCH_UP } });
+  return rt.streamSeqs.length - before;
 }
 
 /** What is left of one append's `MAX_SKIPS_PER_APPEND`, shared by its catch-up rounds. */
@@ -282,14 +300,14 @@ async function catchUp(ctx: CatchUpDeps, rt: ChannelRuntime, of: CatchUpOf): Pro
     }
     record(ctx, rt, { envelope, streamSeq: raw.streamSeq });
     reconcileMetadata(rt, envelope);
-    if (envelope.envelope_id === mine.envelope_id) {
+    if (mine !== null && envelope.envelope_id === mine.envelope_id) {
       if (envelope.sender_id === mine.sender_id) stored = { envelope, epoch };
       else taken = true;
     }
   }
   if (stored !== null) return stored;
   if (taken) {
-    throw new ConflictError(`envelope_id ${repr(mine.envelope_id)} is already taken in channel ${repr(channelId)}`);
+    throw new ConflictError(`envelope_id ${repr(mine?.envelope_id)} is already taken in channel ${repr(channelId)}`);
   }
   return null;
 }

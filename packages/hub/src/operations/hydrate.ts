@@ -21,7 +21,8 @@ import { detachedRuntime, type ChannelRuntime } from '../stores/channel-runtime.
 import { holdRulesUnderCeilings } from './agent-ops.js';
 import { malformedGlobs } from '../base/glob.js';
 import { lastValues } from '../base/kv-scan.js';
-import { beginCloseLocked, finishCloseLocked, recordAppended, type CloseDeps } from './lifecycle.js';
+import { beginCloseLocked, finishCloseLocked, settleHandshakeLocked, type CloseDeps } from './lifecycle.js';
+import { recordAppended } from './append.js';
 import { QuarantineLog } from './quarantine.js';
 import { reconcileMetadata } from '../stores/reconcile.js';
 import type { HomeStores, HubEnv } from '../partition/hub-parts.js';
@@ -180,6 +181,11 @@ async function resumeLifecycle(
 ): Promise<void> {
   await ctx.partition.serial.run(rt.metadata.channel_id, async () => {
     const { autoClose } = rt.facts;
+    // Every invitee answered, and the writer of the last answer did not get to open (or close) the channel.
+    if (rt.metadata.state === ChannelState.Pending && rt.metadata.pending_acks.length === 0) {
+      await settleHandshakeLocked(ctx, rt);
+      return;
+    }
     if (
       autoClose !== null &&
       (rt.metadata.state === ChannelState.Pending || rt.metadata.state === ChannelState.Active)

@@ -63,6 +63,23 @@ export async function activateLocked(ctx: ActivateDeps, rt: ChannelRuntime): Pro
 }
 
 /**
+ * A pending channel whose handshake the log already settled (every invitee's answer folded, the last one appended by
+ * a writer that did not get to act on it): it opens when everyone acked, and starts closing `invite_rejected` when
+ * someone rejected. `false` while an answer is still missing. Locked.
+ */
+export async function settleHandshakeLocked(ctx: CloseDeps, rt: ChannelRuntime): Promise<boolean> {
+  const { state, pending_acks: pending, rejected_by: rejected } = rt.metadata;
+  if (state !== ChannelState.Pending) return true;
+  if (rejected.length > 0) {
+    await beginCloseLocked(ctx, rt, CloseReason.InviteRejected);
+    return true;
+  }
+  if (pending.length > 0) return false;
+  await activateLocked(ctx, rt);
+  return true;
+}
+
+/**
  * Starts ending a channel: it admits nothing new from now on, finishes delivering what it admitted, then becomes
  * `closed` (or `expired` for `ttl_expired`) with its close envelope. A no-op on a channel that is already closing or ended. Locked.
  */

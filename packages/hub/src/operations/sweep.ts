@@ -1,6 +1,7 @@
 import { ChannelState, CloseReason } from '@ag2net/protocol';
 import type { ChannelRuntime } from '../stores/channel-runtime.js';
-import { beginCloseLocked } from './lifecycle.js';
+import { beginCloseLocked, settleHandshakeLocked } from './lifecycle.js';
+import { catchUpLocked, type CatchUpDeps } from './append.js';
 import { expireHistories, type RetentionDeps } from './retention.js';
 import { evaluateExpectationsLocked, expectationsDue, type ExpectationDeps } from './expectations.js';
 import { expireDueTasks } from './task-ops.js';
@@ -8,7 +9,11 @@ import type { HubEnv } from '../partition/hub-parts.js';
 import type { PartitionPick } from '../partition/partition.js';
 
 /** What a sweeper pass uses: the partition's open channels and their deadlines, the tasks, the retention. */
-export type SweepDeps = ExpectationDeps & RetentionDeps & Pick<HubEnv, 'inviteAckTimeoutMs'> & PartitionPick<'serial'>;
+export type SweepDeps = ExpectationDeps &
+  RetentionDeps &
+  CatchUpDeps &
+  Pick<HubEnv, 'inviteAckTimeoutMs'> &
+  PartitionPick<'serial'>;
 
 /**
  * One sweeper pass at the clock's current time, for every open channel and task:
@@ -35,10 +40,15 @@ export async function sweep(ctx: SweepDeps): Promise<void> {
 }
 
 async function sweepChannelLocked(
-  ctx: ExpectationDeps & Pick<HubEnv, 'inviteAckTimeoutMs'>,
+  ctx: ExpectationDeps & CatchUpDeps & Pick<HubEnv, 'inviteAckTimeoutMs'>,
   rt: ChannelRuntime,
   now: number,
 ): Promise<void> {
+  if (rt.metadata.state === ChannelState.Pending && lifecycleDue(ctx, rt, now) === CloseReason.InviteTimeout) {
+    // The answers may be in the log already, appended by a writer before this hub (and never seen by it).
+    await catchUpLocked(ctx, rt);
+    if (await settleHandshakeLocked(ctx, rt)) return;
+  }
   const state = rt.metadata.state;
   if (state !== ChannelState.Pending && state !== ChannelState.Active) return;
   const reason = lifecycleDue(ctx, rt, now);
