@@ -4,7 +4,7 @@ import { DurationSchema } from '../duration.js';
 import { EnvelopeSchema, TimestampSchema } from '../envelope.js';
 import { IdSchema } from '../ids.js';
 import { Access } from './access.js';
-import { MAX_PARTITIONS } from './partitions.js';
+import { MAX_PARTITIONS } from './partition-count.js';
 import {
   Cursor,
   DEFAULT_MAX_REQUEST_BYTES,

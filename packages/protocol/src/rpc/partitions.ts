@@ -1,4 +1,7 @@
 import type { HubOp } from './ops.js';
+import { MAX_PARTITIONS } from './partition-count.js';
+
+export { MAX_PARTITIONS };
 
 /**
  * How a deployment spreads its channels over partitions, each owned by one hub instance at a time. A client computes a
@@ -6,9 +9,6 @@ import type { HubOp } from './ops.js';
  * (`HubNames.rpcIn`), which only the partition's owner subscribes to. The deployment's partition count is in every
  * hub's `Health.partitions`.
  */
-
-/** The most partitions a deployment can have. */
-export const MAX_PARTITIONS = 256;
 
 /** FNV-1a, 32 bits: offset basis and prime. */
 const FNV_OFFSET_BASIS = 2166136261;
