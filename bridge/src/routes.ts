@@ -1,12 +1,5 @@
 import { heldBy, partitionHolders, type HubClient } from '@ag2net/client';
-import {
-  AccessDeniedError,
-  EV_TEXT,
-  IdSchema,
-  InvalidRequestError,
-  newId,
-  type DeliveryLag,
-} from '@ag2net/protocol';
+import { AccessDeniedError, EV_TEXT, IdSchema, InvalidRequestError, newId, type DeliveryLag } from '@ag2net/protocol';
 import { type z } from 'zod';
 import {
   ActivityReplySchema,
