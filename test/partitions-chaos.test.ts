@@ -1,8 +1,8 @@
 import { HubRpc } from '@ag2net/client';
 import { startHub } from '@ag2net/hub';
-import { EV_TEXT, HealthSchema, RpcReplySchema, hubNames, newId, partitionOf, type Health } from '@ag2net/protocol';
+import { EV_TEXT, hubNames, partitionOf, type Health } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
-import { Kvm, type KV } from '@nats-io/kv';
+import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import {
   type PostAttempt,
 } from './support/chaos-load.js';
 import { fileStack } from './support/file-stack.js';
+import { channelIdsPerPartition, leaseHolders, rosterOf } from './support/partitions.js';
 import { startService, type ServiceProcess } from './support/processes.js';
 
 /**
@@ -73,30 +74,9 @@ function startPartitionedHub(prefix: string, hubId: string): ServiceProcess {
   );
 }
 
-/** Who holds each partition's lease key now (`null`: nobody). Hub ids here are plain, so the value is the id. */
-async function leaseHolders(kv: KV, prefix: string): Promise<(string | null)[]> {
-  const names = hubNames(prefix, PARTITIONS);
-  return Promise.all(
-    Array.from({ length: PARTITIONS }, async (_, k) => {
-      const entry = await kv.get(names.leaseKey(k));
-      return entry !== null && entry.operation === 'PUT' ? entry.string() : null;
-    }),
-  );
-}
-
 /** Every hub that answers the roster within 400 ms, by id. */
 async function roster(prefix: string): Promise<Map<string, Health>> {
-  const out = new Map<string, Health>();
-  const replies = await stack.nc
-    .requestMany(hubNames(prefix, PARTITIONS).hubsPing, '{}', { strategy: 'timer', maxWait: 400 })
-    .catch(() => []);
-  for await (const msg of replies) {
-    const reply = RpcReplySchema.safeParse(msg.json());
-    if (!reply.success || !reply.data.ok) continue;
-    const health = HealthSchema.safeParse(reply.data.result);
-    if (health.success) out.set(health.data.hub_id, health.data);
-  }
-  return out;
+  return rosterOf(stack.nc, hubNames(prefix, PARTITIONS));
 }
 
 function heldBy(health: Health | undefined): number[] {
@@ -257,7 +237,7 @@ describe('chaos: partitioned hubs (P = 8, lease 2 s) killed, paused, joined and 
       try {
         return await waitFor(
           async () => {
-            const holders = await leaseHolders(kv, prefix);
+            const holders = await leaseHolders(kv, hubNames(prefix, PARTITIONS));
             const hubsNow = await roster(prefix);
             const servedBy = new Map(live.map((id) => [id, heldBy(hubsNow.get(id))]));
             seen = `leases ${JSON.stringify(holders)}, serving ${JSON.stringify([...servedBy])}`;
@@ -283,7 +263,7 @@ describe('chaos: partitioned hubs (P = 8, lease 2 s) killed, paused, joined and 
       let seen = '';
       await waitFor(
         async () => {
-          const holders = await leaseHolders(kv, prefix);
+          const holders = await leaseHolders(kv, hubNames(prefix, PARTITIONS));
           const hubsNow = await roster(prefix);
           const covered = new Set(live.flatMap((id) => heldBy(hubsNow.get(id))));
           seen = `leases ${JSON.stringify(holders)}, served ${JSON.stringify([...covered].sort())}`;
@@ -301,7 +281,7 @@ describe('chaos: partitioned hubs (P = 8, lease 2 s) killed, paused, joined and 
         kind,
         victim,
         at: Date.now(),
-        held: partitionsOf(await leaseHolders(kv, prefix), victim),
+        held: partitionsOf(await leaseHolders(kv, hubNames(prefix, PARTITIONS)), victim),
         takeoverMs: -1,
       };
       faults.push(f);
@@ -330,15 +310,7 @@ describe('chaos: partitioned hubs (P = 8, lease 2 s) killed, paused, joined and 
         'each of three hubs owns a share',
       )
       .toEqual([true, true, true]);
-    const ids: string[] = [];
-    const perPartition = new Map<number, number>();
-    while (ids.length < PARTITIONS * CHANNELS_PER_PARTITION) {
-      const id = newId();
-      const k = partitionOf(id, PARTITIONS);
-      if ((perPartition.get(k) ?? 0) >= CHANNELS_PER_PARTITION) continue;
-      perPartition.set(k, (perPartition.get(k) ?? 0) + 1);
-      ids.push(id);
-    }
+    const ids = channelIdsPerPartition((id) => partitionOf(id, PARTITIONS), PARTITIONS, CHANNELS_PER_PARTITION);
     const channels = await openChannels(stack.nc, admin, ids);
     const partitionOfChannel = new Map(channels.map((c) => [c.channel, partitionOf(c.channel, PARTITIONS)]));
 
@@ -364,7 +336,7 @@ describe('chaos: partitioned hubs (P = 8, lease 2 s) killed, paused, joined and 
     const loadFrom = Date.now();
 
     // 1. SIGKILL the hub holding the most partitions; the survivors take them.
-    const killed = busiest(await leaseHolders(kv, prefix), live);
+    const killed = busiest(await leaseHolders(kv, hubNames(prefix, PARTITIONS)), live);
     const kill = await fault('SIGKILL', killed);
     leave(killed);
     await hub(killed).stop('SIGKILL');
@@ -372,7 +344,7 @@ describe('chaos: partitioned hubs (P = 8, lease 2 s) killed, paused, joined and 
     await settled(`after SIGKILL ${killed}`, 20_000);
 
     // 2. SIGSTOP the survivor holding the most partitions past its lease; SIGCONT; it steps down, then gets its share back.
-    const paused = busiest(await leaseHolders(kv, prefix), live);
+    const paused = busiest(await leaseHolders(kv, hubNames(prefix, PARTITIONS)), live);
     const pause = await fault('SIGSTOP', paused);
     leave(paused);
     hub(paused).pause();
@@ -382,7 +354,7 @@ describe('chaos: partitioned hubs (P = 8, lease 2 s) killed, paused, joined and 
     const resumedAt = Date.now();
     await waitFor(
       async () => {
-        const holders = await leaseHolders(kv, prefix);
+        const holders = await leaseHolders(kv, hubNames(prefix, PARTITIONS));
         const own = (await roster(prefix)).get(paused);
         return own !== undefined && heldBy(own).every((k) => holders[k] === paused);
       },
@@ -399,7 +371,7 @@ describe('chaos: partitioned hubs (P = 8, lease 2 s) killed, paused, joined and 
     expect(withFourth.get('hub-4')?.length ?? 0, 'hub-4 takes a share').toBeGreaterThan(0);
 
     // 4. SIGTERM the hub holding the most partitions: a graceful stop hands them over.
-    const stopped = busiest(await leaseHolders(kv, prefix), live);
+    const stopped = busiest(await leaseHolders(kv, hubNames(prefix, PARTITIONS)), live);
     const stop = await fault('SIGTERM', stopped);
     leave(stopped);
     expect(await hub(stopped).stop('SIGTERM')).toBe(0);

@@ -3,14 +3,12 @@ import {
   Ag2netError,
   EV_CHANNEL_INVITE_ACK,
   EV_CHANNEL_INVITE_REJECT,
-  HealthSchema,
-  RpcReplySchema,
   hubNames,
   newId,
   partitionOf,
 } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
-import { Kvm, type KV } from '@nats-io/kv';
+import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +29,7 @@ import {
   type PostAttempt,
 } from './support/chaos-load.js';
 import { fileStack } from './support/file-stack.js';
+import { channelIdsPerPartition, leaseHolders, rosterOf } from './support/partitions.js';
 import { logLines, startHubService, type ServiceProcess } from './support/processes.js';
 
 /**
@@ -82,29 +81,11 @@ afterAll(async () => {
 
 const describeError = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
-/** Who holds each partition's lease key now (`null`: nobody). Hub ids here are plain, so the value is the id. */
-async function leaseHolders(kv: KV, prefix: string): Promise<(string | null)[]> {
-  const names = hubNames(prefix, PARTITIONS);
-  return Promise.all(
-    Array.from({ length: PARTITIONS }, async (_, k) => {
-      const entry = await kv.get(names.leaseKey(k));
-      return entry !== null && entry.operation === 'PUT' ? entry.string() : null;
-    }),
-  );
-}
-
 /** Every partition served now, as `<hub>@<epoch>` each hub that answers the roster within 400 ms says it holds. */
 async function servedPartitions(prefix: string): Promise<string[][]> {
   const out: string[][] = Array.from({ length: PARTITIONS }, () => []);
-  const replies = await stack.nc
-    .requestMany(hubNames(prefix, PARTITIONS).hubsPing, '{}', { strategy: 'timer', maxWait: 400 })
-    .catch(() => []);
-  for await (const msg of replies) {
-    const reply = RpcReplySchema.safeParse(msg.json());
-    if (!reply.success || !reply.data.ok) continue;
-    const health = HealthSchema.safeParse(reply.data.result);
-    if (!health.success) continue;
-    for (const { partition, epoch } of health.data.held) out[partition]?.push(`${health.data.hub_id}@${epoch}`);
+  for (const health of (await rosterOf(stack.nc, hubNames(prefix, PARTITIONS))).values()) {
+    for (const { partition, epoch } of health.held) out[partition]?.push(`${health.hub_id}@${epoch}`);
   }
   return out.map((list) => list.sort());
 }
@@ -188,7 +169,7 @@ describe('chaos: partitioned hubs (P = 8, lease 6 s) while nats-server is killed
       try {
         return await waitFor(
           async () => {
-            const holders = await leaseHolders(kv, prefix);
+            const holders = await leaseHolders(kv, hubNames(prefix, PARTITIONS));
             const served = await servedPartitions(prefix);
             seen = `leases ${JSON.stringify(holders)}, served ${JSON.stringify(served)}`;
             if (seen !== since.state) since = { state: seen, at: Date.now() };
@@ -209,15 +190,7 @@ describe('chaos: partitioned hubs (P = 8, lease 6 s) while nats-server is killed
     const settledAt = Date.now();
 
     // Two load channels on every partition, and a pool of agent pairs for the creations.
-    const ids: string[] = [];
-    const perPartition = new Map<number, number>();
-    while (ids.length < PARTITIONS * CHANNELS_PER_PARTITION) {
-      const id = newId();
-      const k = partitionOf(id, PARTITIONS);
-      if ((perPartition.get(k) ?? 0) >= CHANNELS_PER_PARTITION) continue;
-      perPartition.set(k, (perPartition.get(k) ?? 0) + 1);
-      ids.push(id);
-    }
+    const ids = channelIdsPerPartition((id) => partitionOf(id, PARTITIONS), PARTITIONS, CHANNELS_PER_PARTITION);
     const channels = await openChannels(stack.nc, admin, ids);
     const pool: { a: string; b: string }[] = [];
     for (let i = 0; i < CREATION_POOL; i += 10) {
