@@ -269,17 +269,22 @@ export const OPERATION_DOCS: { readonly [Op in HubOp]: OperationDoc } = {
   },
   health: {
     summary:
-      'The active hub’s health (only the active hub serves operations; every hub of the prefix, standbys too, answers the roster `<p>.hubs.v1.ping`).',
+      'The health of the hub serving the home partition (every hub of the prefix, standbys too, answers the roster `<p>.hubs.v1.ping`); also how a client learns the prefix’s partition count.',
     result: {
       hub_id: 'The hub’s id.',
-      role: '`active` (serves the operations) or `standby` (a hub waiting for the lease).',
-      epoch: 'The lease epoch it holds (0 for a standby).',
-      active_channels: 'Channels not ended.',
+      role: '`active` (serves at least one partition) or `standby` (a hub waiting for a lease).',
+      epoch: 'The lease epoch of the first partition it serves (0 for a standby).',
+      active_channels: 'Channels not ended, of the partitions it serves.',
       registered_agents: 'Registered identities.',
       adapters_loaded: 'Adapters registered (the four built-in ones, and custom ones).',
       uptime_seconds: 'Seconds since the hub started.',
       quarantined: 'WAL messages and KV records the hub skipped because no hub wrote them.',
       dead_letters: 'Deliveries the hub gave up after their retries and parked in the audit trail.',
+      partitions:
+        'How many partitions the prefix spreads its channels over (`fnv1a32(utf8(channel_id)) mod partitions`); absent from older hubs: 1.',
+      held: 'The partitions this hub serves now, each with its lease epoch.',
+      'held[].partition': 'The partition.',
+      'held[].epoch': 'Its lease epoch, the revision of its lease key when this hub took it.',
     },
   },
   observeTask: {
