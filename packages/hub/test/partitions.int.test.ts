@@ -345,7 +345,8 @@ describe('partitions', () => {
       // The operator revokes bob on the home partition's owner: the other hub refuses him too, once its copy of the
       // registry followed (a copy that stopped following would keep serving him).
       const elsewhere = home === net.hub ? kB : kA;
-      const open = await conversationIn(net, elsewhere, alice, bob);
+      // Bob opens it: alice is at her cap of two open channels when the closed one was bob's.
+      const open = await conversationIn(net, elsewhere, bob, alice);
       await say(net, bob, open, 'still here');
       // The owner cancels a task in that channel, whose hub does not write the tasks: the home owner ends it.
       const cancelled = newId();
