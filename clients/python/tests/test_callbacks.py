@@ -9,9 +9,8 @@ import pytest
 
 from ag2net import AgentClient, Envelope, HubClient, HumanClient
 from ag2net.inbox import ACK, Settle
-from ag2net.models import Passport
 
-from .conftest import FakeHub, fake_agent
+from .fakes import FakeHub, fake_agent, passport
 
 
 def question(envelope_id: str = "q1") -> Envelope:
@@ -60,7 +59,7 @@ async def test_a_persons_callbacks_may_be_plain_functions_or_async_defs_and_run_
     async def coroutine(e: Envelope) -> None:
         seen.append(f"async {e.envelope_id}")
 
-    person = HumanClient(cast(HubClient, FakeHub()), Passport.model_validate({"name": "p", "agent_id": "p"}))
+    person = HumanClient(cast(HubClient, FakeHub()), passport("p"))
     person.on_envelope(lambda e: seen.append(f"plain {e.envelope_id}"))
     person.on_envelope(coroutine)
     assert await person._handle(question()) == ACK

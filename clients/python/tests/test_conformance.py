@@ -36,7 +36,8 @@ from ag2net.errors import MAY_HAVE_APPLIED, RETRYABLE_ERROR_CODES
 from ag2net.inbox import ACK, Settle
 from ag2net.rpc import DEFAULT_POST_RPC_TIMEOUT, DEFAULT_RPC_TIMEOUT, default_attempt_timeout
 
-from .conftest import FakeReply, fake_agent, fixture
+from .conftest import fixture
+from .fakes import ScriptedNats, fake_agent, health_result
 
 
 def test_parts_normalise_render_and_refuse_as_the_typescript_client() -> None:
@@ -75,30 +76,15 @@ def test_wire_errors_rebuild_with_their_codes_and_keep_unknown_ones() -> None:
             assert err.to_wire() == case["wire"]
 
 
-class OnceThenOk:
-    """Answers the first request with `first` (an error reply, or an exception to raise), every later one with ok."""
-
-    def __init__(self, first: dict[str, Any] | Exception) -> None:
-        self.first: dict[str, Any] | Exception | None = first
-        self.requests = 0
-
-    async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5) -> FakeReply:
-        self.requests += 1
-        step, self.first = self.first, None
-        if isinstance(step, Exception):
-            raise step
-        return FakeReply(json.dumps(step or {"ok": True, "result": {}}).encode())
-
-
 async def _resent(first: dict[str, Any] | Exception, op: str) -> bool:
     """Whether `HubRpc` sent `op` again after `first` (and then returned the result), or raised at once."""
-    nc = OnceThenOk(first)
+    nc = ScriptedNats([first], then={"ok": True, "result": {}})
     try:
         await HubRpc(nc, "t", retry_for=5.0, partitions=1).call(op, {}, "alice")
     except Exception:  # noqa: BLE001 - raised at once: not resent
-        assert nc.requests == 1
+        assert len(nc.requests) == 1
         return False
-    assert nc.requests == 2
+    assert len(nc.requests) == 2
     return True
 
 
@@ -227,24 +213,14 @@ def test_a_partition_count_outside_1_to_max_partitions_is_refused(bad: Any) -> N
     with pytest.raises(ValueError, match=r"^partitions must be an integer from 1 to 256, not "):
         hub_names("acme", bad)
     with pytest.raises(ValueError, match=r"^partitions must be an integer from 1 to 256, not "):
-        HubRpc(OnceThenOk({}), "acme", partitions=bad)
+        HubRpc(ScriptedNats([]), "acme", partitions=bad)
 
 
 def test_an_older_hubs_health_reads_as_one_partition_held_by_nobody() -> None:
-    older = {
-        "hub_id": "h",
-        "role": "active",
-        "epoch": 1,
-        "active_channels": 0,
-        "registered_agents": 0,
-        "adapters_loaded": 0,
-        "uptime_seconds": 1,
-        "quarantined": 0,
-        "dead_letters": 0,
-    }
+    older = health_result()
     health = Health.model_validate(older)
     assert (health.partitions, health.held) == (1, [])
-    newer = Health.model_validate({**older, "partitions": 16, "held": [{"partition": 3, "epoch": 7}]})
+    newer = Health.model_validate(health_result(partitions=16, held=[(3, 7)]))
     assert (newer.partitions, newer.held) == (16, [HeldPartition(partition=3, epoch=7)])
     for bad in ({"partitions": 0}, {"partitions": MAX_PARTITIONS + 1}, {"held": [{"partition": -1, "epoch": 0}]}):
         with pytest.raises(ValidationError):

@@ -13,10 +13,9 @@ from nats.aio.msg import Msg
 
 from ag2net import AgentClient, Envelope, EnvelopeTimeoutError, HubClient, HumanClient
 from ag2net.inbox import ACK, Inbox, Settle
-from ag2net.models import Passport
 from ag2net.rpc import hub_names
 
-from .conftest import FakeHub, fake_agent
+from .fakes import FakeHub, fake_agent, passport
 
 #: What the hub sets on every delivery it publishes.
 HUB_HEADERS = {"Ag2-Origin": "hub"}
@@ -169,22 +168,22 @@ async def test_a_failing_turn_backs_off_then_is_reported_once_and_acked() -> Non
 
 
 async def test_a_persons_wait_sees_a_recent_delivery_once_and_an_agents_does_not() -> None:
-    passport = Passport.model_validate({"name": "p", "agent_id": "p"})
+    stamped = passport("p")
     answer = Envelope.model_validate(envelope("A", "answer"))
-    person = HumanClient(cast(HubClient, FakeHub()), passport)
+    person = HumanClient(cast(HubClient, FakeHub()), stamped)
     person._publish(answer)  # delivered before the wait started
     assert await person.next_envelope(lambda e: e.channel_id == "A", timeout=5) == answer
     with pytest.raises(EnvelopeTimeoutError):
         await person.next_envelope(lambda e: e.channel_id == "A", timeout=0.05)
 
-    agent = AgentClient(cast(HubClient, FakeHub()), passport)
+    agent = AgentClient(cast(HubClient, FakeHub()), stamped)
     agent._publish(answer)
     with pytest.raises(EnvelopeTimeoutError):
         await agent.next_envelope(lambda e: e.channel_id == "A", timeout=0.05)
 
 
 async def test_a_delivery_a_wait_took_is_not_taken_again() -> None:
-    person = HumanClient(cast(HubClient, FakeHub()), Passport.model_validate({"name": "p", "agent_id": "p"}))
+    person = HumanClient(cast(HubClient, FakeHub()), passport("p"))
     waiting = person.next_envelope(timeout=5)
     answer = Envelope.model_validate(envelope("A", "live"))
     person._publish(answer)

@@ -5,11 +5,8 @@ the home subject; the partition count asked of `health` once. With one partition
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Callable
 from typing import Any
 
-import nats.errors
 import pytest
 
 from ag2net import (
@@ -25,80 +22,12 @@ from ag2net import (
 )
 from ag2net.identity import IdentityGrant
 
-from .conftest import FakeReply, hub_on
+from .fakes import Answer, RoutedNats, ScriptedNats, channel_result, hub_on, passport
 
-#: Channels of `HEALTH_16`'s deployment, with their partitions (conformance/fixtures/partitions.json).
+#: Channels with their partitions of 16 and of 4 (conformance/fixtures/partitions.json).
 C1 = "01HZY3K4Q7M2N8P5R6S7T8V9W0"  # 1 of 16, 1 of 4
 C5 = "01HF7YCG49SJC54H0DT38C6WJX"  # 5 of 16, 1 of 4
 C14 = "01HF7YB9EYDRYQ0W4Y5DB78W8D"  # 14 of 16, 2 of 4
-
-
-def health(partitions: int | None) -> dict[str, Any]:
-    """A hub's `health` result; `None`: an older hub's, which does not say how many partitions there are."""
-    result: dict[str, Any] = {
-        "hub_id": "h",
-        "role": "active",
-        "epoch": 1,
-        "active_channels": 0,
-        "registered_agents": 0,
-        "adapters_loaded": 0,
-        "uptime_seconds": 1,
-        "quarantined": 0,
-        "dead_letters": 0,
-    }
-    return result if partitions is None else {**result, "partitions": partitions, "held": []}
-
-
-def channel(channel_id: str) -> dict[str, Any]:
-    return {
-        "channel_id": channel_id,
-        "manifest": {"type": "conversation"},
-        "creator_id": "alice",
-        "participants": [{"agent_id": "alice", "role": "initiator", "order": 0}],
-        "state": "active",
-        "created_at": "2025-01-01T00:00:00.000Z",
-    }
-
-
-Answer = Callable[[dict[str, Any], int | None], dict[str, Any]]
-
-
-class RoutedNats:
-    """Answers `health` with `partitions` (None: an older hub's health) and every other op with `answers[op](request,
-    partition)` (`partition`: the one in the subject, None for a subject without one); records `(subject, request)`.
-    `health_errors` first answers to `health` are errors."""
-
-    def __init__(
-        self, partitions: int | None, answers: dict[str, Answer] | None = None, health_errors: int = 0
-    ) -> None:
-        self.partitions = partitions
-        self.answers = answers or {}
-        self.health_errors = health_errors
-        #: While set and not yet set off, `health` waits for it.
-        self.health_gate: asyncio.Event | None = None
-        self.requests: list[tuple[str, dict[str, Any]]] = []
-
-    @property
-    def subjects(self) -> list[str]:
-        return [subject for subject, _ in self.requests]
-
-    async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5) -> FakeReply:
-        request = json.loads(payload)
-        self.requests.append((subject, request))
-        await asyncio.sleep(0)
-        parts = subject.split(".")
-        op = parts[3]
-        if op == "health":
-            if self.health_gate is not None:
-                await self.health_gate.wait()
-            if self.health_errors > 0:
-                self.health_errors -= 1
-                reply: dict[str, Any] = {"ok": False, "error": {"code": "internal", "message": "boom"}}
-            else:
-                reply = {"ok": True, "result": health(self.partitions)}
-        else:
-            reply = {"ok": True, "result": self.answers[op](request, int(parts[4]) if len(parts) == 6 else None)}
-        return FakeReply(json.dumps(reply).encode())
 
 
 def allowed(request: dict[str, Any], partition: int | None) -> dict[str, Any]:
@@ -223,12 +152,8 @@ async def test_an_invalid_health_is_an_internal_error_and_forgotten() -> None:
 
 
 async def test_a_health_request_nobody_answers_is_named_when_the_call_gives_up() -> None:
-    class Silent:
-        async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5) -> FakeReply:
-            raise nats.errors.NoRespondersError
-
     with pytest.raises(HubUnavailableError, match=r"^no hub answered canSend: its health request, for the ") as caught:
-        await HubRpc(Silent(), "acme", retry_for=0.2).call("canSend", {"channel_id": C5}, "a")
+        await HubRpc(ScriptedNats([]), "acme", retry_for=0.2).call("canSend", {"channel_id": C5}, "a")
     assert isinstance(caught.value.__cause__, HubUnavailableError)
 
 
@@ -249,7 +174,10 @@ def pages_of(channels: dict[int, list[str]]) -> Answer:
         held = channels.get(partition or 0, [])
         start = int(request["cursor"] or 0)
         end = start + min(2, request["limit"])
-        return {"channels": [channel(c) for c in held[start:end]], "next_cursor": str(end) if end < len(held) else None}
+        return {
+            "channels": [channel_result(c) for c in held[start:end]],
+            "next_cursor": str(end) if end < len(held) else None,
+        }
 
     return answer
 
@@ -295,7 +223,7 @@ TURNS = {
 
 async def test_pending_turns_asks_every_partition_and_joins_them_by_expected_at_then_channel() -> None:
     nc = RoutedNats(4, {"pendingTurnsFor": lambda r, k: {"turns": TURNS[k or 0]}})
-    bob = AgentClient(await hub_on(nc, partitions=None), Passport.model_validate({"name": "bob", "agent_id": "bob"}))
+    bob = AgentClient(await hub_on(nc, partitions=None), passport("bob"))
     turns = await bob.pending_turns()
     assert turns == [PendingTurn.model_validate(t) for t in (TURNS[1][0], TURNS[3][0], TURNS[1][1], TURNS[0][0])]
     assert nc.subjects[0] == "t.hub.v1.health"
@@ -304,7 +232,7 @@ async def test_pending_turns_asks_every_partition_and_joins_them_by_expected_at_
 
 async def test_is_my_turn_asks_only_the_channels_partition() -> None:
     nc = RoutedNats(4, {"canSend": allowed, "pendingTurnsFor": lambda r, k: {"turns": TURNS[k or 0]}})
-    bob = AgentClient(await hub_on(nc, partitions=4), Passport.model_validate({"name": "bob", "agent_id": "bob"}))
+    bob = AgentClient(await hub_on(nc, partitions=4), passport("bob"))
     trigger = Envelope.model_validate(
         {"channel_id": C1, "sender_id": "alice", "event_type": "ag2.msg.text", "envelope_id": "e2"}
     )
@@ -352,7 +280,7 @@ async def test_open_sends_a_client_minted_channel_id_to_its_partition() -> None:
 
     def create(request: dict[str, Any], partition: int | None) -> dict[str, Any]:
         created.append(request["channel_id"])
-        return {"channel": channel(request["channel_id"])}
+        return {"channel": channel_result(request["channel_id"])}
 
     nc = RoutedNats(
         16, {"createChannel": create, "getAgent": lambda r, k: {"passport": {"name": "x", "agent_id": "x"}}}
@@ -367,6 +295,6 @@ async def test_an_identitys_client_keeps_the_count_its_parent_learnt() -> None:
     nc = RoutedNats(4, {"canSend": allowed})
     hub = await hub_on(nc, partitions=None)
     await hub.call("canSend", {"channel_id": C14}, "bob")
-    _, bound = await hub._bind(IdentityGrant(Passport.model_validate({"name": "bob", "agent_id": "bob"}), None))
+    _, bound = await hub._bind(IdentityGrant(passport("bob"), None))
     await bound.call("canSend", {"channel_id": C5})
     assert nc.subjects == ["t.hub.v1.health", "t.hub.v1.canSend.2.bob", "t.hub.v1.canSend.1.bob"]

@@ -8,7 +8,7 @@ import pytest
 from ag2net import PassportError
 from ag2net.passport import check_passport
 
-from .conftest import AnsweringNats, hub_on
+from .fakes import AnsweringNats, hub_on
 
 FIELDS = (
     "its fields are: name (required), owner, provider, model, cost, region, auth, kind, hub_id, version, agent_id, "

@@ -3,36 +3,12 @@ idempotent operations; other hub errors are raised typed at once."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from typing import cast
-
 import nats.errors
 import pytest
-from nats.aio.client import Client as NatsClient
 
-from ag2net import OPERATOR_CALLER, HubClient, HubRpc, HubUnavailableError, NotFoundError, UnknownNetworkError
+from ag2net import OPERATOR_CALLER, HubRpc, HubUnavailableError, NotFoundError, UnknownNetworkError
 
-
-@dataclass
-class FakeReply:
-    data: bytes
-
-
-class ScriptedNats:
-    """Answers requests from a script: an exception to raise, or a reply body."""
-
-    def __init__(self, script: list[Exception | dict[str, object]]) -> None:
-        self.script = script
-        self.subjects: list[str] = []
-
-    async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5) -> FakeReply:
-        self.subjects.append(subject)
-        step = self.script.pop(0) if self.script else nats.errors.NoRespondersError()
-        if isinstance(step, Exception):
-            raise step
-        return FakeReply(json.dumps(step).encode())
-
+from .fakes import ScriptedNats, hub_on
 
 OK = {"ok": True, "result": {"allowed": True}}
 UNAVAILABLE = {"ok": False, "error": {"code": "unavailable", "message": "not the active hub"}}
@@ -83,7 +59,7 @@ async def test_gives_up_after_retry_for() -> None:
 async def test_an_operator_client_reads_channels_as_the_operator_unless_told_another_caller() -> None:
     channel = {"ok": True, "result": {"state": None}}
     nc = ScriptedNats([channel, channel, {"ok": True, "result": {"agent_id": None}}])
-    hub = await HubClient.connect(connection=cast(NatsClient, nc), prefix="t", operator=True, partitions=1)
+    hub = await hub_on(nc, operator=True)
     assert (hub.default_caller, await hub.adapter_state("c1"), await hub.adapter_state("c1", "a1")) == (
         OPERATOR_CALLER,
         None,
@@ -91,6 +67,6 @@ async def test_an_operator_client_reads_channels_as_the_operator_unless_told_ano
     )
     assert await hub.find_agent_id("x") is None
     assert nc.subjects == ["t.hub.v1.adapterState.$operator", "t.hub.v1.adapterState.a1", "t.hub.v1.findAgentId"]
-    plain = await HubClient.connect(connection=cast(NatsClient, nc), prefix="t")
+    plain = await hub_on(nc, partitions=None)
     with pytest.raises(ValueError, match=r"^adapterState needs the caller's agent id$"):
         await plain.adapter_state("c1")

@@ -3,32 +3,14 @@ subject, as soon as the connection reports it, and not resent; the TypeScript cl
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import nats.errors
 import pytest
 
 from ag2net import AccessDeniedError, HubRpc, HubUnavailableError
-from ag2net.rpc import Reply
 
-
-class RefusingNats:
-    """A connection on which every request goes unanswered until its timeout; `refuse` sets the error nats-py keeps
-    when the server refuses a publish (lower-cased, as its parser hands it over) while the request waits."""
-
-    def __init__(self, refuse: str | None) -> None:
-        self.refuse = refuse
-        self.last_error: Exception | None = None
-        self.subjects: list[str] = []
-
-    async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5) -> Reply:
-        self.subjects.append(subject)
-        if self.refuse is not None:
-            await asyncio.sleep(0.01)
-            self.last_error = nats.errors.Error(f'nats: permissions violation for publish to "{self.refuse.lower()}"')
-        await asyncio.sleep(timeout)
-        raise nats.errors.TimeoutError
+from .fakes import RefusingNats
 
 
 async def test_a_refused_request_is_access_denied_at_once_and_not_resent() -> None:

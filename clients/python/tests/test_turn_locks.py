@@ -4,37 +4,16 @@ agent, with this replica's holder id and the lock's TTL), and how an agent's tur
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import cast
 
 import pytest
 
 from ag2net import AgentClient, Envelope, HubClient
 from ag2net.inbox import ACK, Settle
 from ag2net.models import Passport
-from ag2net.rpc import hub_names
 from ag2net.turn_locks import TurnLocks
 
-Call = tuple[str, dict[str, Any], str | None, float | None]
-
-
-class FakeHub:
-    """A hub client whose `call` records each call and answers from `answers` (by op; an exception is raised)."""
-
-    nc = None
-    rpc = type("FakeRpc", (), {"names": hub_names("t")})()
-
-    def __init__(self, answers: dict[str, Any]) -> None:
-        self.answers = answers
-        self.calls: list[Call] = []
-
-    async def call(
-        self, op: str, request: dict[str, Any], caller_id: str | None = None, timeout: float | None = None
-    ) -> dict[str, Any]:
-        self.calls.append((op, request, caller_id, timeout))
-        answer = self.answers[op]
-        if isinstance(answer, BaseException):
-            raise answer
-        return cast(dict[str, Any], answer)
+from .fakes import FakeHub
 
 
 def trigger(channel: str = "c1") -> Envelope:

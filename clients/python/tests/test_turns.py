@@ -10,10 +10,9 @@ import pytest
 
 from ag2net import AgentClient, Envelope, ProtocolError, UnavailableError
 from ag2net.inbox import ACK, Settle
-from ag2net.models import Passport
 from ag2net.turn_retries import TurnAttempts
 
-from .conftest import AnsweringNats, fake_agent, hub_on
+from .fakes import AnsweringNats, fake_agent, hub_on, passport
 
 
 def text(envelope_id: str, sender: str = "alice", channel: str = "c1") -> Envelope:
@@ -29,7 +28,7 @@ def text(envelope_id: str, sender: str = "alice", channel: str = "c1") -> Envelo
 
 
 async def bob_on(nc: AnsweringNats) -> AgentClient:
-    return AgentClient(await hub_on(nc), Passport.model_validate({"name": "bob", "agent_id": "bob"}))
+    return AgentClient(await hub_on(nc), passport("bob"))
 
 
 def answers(allowed: bool, turns: list[dict[str, Any]]) -> AnsweringNats:
@@ -148,7 +147,7 @@ async def test_a_hide_record_that_passes_the_turn_runs_the_handler_on_the_turns_
     async def handler(envelope: Envelope, _client: AgentClient) -> None:
         seen.append(envelope.envelope_id)
 
-    bob = AgentClient(await hub_on(nc), Passport.model_validate({"name": "bob", "agent_id": "bob"}), handler=handler)
+    bob = AgentClient(await hub_on(nc), passport("bob"), handler=handler)
     assert await bob._handle(hide_record(["carol"])) == ACK
     # A record that hides bob himself, or a warning, is handed to the handler as it is.
     assert await bob._handle(hide_record(["bob"])) == ACK

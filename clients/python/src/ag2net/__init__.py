@@ -45,6 +45,7 @@ from .errors import (
 from .event_types import EV_CHANNEL_CLOSED, EV_CHANNEL_INVITE, EV_CHANNEL_INVITE_ACK, EV_TEXT, is_protocol_event
 from .history import HISTORY_EXPIRED, HistoryExpiredDetails, history_expired, history_expired_details
 from .hub_client import OPERATOR_CALLER, HubClient
+from .hub_roster import DEFAULT_ROSTER_WINDOW, PartitionHolder, PartitionHolders, held_by, partition_holders
 from .human import HumanCallback, HumanClient
 from .identity import IdentityCredentialsError
 from .ids import is_reply_form_id, new_id, reply_envelope_id
@@ -60,6 +61,7 @@ from .turn_locks import TURN_LOCK_TTL, TurnLocks
 
 __all__ = [
     "DEFAULT_INBOX_PREFIX",
+    "DEFAULT_ROSTER_WINDOW",
     "ERROR_CODES",
     "ERROR_CODE_INFO",
     "EV_CHANNEL_CLOSED",
@@ -108,6 +110,8 @@ __all__ = [
     "OpSpec",
     "Part",
     "Participant",
+    "PartitionHolder",
+    "PartitionHolders",
     "Passport",
     "PassportError",
     "PendingTurn",
@@ -131,6 +135,7 @@ __all__ = [
     "error_from_wire",
     "exit_code_of",
     "fnv1a32",
+    "held_by",
     "history_expired",
     "history_expired_details",
     "http_status_of",
@@ -144,6 +149,7 @@ __all__ = [
     "load_creds",
     "new_id",
     "parse_creds",
+    "partition_holders",
     "partition_of",
     "parts_of",
     "parts_text",

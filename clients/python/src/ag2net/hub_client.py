@@ -21,6 +21,7 @@ from .connection import CredentialSource, credentials_of, open_connection, serve
 from .credentials import create_identity_keys, public_key_of
 from .errors import ProtocolError
 from .hub_reads import HubReads
+from .hub_roster import DEFAULT_ROSTER_WINDOW, hub_roster
 from .human import HumanClient
 from .identity import (
     IdentityCredentials,
@@ -36,7 +37,7 @@ from .identity_renewal import keep_renewed
 from .ids import new_id
 from .inbox import DEFAULT_DISCONNECT_GRACE
 from .models import Passport
-from .op_results import DeliveryLag
+from .op_results import DeliveryLag, Health
 from .participant import Participant
 from .participant_start import ParticipantStart, agent_starter, human_starter
 from .passport import check_passport
@@ -152,6 +153,16 @@ class HubClient(HubReads):
         """How many partitions the deployment's channels are spread over: given to `connect`, or asked of the hub
         (`health`) once."""
         return await self.rpc.partitions()
+
+    async def hubs(self, timeout: float = DEFAULT_ROSTER_WINDOW) -> list[Health]:
+        """Every hub of the prefix, active or standby, that answers the roster (`<prefix>.hubs.v1.ping`) within
+        `timeout` seconds (default 1), each with its `Health`: the active hubs first, then the standbys, each group by
+        hub id; an empty list, at once, when no hub is there. `held` of each says which partitions it holds, at which
+        epoch (`partition_holders` lists them by partition). Operator connections only: others get
+        `AccessDeniedError`. A reply that is not a valid `Health` is dropped with a warning."""
+        if self._closed:
+            raise RuntimeError("HubClient is closed")
+        return await hub_roster(self.nc, self.rpc.names, timeout)
 
     async def delivery_lag(self) -> DeliveryLag | None:
         """How far the hub's delivery lags behind admission (`None` before it ever provisioned), as `$operator`:

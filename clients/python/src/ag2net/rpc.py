@@ -46,7 +46,7 @@ _PREFIX_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _REFUSED_PUBLISH_RE = re.compile(r'permissions violation for publish to "([^"]+)"', re.IGNORECASE)
 #: How often a pending request looks whether NATS refused it, in seconds: nats-py reports a refusal only to the
 #: connection's error callback and `last_error`, never to the request, which would otherwise wait out its timeout.
-_REFUSAL_POLL = 0.05
+REFUSAL_POLL = 0.05
 
 
 class Reply(Protocol):
@@ -136,6 +136,11 @@ class HubNames:
         if isinstance(partition, bool) or not isinstance(partition, int) or not 0 <= partition < self.partitions:
             raise ValueError(f"partition must be an integer from 0 to {self.partitions - 1}, not {partition!r}")
         return self.rpc(op, caller_id) if self.partitions == 1 else f"{self.prefix}.hub.v1.{op}.{partition}.{caller_id}"
+
+    @property
+    def hubs_ping(self) -> str:
+        """`<prefix>.hubs.v1.ping`: the hub roster, a request every hub of the prefix answers with its `health`."""
+        return f"{self.prefix}.hubs.v1.ping"
 
     @property
     def inbox_stream(self) -> str:
@@ -321,7 +326,7 @@ class HubRpc:
                 raise
             except Exception as err:
                 # A refusal reported in the moment between the last look and the attempt's timeout.
-                if _refusal(self.nc, subject, refused_before) is not None:
+                if refused_publish(self.nc, subject, refused_before) is not None:
                     raise AccessDeniedError(denied) from err
                 if not is_retryable(err, spec.idempotent):
                     raise
@@ -337,10 +342,10 @@ class HubRpc:
         pending = asyncio.ensure_future(self.nc.request(subject, payload, timeout=timeout))
         try:
             while True:
-                done, _ = await asyncio.wait({pending}, timeout=_REFUSAL_POLL)
+                done, _ = await asyncio.wait({pending}, timeout=REFUSAL_POLL)
                 if done:
                     return pending.result()
-                refusal = _refusal(self.nc, subject, refused_before)
+                refusal = refused_publish(self.nc, subject, refused_before)
                 if refusal is not None:
                     raise AccessDeniedError(denied) from refusal
         finally:
@@ -348,7 +353,7 @@ class HubRpc:
                 pending.cancel()
 
 
-def _refusal(nc: object, subject: str, before: object) -> BaseException | None:
+def refused_publish(nc: object, subject: str, before: object) -> BaseException | None:
     """The connection's error saying that NATS refused to publish on `subject`, if it came after `before`."""
     last = getattr(nc, "last_error", None)
     if last is None or last is before or not isinstance(last, BaseException):
