@@ -1,32 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { HubRpc, type HubCallOptions } from '@ag2net/client';
 import { IdSchema } from '@ag2net/protocol';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { readPartitionsFixture, type PartitionsFixture } from '../../protocol/test/partitions-fixture.js';
 
-// conformance/fixtures/partitions.json: where every client sends each request of a partitioned deployment. The
-// Python client reads the same file.
-const FIXTURE = fileURLToPath(new URL('../../../conformance/fixtures/partitions.json', import.meta.url));
-const FixtureSchema = z.object({
-  channels: z.array(z.object({ channel_id: z.string(), partition: z.record(z.string(), z.number()) })),
-  subjects: z.object({
-    prefix: z.string(),
-    partitions: z.number(),
-    examples: z.array(
-      z.object({
-        op: z.string(),
-        channel_id: z.string().optional(),
-        partition: z.number().optional(),
-        caller: z.string().optional(),
-        subject: z.string(),
-      }),
-    ),
-    one_partition: z.object({ op: z.string(), caller: z.string(), subject: z.string() }),
-  }),
-});
-const fixture = FixtureSchema.parse(JSON.parse(readFileSync(FIXTURE, 'utf8')));
+// conformance/fixtures/partitions.json: where every client sends each request of a partitioned deployment.
+const fixture = readPartitionsFixture();
 
 /** A connection that records the subject of every request and never answers (each call fails after its send). */
 function recorder(): { nc: NatsConnection; subjects: string[] } {
@@ -63,7 +42,7 @@ function callOf(op: string, channelId: string): (rpc: HubRpc, options: HubCallOp
 /** The subject `HubRpc` sends one request of `example.op` to, in a deployment of `partitions` partitions. */
 async function subjectOf(
   partitions: number,
-  example: { op: string; channel_id?: string | undefined; partition?: number | undefined; caller?: string | undefined },
+  example: Omit<PartitionsFixture['subjects']['examples'][number], 'subject'>,
 ): Promise<string | undefined> {
   const { nc, subjects } = recorder();
   const rpc = new HubRpc(nc, { prefix: fixture.subjects.prefix, partitions, retryForMs: 0 });

@@ -1,36 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { HUB_OP_NAMES, HealthSchema, MAX_PARTITIONS, fnv1a32, hubNames, partitionOf, routeOf } from '../src/index.js';
+import { readPartitionsFixture } from './partitions-fixture.js';
 
-// conformance/fixtures/partitions.json: how every client finds a channel's partition and its subjects. The Python
-// client reads the same file.
-const FixtureSchema = z.object({
-  channels: z.array(
-    z.object({ channel_id: z.string(), fnv1a32: z.number(), partition: z.record(z.string(), z.number()) }),
-  ),
-  routes: z.record(z.string(), z.enum(['channel', 'scattered', 'home'])),
-  subjects: z.object({
-    prefix: z.string(),
-    partitions: z.number(),
-    examples: z.array(
-      z.object({
-        op: z.string(),
-        channel_id: z.string().optional(),
-        partition: z.number().optional(),
-        caller: z.string().optional(),
-        subject: z.string(),
-      }),
-    ),
-    one_partition: z.object({ op: z.string(), caller: z.string(), subject: z.string() }),
-  }),
-});
-const fixture = FixtureSchema.parse(
-  JSON.parse(
-    readFileSync(fileURLToPath(new URL('../../../conformance/fixtures/partitions.json', import.meta.url)), 'utf8'),
-  ),
-);
+// conformance/fixtures/partitions.json: how every client finds a channel's partition and its subjects.
+const fixture = readPartitionsFixture();
 
 describe('partitions', () => {
   it('hashes channel ids with FNV-1a over UTF-8, as the fixture says', () => {
