@@ -58,8 +58,8 @@ export function movedBetween(before: Holdings, after: Holdings): number[] {
 export const STABLE_MS = 2_500;
 
 /**
- * Polls the hubs until they settled (`isSettled`) and stayed so, unchanged, for `STABLE_MS`; returns the ms from the
- * call to the moment that final state began. `onPoll` sees every view. Throws after `timeoutMs`, naming what each hub
+ * Polls the hubs until they settled (`isSettled`) and stayed so, unchanged, for `STABLE_MS`; returns the moment that
+ * final state began (`performance.now()`). `onPoll` sees every view. Throws after `timeoutMs`, naming what each hub
  * served last.
  */
 export async function untilSettled(
@@ -85,7 +85,7 @@ export async function untilSettled(
       stableKey = key;
       stableSince = now;
     } else if (now - stableSince >= STABLE_MS) {
-      return stableSince - started;
+      return stableSince;
     }
     if (now - started > timeoutMs) {
       const held = [...holdings].map(([id, ks]) => `${id}: [${ks.join(',')}]`).join('; ');

@@ -1,41 +1,23 @@
-import { CONVERSATION_TYPE } from '@ag2net/adapters';
-import { HubRpc } from '@ag2net/client';
-import { hubNames } from '@ag2net/protocol';
-import { Kvm } from '@nats-io/kv';
+import type { HubRpc } from '@ag2net/client';
+import { hubNames, newId } from '@ag2net/protocol';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HostProcess } from '../host/client.js';
 import { checkLogs, type LoggedChannel } from '../load/log-check.js';
-import {
-  closeMailboxes,
-  mapLimit,
-  openChannel,
-  openMailboxes,
-  registerAgents,
-  waitForDelivery,
-} from '../load/network.js';
-import { PostLoad, type PostTarget } from '../load/post-load.js';
+import { waitForDelivery } from '../load/network.js';
+import type { RunningHub } from '../load/partitions.js';
+import type { PostLoad } from '../load/post-load.js';
 import type { FailoverEventResult, FailoverResult, FailoverRunResult, PauseRunResult, Spread } from '../results.js';
 import { median, round, summarize } from '../stats.js';
 import type { ScenarioContext } from './context.js';
+import { ATTEMPT_TIMEOUT_MS, failoverLoad, leaseTtlOf, openConversations, startHubIn, targetOf } from './hub-hosts.js';
 
-/** How long one attempt of a load post waits for its ack, ms (the SDK's default: 10 000). */
-const ATTEMPT_TIMEOUT_MS = 2_000;
-/** How long the load's client keeps sending one post again, ms. */
-const RETRY_FOR_MS = 60_000;
-/** A single-attempt probe post is sent this often, ms, and waits this long for its ack. */
+/** A single-attempt probe post is sent this often, ms. */
 const PROBE_EVERY_MS = 25;
-const PROBE_TIMEOUT_MS = 250;
 /** The bench gives up on a failover (and fails) after this long, ms. */
 const RECOVERY_TIMEOUT_MS = 60_000;
 /** `health` is asked this many times after each run; every answer must come from the new active hub. */
 const HEALTH_CHECKS = 10;
-
-/** A host and the hub it runs. */
-interface RunningHub {
-  readonly host: HostProcess;
-  readonly hubId: string;
-}
 
 /** What one measured event needs besides the context. */
 interface EventSetup {
@@ -75,27 +57,21 @@ export async function failover(ctx: ScenarioContext): Promise<FailoverResult> {
   const prefix = ctx.prefix('fo');
   const names = hubNames(prefix);
   let hostCount = 0;
-  const startHost = async (standby: boolean): Promise<RunningHub> => {
-    const host = await ctx.host(`hub-${hostCount++}`);
-    const { hub_id: hubId } = await host.call('startHub', { servers: ctx.natsUrl, prefix, standby });
-    return { host, hubId };
-  };
+  const startHost = async (standby: boolean): Promise<RunningHub> =>
+    startHubIn(ctx, await ctx.host(`hub-${hostCount++}`), { prefix, standby });
   let active = await startHost(false);
   const rpc = ctx.rpc(prefix);
-  const channels = await openConversations(ctx, rpc, s.channels + 1);
-  const [probe, ...loaded] = channels.map((c): PostTarget => ({ channelId: c.channelId, senderId: c.readerId }));
+  const channels = await openAll(ctx, rpc, s.channels + 1);
+  const [probe, ...loaded] = channels.map(targetOf);
   if (probe === undefined) throw new Error('no probe channel');
-  const loadRpc = new HubRpc(ctx.nc, { prefix, retryForMs: RETRY_FOR_MS, requestTimeoutMs: ATTEMPT_TIMEOUT_MS });
-  const load = (): PostLoad =>
-    PostLoad.start({
-      rpc: loadRpc,
-      targets: loaded,
-      paceMs: s.paceMs,
-      probes: [probe],
-      probeEveryMs: PROBE_EVERY_MS,
-      probeTimeoutMs: PROBE_TIMEOUT_MS,
-    });
-  const leaseTtlMs = (await (await new Kvm(ctx.nc).open(names.leasesBucket)).status()).ttl;
+  const load = failoverLoad(ctx, {
+    prefix,
+    targets: loaded,
+    probes: [probe],
+    paceMs: s.paceMs,
+    probeEveryMs: PROBE_EVERY_MS,
+  });
+  const leaseTtlMs = await leaseTtlOf(ctx, names);
 
   let standby = await startHost(true);
   const acked: PostLoad['acked'] = [];
@@ -136,20 +112,15 @@ export async function failover(ctx: ScenarioContext): Promise<FailoverResult> {
   };
 }
 
-/**
- * Registers two agents per conversation and opens `count` conversations through the handshake (the invitees'
- * mailboxes ack the invites); the creator of each posts in it and reads its log.
- */
-async function openConversations(ctx: ScenarioContext, rpc: HubRpc, count: number): Promise<LoggedChannel[]> {
+/** Registers two agents per conversation and opens `count` conversations, until the invites are all delivered. */
+async function openAll(ctx: ScenarioContext, rpc: HubRpc, count: number): Promise<LoggedChannel[]> {
   ctx.log(`registering ${2 * count} agents and opening ${count} conversations (one for the probe)`);
-  const agents = await registerAgents(rpc, 'fo', 2 * count);
-  const mailboxes = await openMailboxes(rpc, ctx.js, rpc.names, agents);
-  const pairs = Array.from({ length: count }, (_, i) => [agents[2 * i] ?? '', agents[2 * i + 1] ?? ''] as const);
-  const channels = await mapLimit(pairs, 8, async ([creator, invitee]) => ({
-    channelId: await openChannel(rpc, { type: CONVERSATION_TYPE, creator, invitees: [invitee] }),
-    readerId: creator,
-  }));
-  await closeMailboxes(mailboxes.values());
+  const channelIds = Array.from({ length: count }, () => newId());
+  const pair = (agents: readonly string[], i: number): { creator: string; invitee: string } => ({
+    creator: agents[2 * i] ?? '',
+    invitee: agents[2 * i + 1] ?? '',
+  });
+  const channels = await openConversations(ctx, rpc, { label: 'fo', agents: 2 * count, channelIds, pair });
   await waitForDelivery(ctx.jsm, rpc.names);
   return channels;
 }

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CpuMeter } from '../cpu.js';
+import type { HostProcess } from '../host/client.js';
 import { runClosedLoops, throughputOf, type LoopRun } from '../load/closed-loop.js';
 import {
   closeMailboxes,
@@ -30,6 +31,7 @@ import type { InstancesConfigResult, InstancesResult, Throughput } from '../resu
 import { ratio, round } from '../stats.js';
 import { deliveryRateOf, drained, type DrainedRun } from './admission.js';
 import type { ScenarioContext } from './context.js';
+import { startHubs, type StartedHubs } from './hub-hosts.js';
 
 /** How long the hubs of a configuration may take to settle on the assignment, ms (a hand-over waits 2 lease times). */
 const SETTLE_TIMEOUT_MS = 120_000;
@@ -65,7 +67,7 @@ export async function instances(ctx: ScenarioContext): Promise<InstancesResult> 
   await createRawWal(ctx.jsm, appended);
   // Every configuration's hubs start first, so that the later ones' hand-overs (two lease times after they join) run
   // while the others set up.
-  const started = await Promise.all(configs.map((config) => startHubs(ctx, config)));
+  const started = await Promise.all(configs.map((config) => startConfig(ctx, config)));
   const prepared: Prepared[] = [];
   for (const hubs of started) prepared.push(await prepare(ctx, hubs));
   const first = prepared[0]?.channels[0];
@@ -121,7 +123,7 @@ async function idleCoreShare(ctx: ScenarioContext, prepared: readonly Prepared[]
 interface Prepared {
   readonly label: string;
   readonly config: Config;
-  readonly hubs: StartedHubs;
+  readonly hubs: ConfigHubs;
   readonly channels: readonly TextTemplate[];
   readonly holdings: Holdings;
   readonly settleMs: number;
@@ -135,14 +137,12 @@ interface Prepared {
 }
 
 /** A configuration's hubs, and when the first of them became active. */
-interface StartedHubs {
+interface ConfigHubs extends StartedHubs {
   readonly config: Config;
   readonly prefix: string;
-  readonly hubs: readonly RunningHub[];
-  readonly firstActive: number;
 }
 
-async function prepare(ctx: ScenarioContext, started: StartedHubs): Promise<Prepared> {
+async function prepare(ctx: ScenarioContext, started: ConfigHubs): Promise<Prepared> {
   const s = ctx.sizes.instances;
   const { config, prefix, hubs } = started;
   const { hubs: count, partitions } = config;
@@ -159,8 +159,7 @@ async function prepare(ctx: ScenarioContext, started: StartedHubs): Promise<Prep
     return textTemplate(channelId, p.creator);
   });
   await closeMailboxes(mailboxes.values());
-  const pollFrom = performance.now();
-  const settledAt = pollFrom + (await untilSettled(hubs, partitions, { timeoutMs: SETTLE_TIMEOUT_MS }));
+  const settledAt = await untilSettled(hubs, partitions, { timeoutMs: SETTLE_TIMEOUT_MS });
   const settleMs = settledAt - setupFrom;
   const settledAfterMs = settledAt - started.firstActive;
   await waitForDelivery(ctx.jsm, names);
@@ -198,20 +197,16 @@ async function prepare(ctx: ScenarioContext, started: StartedHubs): Promise<Prep
 }
 
 /** Starts a configuration's hubs on a fresh prefix: the first until it is active, then the others (they join it). */
-async function startHubs(ctx: ScenarioContext, config: Config): Promise<StartedHubs> {
+async function startConfig(ctx: ScenarioContext, config: Config): Promise<ConfigHubs> {
   const { hubs: count, partitions } = config;
   const prefix = ctx.prefix(`ins${count}p${partitions}`);
   const hosts = await Promise.all(Array.from({ length: count }, (_, i) => ctx.host(`${count}x${partitions}-${i}`)));
-  const start = async (i: number, standby: boolean): Promise<RunningHub> => {
-    const host = hosts[i];
-    if (host === undefined) throw new Error(`no host ${i}`);
-    const { hub_id: hubId } = await host.call('startHub', { servers: ctx.natsUrl, prefix, standby, partitions });
-    return { host, hubId };
+  const host = (i: number): HostProcess => {
+    const h = hosts[i];
+    if (h === undefined) throw new Error(`no host ${i}`);
+    return h;
   };
-  const first = await start(0, false);
-  const firstActive = performance.now();
-  const rest = await Promise.all(Array.from({ length: count - 1 }, (_, i) => start(i + 1, true)));
-  return { config, prefix, hubs: [first, ...rest], firstActive };
+  return { config, prefix, ...(await startHubs(ctx, { prefix, partitions, count, host })) };
 }
 
 const hostName = (i: number): string => `hub-${i}`;
@@ -235,7 +230,7 @@ function describe(holdings: Holdings): string {
 
 interface Measured {
   readonly config: Config;
-  readonly hubs: StartedHubs;
+  readonly hubs: ConfigHubs;
   readonly holdings: Holdings;
   readonly settleMs: number;
   readonly settledAfterMs: number;

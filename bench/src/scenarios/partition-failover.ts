@@ -1,11 +1,8 @@
-import { CONVERSATION_TYPE } from '@ag2net/adapters';
-import { HubRpc } from '@ag2net/client';
 import { hubNames, type HubNames } from '@ag2net/protocol';
-import { Kvm } from '@nats-io/kv';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkLogs, type LoggedChannel } from '../load/log-check.js';
-import { closeMailboxes, mapLimit, openChannel, openMailboxes, pairFor, registerAgents } from '../load/network.js';
+import type { HostProcess } from '../host/client.js';
+import { checkLogs } from '../load/log-check.js';
 import {
   channelIdsByPartition,
   holdingsOf,
@@ -14,18 +11,22 @@ import {
   type Holdings,
   type RunningHub,
 } from '../load/partitions.js';
-import { PostLoad, type AckedPost, type PostTarget } from '../load/post-load.js';
+import type { AckedPost, PostLoad, PostTarget } from '../load/post-load.js';
 import type { PartitionFailoverResult, PartitionJoinResult, PartitionKillResult } from '../results.js';
 import { round, summarize } from '../stats.js';
 import type { ScenarioContext } from './context.js';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  failoverLoad,
+  leaseTtlOf,
+  openConversations,
+  startHubIn,
+  startHubs,
+  targetOf,
+} from './hub-hosts.js';
 
-/** How long one attempt of a loop's post waits for its ack, ms (as in the failover scenario). */
-const ATTEMPT_TIMEOUT_MS = 2_000;
-/** How long the loops' client keeps sending one post again, ms. */
-const RETRY_FOR_MS = 60_000;
-/** A single-attempt probe post goes into each partition's probe channel this often, ms, and waits this long. */
+/** A single-attempt probe post goes into each partition's probe channel this often, ms. */
 const PROBE_EVERY_MS = 50;
-const PROBE_TIMEOUT_MS = 250;
 /** The bench gives up on a recovery or a join (and fails) after this long, ms. */
 const EVENT_TIMEOUT_MS = 120_000;
 /** How often the hubs are asked what they serve during an event, ms. */
@@ -38,8 +39,8 @@ interface Setup {
   /** Starts the load: the loops and the probes. */
   readonly load: () => PostLoad;
   /** A fresh host (not yet running a hub), and the hub started in it. */
-  readonly newHost: () => ReturnType<ScenarioContext['host']>;
-  readonly startIn: (host: Awaited<ReturnType<ScenarioContext['host']>>) => Promise<RunningHub>;
+  readonly newHost: () => Promise<HostProcess>;
+  readonly startIn: (host: HostProcess) => Promise<RunningHub>;
 }
 
 /**
@@ -63,44 +64,32 @@ export async function partitionFailover(ctx: ScenarioContext): Promise<Partition
   const prefix = ctx.prefix('pfo');
   const names = hubNames(prefix, s.partitions);
   let hostCount = 0;
-  const newHost = (): ReturnType<ScenarioContext['host']> => ctx.host(`hub-${hostCount++}`);
-  const startIn = async (host: Awaited<ReturnType<ScenarioContext['host']>>, standby = true): Promise<RunningHub> => {
-    const params = { servers: ctx.natsUrl, prefix, standby, partitions: s.partitions };
-    const { hub_id: hubId } = await host.call('startHub', params);
-    return { host, hubId };
-  };
-  const first = await startIn(await newHost(), false);
-  const firstActive = performance.now();
-  const hosts = await Promise.all(Array.from({ length: s.hubs - 1 }, () => newHost()));
-  let hubs = [first, ...(await Promise.all(hosts.map((h) => startIn(h))))];
+  const newHost = (): Promise<HostProcess> => ctx.host(`hub-${hostCount++}`);
+  const started = await startHubs(ctx, { prefix, partitions: s.partitions, count: s.hubs, host: newHost });
+  let hubs = started.hubs;
 
   const rpc = ctx.rpc(prefix);
-  const channels = await openChannels(ctx, rpc, { partitions: s.partitions, perPartition: s.channelsPerPartition + 1 });
+  const perPartition = s.channelsPerPartition + 1;
+  const ids = channelIdsByPartition(s.partitions, perPartition).flat();
+  ctx.log(`opening ${ids.length} conversations, ${perPartition} in each of ${s.partitions} partitions`);
+  const agents = Math.max(4, Math.min(ids.length, 32));
+  const channels = await openConversations(ctx, rpc, { label: 'pfo', agents, channelIds: ids });
   const probes: PostTarget[] = [];
   const loops: PostTarget[] = [];
   for (const c of channels) {
-    const target = { channelId: c.channelId, senderId: c.readerId };
-    if (probes.some((p) => names.partitionOf(p.channelId) === names.partitionOf(c.channelId))) loops.push(target);
-    else probes.push(target);
+    if (probes.some((p) => names.partitionOf(p.channelId) === names.partitionOf(c.channelId))) loops.push(targetOf(c));
+    else probes.push(targetOf(c));
   }
-  const pollFrom = performance.now();
   const initialSettleMs =
-    pollFrom + (await untilSettled(hubs, s.partitions, { timeoutMs: EVENT_TIMEOUT_MS })) - firstActive;
+    (await untilSettled(hubs, s.partitions, { timeoutMs: EVENT_TIMEOUT_MS })) - started.firstActive;
   ctx.log(
     `${hubs.length} hubs settled on ${s.partitions} partitions ${(initialSettleMs / 1000).toFixed(1)} s after the first`,
   );
-  const leaseTtlMs = (await (await new Kvm(ctx.nc).open(names.leasesBucket)).status()).ttl;
-  const loadRpc = new HubRpc(ctx.nc, { prefix, retryForMs: RETRY_FOR_MS, requestTimeoutMs: ATTEMPT_TIMEOUT_MS });
-  const load = (): PostLoad =>
-    PostLoad.start({
-      rpc: loadRpc,
-      targets: loops,
-      paceMs: s.paceMs,
-      probes,
-      probeEveryMs: PROBE_EVERY_MS,
-      probeTimeoutMs: PROBE_TIMEOUT_MS,
-    });
-  const setup: Setup = { ctx, names, load, newHost, startIn: (host) => startIn(host) };
+  const leaseTtlMs = await leaseTtlOf(ctx, names);
+  const load = failoverLoad(ctx, { prefix, targets: loops, probes, paceMs: s.paceMs, probeEveryMs: PROBE_EVERY_MS });
+  const startIn = (host: HostProcess): Promise<RunningHub> =>
+    startHubIn(ctx, host, { prefix, partitions: s.partitions, standby: true });
+  const setup: Setup = { ctx, names, load, newHost, startIn };
 
   const acked: AckedPost[] = [];
   const kills: PartitionKillResult[] = [];
@@ -135,28 +124,6 @@ export async function partitionFailover(ctx: ScenarioContext): Promise<Partition
     joins,
     acked_posts: acked.length,
   };
-}
-
-/**
- * Registers two agents per channel and opens `perPartition` conversations in each partition (ids chosen so), through
- * the handshake; the creator of each posts in it and reads its log.
- */
-async function openChannels(
-  ctx: ScenarioContext,
-  rpc: HubRpc,
-  { partitions, perPartition }: { readonly partitions: number; readonly perPartition: number },
-): Promise<LoggedChannel[]> {
-  const ids = channelIdsByPartition(partitions, perPartition).flat();
-  ctx.log(`opening ${ids.length} conversations, ${perPartition} in each of ${partitions} partitions`);
-  const agents = await registerAgents(rpc, 'pfo', Math.max(4, Math.min(ids.length, 32)));
-  const mailboxes = await openMailboxes(rpc, ctx.js, rpc.names, agents);
-  const channels = await mapLimit(ids, 8, async (channelId, i) => {
-    const p = pairFor(agents, i);
-    await openChannel(rpc, { type: CONVERSATION_TYPE, creator: p.creator, invitees: [p.invitee], channelId });
-    return { channelId, readerId: p.creator };
-  });
-  await closeMailboxes(mailboxes.values());
-  return channels;
 }
 
 const latency = (p: AckedPost): number => p.ackedAt - p.sentAt;
@@ -214,9 +181,7 @@ async function measureKill(
     recoveredAt = performance.now();
     takenOverMs = await takeover;
     // The survivors then balance what they serve between them (their fair shares of the partitions).
-    const pollFrom = performance.now();
-    settledMs =
-      pollFrom + (await untilSettled(survivors, names.partitions, { timeoutMs: EVENT_TIMEOUT_MS })) - signalAt;
+    settledMs = (await untilSettled(survivors, names.partitions, { timeoutMs: EVENT_TIMEOUT_MS })) - signalAt;
     after = await holdingsOf(survivors);
     await sleep(s.afterMs);
   } finally {
@@ -276,15 +241,13 @@ async function measureJoin(
     const all = [...hubs, hub];
     const joined = hub;
     ctx.log(`join: ${joined.hubId} as hub ${all.length}`);
-    const pollFrom = performance.now();
-    const settledIn = await untilSettled(all, names.partitions, {
+    settledAt = await untilSettled(all, names.partitions, {
       timeoutMs: EVENT_TIMEOUT_MS,
       onPoll: (holdings, at) => {
         if (firstPartitionMs === 0 && (holdings.get(joined.hubId) ?? []).length > 0) firstPartitionMs = at - joinAt;
       },
     });
     after = await holdingsOf(all);
-    settledAt = pollFrom + settledIn;
     await sleep(s.afterMs);
   } finally {
     await load.stop();
