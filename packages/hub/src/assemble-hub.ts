@@ -11,6 +11,7 @@ import type { ExpectationRegistry } from './governance/expectation-registry.js';
 import { RateLimiter } from './governance/rate-limiter.js';
 import type { HomeStores, HubEnv, HubPolicies } from './partition/hub-parts.js';
 import { fencedKv } from './nats/fenced-kv.js';
+import { Outbox, inboxPrefixOf } from './nats/outbox.js';
 import type { HubResources } from './nats/provision.js';
 import type { ResolvedHubOptions } from './options.js';
 import { Partition } from './partition/partition.js';
@@ -59,6 +60,7 @@ export interface AssembledHub {
 export function assembleHub(materials: HubMaterials): AssembledHub {
   const { opts, names, nc, jsm, resources, issuer, expectations } = materials;
   const js = jetstream(nc);
+  const outbox = new Outbox(nc, inboxPrefixOf(jsm));
   const logger = opts.logger.child({ hubId: opts.hubId });
   const ids = createIdFactory();
   const partitions = Array.from(
@@ -67,6 +69,7 @@ export function assembleHub(materials: HubMaterials): AssembledHub {
       new Partition({
         index,
         js,
+        outbox,
         jsm,
         names,
         resources,
@@ -84,6 +87,7 @@ export function assembleHub(materials: HubMaterials): AssembledHub {
   const env: HubEnv = {
     nc,
     js,
+    outbox,
     jsm,
     names,
     resources,

@@ -304,6 +304,7 @@ class HubInstance implements Hub {
     await this.#replica?.stop();
     await this.#roster.stop();
     await this.#presence.stop();
+    this.ctx.home.outbox.close();
     const { nc } = this.ctx.home;
     const { logger } = this.ctx;
     if (this.ownsConnection && !nc.isClosed()) {

@@ -71,6 +71,7 @@ export class PartitionRunner {
       importAccount: deps.importAccount,
       registration: deps.opts.registrationLimits,
       partition: { index: this.index, home: this.index === 0 },
+      outbox: view.outbox,
       ...(replica === null ? {} : { readThrough: (refs: ReadThrough) => replica.ensure(refs) }),
     });
     this.#rpc.observe(view.observer);

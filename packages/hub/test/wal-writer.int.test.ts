@@ -13,6 +13,7 @@ import { natsPerFile } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
+import { Outbox } from '../src/nats/outbox.js';
 import { WalConflictError, WalWriter, walMsgId } from '../src/nats/wal.js';
 import { T0, failure, openChannel, openNet, post, readWal, register, say, type TestNet } from './support.js';
 
@@ -121,7 +122,8 @@ describe('WalWriter outcomes', () => {
   it("treats a duplicate ack that names another channel's message as a conflict", async () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
-    const writer = new WalWriter(net.js, jsm, net.names);
+    using outbox = new Outbox(net.nc, undefined);
+    const writer = new WalWriter(outbox, jsm, net.names);
     const id = newId();
     const theirs = textEnvelope('chan-a', 'someone', newId(), 1);
     const mine = textEnvelope('chan-b', 'me', id, 1);
@@ -146,7 +148,8 @@ describe('WalWriter outcomes', () => {
   it('acks a retried append of the same envelope with the stored entry', async () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
-    const writer = new WalWriter(net.js, jsm, net.names);
+    using outbox = new Outbox(net.nc, undefined);
+    const writer = new WalWriter(outbox, jsm, net.names);
     const envelope = textEnvelope('chan-r', 'me', newId(), 1);
     const first = await writer.append(envelope, { expectedLast: 0, epoch: 3, mayWrite: () => true });
     expect(first.kind).toBe('appended');
@@ -175,7 +178,8 @@ describe('WalWriter outcomes', () => {
   it('appends nothing without the lease and answers unavailable', async () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
-    const writer = new WalWriter(net.js, jsm, net.names);
+    using outbox = new Outbox(net.nc, undefined);
+    const writer = new WalWriter(outbox, jsm, net.names);
     const envelope = textEnvelope('chan-l', 'me', newId(), 1);
 
     const err = await writer.append(envelope, { expectedLast: 0, epoch: 1, mayWrite: () => false }).then(
@@ -191,7 +195,8 @@ describe('WalWriter outcomes', () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
     // No stream takes these subjects: every publish finds no responders, as during a stream leader election.
-    const writer = new WalWriter(net.js, jsm, hubNames('nowal'));
+    using outbox = new Outbox(net.nc, undefined);
+    const writer = new WalWriter(outbox, jsm, hubNames('nowal'));
     let checks = 0;
     const err = await writer
       .append(textEnvelope('chan-u', 'me', newId(), 1), {

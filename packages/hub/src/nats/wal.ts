@@ -19,6 +19,7 @@ import {
 import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { leaseLapsed } from './fenced-kv.js';
+import { OutboxUnreachableError, type Outbox } from './outbox.js';
 
 /** How long an append keeps retrying a timeout or a transient JetStream error, ms: longer than an R3 election. */
 export const APPEND_RETRY_BUDGET_MS = 10_000;
@@ -95,7 +96,7 @@ export function walMsgId(envelope: Envelope): string {
  */
 export class WalWriter {
   constructor(
-    private readonly js: JetStreamClient,
+    private readonly outbox: Outbox,
     private readonly jsm: JetStreamManager,
     private readonly names: HubNames,
   ) {}
@@ -113,11 +114,11 @@ export class WalWriter {
         throw leaseLapsed();
       }
       try {
-        const ack = await this.js.publish(subject, body, {
-          msgID: walMsgId(envelope),
-          expect: { lastSubjectSequence: options.expectedLast },
+        const ack = await this.outbox.publishToStream(subject, body, {
+          msgId: walMsgId(envelope),
+          expectedLastSubjectSeq: options.expectedLast,
           headers: h,
-          timeout: ATTEMPT_TIMEOUT_MS,
+          timeoutMs: ATTEMPT_TIMEOUT_MS,
         });
         if (!ack.duplicate) return { kind: 'appended', streamSeq: ack.seq };
         return { kind: 'stored', entry: await this.#sameEnvelopeAt(ack.seq, envelope) };
@@ -199,10 +200,10 @@ function isWrongLastSequence(err: unknown): boolean {
 /**
  * Worth retrying with the same msg id: the publish may or may not have been stored, and the stream may be between
  * leaders. nats.js reports no responders on a JetStream subject as `JetStreamNotEnabled` ("jetstream is not
- * enabled"); the server answers 503 while a stream has no leader.
+ * enabled"), the hub's outbox as `OutboxUnreachableError`; the server answers 503 while a stream has no leader.
  */
 export function isTransient(err: unknown): boolean {
-  if (err instanceof TimeoutError) return true;
+  if (err instanceof TimeoutError || err instanceof OutboxUnreachableError) return true;
   if (err instanceof RequestError) return err.isNoResponders() || err.cause instanceof TimeoutError;
   if (err instanceof JetStreamApiError) return err.status === 503;
   return err instanceof Error && err.name === 'JetStreamNotEnabled';

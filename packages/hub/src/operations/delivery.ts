@@ -34,7 +34,7 @@ const LAPSE_CHECK_MS = 50;
 export type DelivererDeps = FanOutDeps &
   EndDeps &
   QuarantineDeps &
-  Pick<HubEnv, 'js' | 'names' | 'observer' | 'logger' | 'clock'> &
+  Pick<HubEnv, 'js' | 'outbox' | 'names' | 'observer' | 'logger' | 'clock'> &
   PartitionPick<'channels' | 'lease' | 'serial' | 'deliveredThrough'>;
 
 /** One WAL message on its way through the window. */
@@ -271,7 +271,8 @@ export class Deliverer {
     item.outcome = outcome;
     this.#pending -= 1;
     if (outcome === 'done') {
-      item.msg.ack();
+      // With the inbox publishes of this turn, in one socket write.
+      this.ctx.outbox.send(() => item.msg.ack());
       if (item.envelope !== null) this.#maybeFinishClose(item.envelope);
     } else item.msg.nak();
     while (this.#window[0]?.outcome === 'done') {

@@ -2,6 +2,7 @@ import { DELIVERY_ORIGIN_HUB, DeliveryHeader } from '@ag2net/protocol/internal';
 import type { Envelope } from '@ag2net/protocol';
 import type { JsMsg } from '@nats-io/jetstream';
 import { RequestError, TimeoutError, headers } from '@nats-io/transport-node';
+import { OutboxUnreachableError } from '../nats/outbox.js';
 import { deadLetter, type DeadLetter, type DeadLetterDeps } from './dead-letters.js';
 import { auditFromWal, type WalAuditDeps } from './wal-records.js';
 import { allowedRecipients, type RecipientDeps } from './fan-out.js';
@@ -11,6 +12,8 @@ import type { HubEnv, HubPolicies } from '../partition/hub-parts.js';
 export const DELIVERY_ATTEMPTS = 5;
 /** Pause after the first failed attempt, in ms; it doubles after each further one (100, 200, 400, 800). */
 const FIRST_BACKOFF_MS = 100;
+/** How long one inbox publish waits for its PubAck, ms (nats.js's JetStream default). */
+const INBOX_PUBLISH_TIMEOUT_MS = 5_000;
 /** How long a fan-out that cannot reach JetStream is retried before its failures count as attempts, ms. */
 const UNREACHABLE_BUDGET_MS = 60_000;
 /** Longest pause between two tries of a fan-out that cannot reach JetStream, ms. */
@@ -32,7 +35,7 @@ export interface FanOutGate {
 /** What fanning an envelope out uses: its recipients, the inboxes, its audit records and the dead letters. */
 export type FanOutDeps = RecipientDeps &
   Pick<HubPolicies, 'arbiter'> &
-  Pick<HubEnv, 'js' | 'names'> &
+  Pick<HubEnv, 'outbox' | 'names'> &
   WalAuditDeps &
   DeadLetterDeps;
 
@@ -128,7 +131,7 @@ async function park(
 
 /** Publishes to each recipient's inbox; returns those whose inbox did not take it, with why. */
 async function publish(
-  ctx: Pick<HubEnv, 'js' | 'names'>,
+  ctx: Pick<HubEnv, 'outbox' | 'names'>,
   job: FanOutJob,
   recipients: readonly string[],
 ): Promise<{ recipient: string; reason: string; unreachable: boolean }[]> {
@@ -138,9 +141,10 @@ async function publish(
       // The origin mark clients require; a fresh header set per publish, since `msgID` is added to it.
       const h = headers();
       h.set(DeliveryHeader.Origin, DELIVERY_ORIGIN_HUB);
-      return ctx.js.publish(ctx.names.inbox(rid), msg.data, {
-        msgID: `${envelope.envelope_id}.${rid}`,
+      return ctx.outbox.publishToStream(ctx.names.inbox(rid), msg.data, {
+        msgId: `${envelope.envelope_id}.${rid}`,
         headers: h,
+        timeoutMs: INBOX_PUBLISH_TIMEOUT_MS,
       });
     }),
   );
@@ -165,7 +169,7 @@ async function publish(
  * (an inbox full, a rejected message) is not.
  */
 function isUnreachable(err: unknown): boolean {
-  if (err instanceof TimeoutError) return true;
+  if (err instanceof TimeoutError || err instanceof OutboxUnreachableError) return true;
   if (err instanceof RequestError) return err.isNoResponders() || err.cause instanceof TimeoutError;
   return err instanceof Error && err.name === 'JetStreamNotEnabled';
 }

@@ -13,6 +13,7 @@ import type { InboxCounters } from '../governance/inbox-counters.js';
 import type { ResolvedOperatorLimits } from '../governance/operator-limits.js';
 import type { RateLimiter } from '../governance/rate-limiter.js';
 import type { Logger } from '../base/logger.js';
+import type { Outbox } from '../nats/outbox.js';
 import type { HubResources } from '../nats/provision.js';
 import type { HubObserver } from '../observe/observer.js';
 import type { TaskTable } from '../stores/task-table.js';
@@ -28,6 +29,8 @@ import type { TaskEnds } from '../stores/task-ends.js';
 export interface HubEnv {
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
+  /** The hub's outbound messages on `nc`, sent together once per turn of the event loop: WAL appends and deliveries. */
+  readonly outbox: Outbox;
   readonly jsm: JetStreamManager;
   readonly names: HubNames;
   readonly resources: HubResources;

@@ -7,6 +7,7 @@ import { InboxCounters } from '../governance/inbox-counters.js';
 import { Lease, type LeaseOptions } from '../lease/lease.js';
 import type { Logger } from '../base/logger.js';
 import { fencedKv } from '../nats/fenced-kv.js';
+import type { Outbox } from '../nats/outbox.js';
 import type { HubResources } from '../nats/provision.js';
 import { WalReader, WalWriter } from '../nats/wal.js';
 import { SnapshotStore } from '../stores/snapshot-store.js';
@@ -16,6 +17,8 @@ export interface PartitionOptions {
   /** Which partition of the deployment this is, 0 to `names.partitions - 1`. */
   readonly index: number;
   readonly js: JetStreamClient;
+  /** The hub's outbound messages, through which the WAL is appended to. */
+  readonly outbox: Outbox;
   readonly jsm: JetStreamManager;
   /** The deployment's names (`partitionNames` makes this partition's from them). */
   readonly names: HubNames;
@@ -80,7 +83,7 @@ export class Partition {
       key: names.leaseKey(index),
       onForeign: options.onForeign,
     });
-    this.writer = new WalWriter(js, jsm, names);
+    this.writer = new WalWriter(options.outbox, jsm, names);
     this.reader = new WalReader(js, jsm, names);
     this.channels = new ChannelTable(fencedKv(resources.channels, this.mayWrite));
     this.snapshots = new SnapshotStore(resources.snapshots, {

@@ -19,6 +19,7 @@ import { CallerOrigins } from '../auth/caller-origin.js';
 import type { Logger } from '../base/logger.js';
 import { leaseLapsed } from '../nats/fenced-kv.js';
 import { unavailableOnNatsOutage } from '../nats/errors.js';
+import type { Outbox } from '../nats/outbox.js';
 import { notify, type HubObserver } from '../observe/observer.js';
 
 /**
@@ -74,6 +75,7 @@ export class RpcServer {
   readonly #serving: () => boolean;
   readonly #partition: { readonly index: number; readonly home: boolean };
   readonly #readThrough: ((refs: ReadThrough) => Promise<void>) | null;
+  readonly #send: (send: () => void) => void;
   private readonly logger: Logger;
 
   constructor(
@@ -85,6 +87,8 @@ export class RpcServer {
     this.#serving = options.serving ?? (() => true);
     this.#partition = options.partition ?? { index: 0, home: true };
     this.#readThrough = options.readThrough ?? null;
+    const { outbox } = options;
+    this.#send = outbox === undefined ? (send) => send() : (send) => outbox.send(send);
     this.#origins = new CallerOrigins({ importAccount: options.importAccount });
     this.#gate = new CallerGate({
       bindNames: options.importAccount !== null,
@@ -212,11 +216,14 @@ export class RpcServer {
         }),
       );
     }
-    try {
-      msg.respond(reply);
-    } catch (err) {
-      this.logger.error({ err, op }, 'rpc reply failed');
-    }
+    const answer = reply;
+    this.#send(() => {
+      try {
+        msg.respond(answer);
+      } catch (err) {
+        this.logger.error({ err, op }, 'rpc reply failed');
+      }
+    });
   }
 
   /** Waits `LAPSED_REFUSAL_GRACE_MS` (unless too many wait already); true when the lease holds again by then. */
@@ -288,6 +295,8 @@ export interface RpcServerOptions {
    * the caller and, for a creation, its participants; the tasks a post names. Default none.
    */
   readonly readThrough?: (refs: ReadThrough) => Promise<void>;
+  /** Sends the replies with the hub's other messages of the same turn (`Outbox.send`). Default: each at once. */
+  readonly outbox?: Pick<Outbox, 'send'>;
 }
 
 /** What a request names that the directory may not know yet. */
