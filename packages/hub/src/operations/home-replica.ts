@@ -126,26 +126,39 @@ export class HomeReplica {
    */
   async #follow(kv: KV, onChange: (entry: KvEntry) => Promise<void>): Promise<Watch> {
     const signal = this.#stop.signal;
-    let iterator = await kv.watch({ key: '>', include: KvWatchInclude.UpdatesOnly });
+    const watch = (): ReturnType<KV['watch']> => kv.watch({ key: '>', include: KvWatchInclude.UpdatesOnly });
+    // `null` between a watch that ended and the next one that started and resynced: an ended watch is never read again.
+    let iterator: Awaited<ReturnType<KV['watch']>> | null = await watch();
     const done = (async (): Promise<void> => {
       while (!signal.aborted) {
-        for await (const entry of iterator as AsyncIterable<KvEntry>) {
-          void onChange(entry).catch((err: unknown) =>
-            this.ctx.logger.warn({ err, key: entry.key }, 'reading a changed home record failed'),
-          );
+        if (iterator !== null) {
+          for await (const entry of iterator as AsyncIterable<KvEntry>) {
+            void onChange(entry).catch((err: unknown) =>
+              this.ctx.logger.warn({ err, key: entry.key }, 'reading a changed home record failed'),
+            );
+          }
+          if (signal.aborted) break;
+          this.ctx.logger.error({}, 'the watch of the home records ended; watching again and reading every record');
+          iterator = null;
         }
-        if (signal.aborted) break;
-        this.ctx.logger.error({}, 'the watch of the home records ended; watching again and reading every record');
-        await pause(RESTART_MS, signal);
-        try {
-          iterator = await kv.watch({ key: '>', include: KvWatchInclude.UpdatesOnly });
-          await this.#resync();
-        } catch (err) {
+        if (!(await pause(RESTART_MS, signal))) break;
+        const next = await watch().catch((err: unknown) => {
           this.ctx.logger.warn({ err }, 'watching the home records again failed; retrying');
+          return null;
+        });
+        if (next === null) continue;
+        try {
+          await this.#resync();
+          iterator = next;
+          // Stopped meanwhile: `stop()` found no watch to end.
+          if (signal.aborted) next.stop();
+        } catch (err) {
+          next.stop();
+          this.ctx.logger.warn({ err }, 'reading every home record again failed; retrying');
         }
       }
     })();
-    return { done, stop: () => iterator.stop() };
+    return { done, stop: () => iterator?.stop() };
   }
 }
 
