@@ -16,6 +16,7 @@ import { withDefaults, type HubOptions, type ResolvedHubOptions } from './option
 import { HubRoster } from './rpc/hub-roster.js';
 import { GoneWatch, HubPresence } from './lease/presence.js';
 import { HomeReplica } from './operations/home-replica.js';
+import { hydrateScans } from './operations/hydrate.js';
 import { snapshotOf, type HubSnapshot } from './operations/hub-snapshot.js';
 import { PartitionRunner } from './partition-runner.js';
 
@@ -114,6 +115,8 @@ class HubInstance implements Hub {
       : null;
     this.#replica = partitioned ? new HomeReplica({ ...home, logger: ctx.logger }) : null;
     this.#goneWatches = ctx.views.map(() => new GoneWatch(this.#presence));
+    // Partitions won together (a hub starting alone wins them all) read each bucket once between them.
+    const scans = partitioned ? hydrateScans({ ...home, names: ctx.names }) : null;
     this.#runners = ctx.views.map(
       (view, k) =>
         new PartitionRunner(view, {
@@ -121,6 +124,7 @@ class HubInstance implements Hub {
           goneWatch: this.#goneWatches[k] ?? new GoneWatch(this.#presence),
           assignment: this.#assignment,
           replica: this.#replica,
+          scans,
           importAccount,
           health: () => this.health(),
           onServing: () => this.#onServing(),

@@ -9,7 +9,7 @@ import { keepTermLease, untilTermEnds, type TermEnd } from './lease/term.js';
 import { accessDirectory } from './operations/access.js';
 import { Deliverer } from './operations/delivery.js';
 import type { HomeReplica } from './operations/home-replica.js';
-import { hydrate } from './operations/hydrate.js';
+import { hydrate, type HydrateScans } from './operations/hydrate.js';
 import { sweep } from './operations/sweep.js';
 import { applyTaskEnds, expireTasksOfEndedChannels } from './operations/task-ops.js';
 import type { ResolvedHubOptions } from './options.js';
@@ -35,6 +35,8 @@ export interface RunnerDeps {
   readonly assignment: Assignment | null;
   /** Reads agents through to KV for a hub that follows the registry; `null` with one partition. */
   readonly replica: HomeReplica | null;
+  /** The bucket passes the hub's partitions share when they hydrate together; `null` with one partition. */
+  readonly scans: HydrateScans | null;
   /** The issuer account the identities' requests come from; `null` on a hub that issues no credentials. */
   readonly importAccount: string | null;
   /** The hub's health, for the `health` operation. */
@@ -187,7 +189,12 @@ export class PartitionRunner {
       void keeper.then((r) => (keeperResult = r));
       view.logger.info({ epoch, term }, 'lease acquired; hydrating');
       phase = 'hydrating';
-      await hydrate(view);
+      try {
+        await hydrate(view, { scans: this.deps.scans, signal: abort.signal });
+      } catch (err) {
+        // Left the wait for a shared pass: the term ends (below), as it would after a hydrate that finished.
+        if (!abort.signal.aborted) throw err;
+      }
       if (keeperResult === 'lost') return (end = 'lost');
       if (abort.signal.aborted) return (end = 'closed');
       phase = 'starting delivery';

@@ -16,11 +16,12 @@ import {
   type RebuildOptions,
   type Rebuilt,
 } from './snapshot-rebuild.js';
-import { SNAPSHOT_EVERY } from '../stores/snapshot-store.js';
+import { SNAPSHOT_EVERY, channelOfOpenSnapshot, scanOpenSnapshots } from '../stores/snapshot-store.js';
 import { detachedRuntime, type ChannelRuntime } from '../stores/channel-runtime.js';
 import { holdRulesUnderCeilings } from './agent-ops.js';
 import { malformedGlobs } from '../base/glob.js';
-import { lastValues } from '../base/kv-scan.js';
+import { lastValues, type KvValue } from '../base/kv-scan.js';
+import { SharedScan } from '../base/shared-scan.js';
 import { beginCloseLocked, finishCloseLocked, settleHandshakeLocked, type CloseDeps } from './lifecycle.js';
 import { recordAppended } from './append.js';
 import { QuarantineLog } from './quarantine.js';
@@ -35,7 +36,46 @@ const CONCURRENCY = 32;
 const MAX_LONG_BY_SUBJECT = 2;
 
 /** What hydrate uses: the home stores it loads, the partition it rebuilds and whose interrupted work it finishes. */
-export type HydrateDeps = RebuildDeps & CloseDeps & Pick<HubEnv, 'limits'> & PartitionPick<'serial' | 'owns'>;
+export type HydrateDeps = RebuildDeps & CloseDeps & Pick<HubEnv, 'limits'> & PartitionPick<'serial' | 'owns' | 'index'>;
+
+/** KV records as a pass streams them, or as a shared pass handed them over. */
+type Records = AsyncIterable<KvValue> | Iterable<KvValue>;
+
+/**
+ * The passes over the channels and snapshots buckets that a hub's partitions share when they hydrate at about the
+ * same time (a hub starting alone takes every partition at once): each bucket is read once for all of them, and each
+ * partition keeps its own channels' records.
+ */
+export interface HydrateScans {
+  readonly channels: SharedScan<KvValue>;
+  readonly snapshots: SharedScan<KvValue>;
+}
+
+/** The hub's shared hydrate passes (`names` are the deployment's: the records go to their channels' partitions). */
+export function hydrateScans(ctx: Pick<HubEnv, 'js' | 'jsm' | 'names'>): HydrateScans {
+  const { js, jsm, names } = ctx;
+  return {
+    channels: new SharedScan({
+      scan: () => lastValues({ js, jsm, bucket: names.channelsBucket }),
+      groupOf: (record) => names.partitionOf(record.key),
+    }),
+    snapshots: new SharedScan({
+      scan: () => scanOpenSnapshots({ js, jsm, bucket: names.snapshotsBucket }),
+      groupOf: (record) => names.partitionOf(channelOfOpenSnapshot(record.key)),
+    }),
+  };
+}
+
+/** How one hydrate reads the buckets. */
+export interface HydrateOptions {
+  /**
+   * The hub's shared passes; `null` (one partition) reads each bucket itself. Either way each pass starts after
+   * hydrate was called, so after the partition's lease was acquired: nothing its previous owner wrote is missed.
+   */
+  readonly scans?: HydrateScans | null;
+  /** Ends the wait for a shared pass (rejecting with its reason): the partition's term is ending. */
+  readonly signal?: AbortSignal;
+}
 
 /**
  * Rebuilds the hub's state from NATS in time proportional to what is open, not to history: the registry, channel
@@ -47,7 +87,7 @@ export type HydrateDeps = RebuildDeps & CloseDeps & Pick<HubEnv, 'limits'> & Par
  * counts them as `expiredHistories`). Then it finishes what a crash interrupted: closing channels resume their drain,
  * an `auto_close` violation whose close had not started starts it, and tasks of ended channels expire.
  */
-export async function hydrate(ctx: HydrateDeps): Promise<void> {
+export async function hydrate(ctx: HydrateDeps, reading: HydrateOptions = {}): Promise<void> {
   const quarantine = new QuarantineLog(ctx);
   ctx.partition.channels.clear();
   ctx.inboxes.clear();
@@ -55,15 +95,26 @@ export async function hydrate(ctx: HydrateDeps): Promise<void> {
   // With one partition its hydrate loads the agents and tasks too; with several the hub follows them from its start
   // (`HomeReplica`), since every partition reads them and only the home partition's owner writes them.
   const home = ctx.names.partitions === 1;
+  const { scans = null, signal } = reading;
+  const where = { js: ctx.js, jsm: ctx.jsm };
+  // Read as they stream, or this partition's part of the hub's shared passes (both asked for at once, so that they
+  // join the same passes as the other partitions' hydrates).
+  const [channelRecords, snapshotRecords]: readonly [Records, Records] =
+    scans === null
+      ? [
+          ownRecords(ctx, lastValues({ ...where, bucket: ctx.names.channelsBucket })),
+          scanOpenSnapshots({ ...where, bucket: ctx.names.snapshotsBucket }),
+        ]
+      : await Promise.all([
+          scans.channels.take(ctx.partition.index, { signal }),
+          scans.snapshots.take(ctx.partition.index, { signal }),
+        ]);
   // The KV loads are independent; folding needs all of them (the registry for inbox limits).
   const [, , stored, snapshots] = await Promise.all([
     home ? ctx.registry.load(quarantine.note) : undefined,
     home ? ctx.tasks.load(quarantine.note) : undefined,
-    ctx.partition.channels.loadMetadata(
-      ownRecords(ctx, lastValues({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.channelsBucket })),
-      quarantine.note,
-    ),
-    ctx.partition.snapshots.loadOpen({ js: ctx.js, jsm: ctx.jsm, bucket: ctx.names.snapshotsBucket }),
+    ctx.partition.channels.loadMetadata(channelRecords, quarantine.note),
+    ctx.partition.snapshots.loadOpen(snapshotRecords),
   ]);
   for (const channelId of snapshots.keys()) if (!ctx.partition.owns(channelId)) snapshots.delete(channelId);
   if (home) {

@@ -97,11 +97,14 @@ export class ChannelTable {
   }
 
   /**
-   * Every metadata record in KV (for hydrate), read in one pass (`lastValues`); the tombstones of expired histories
-   * are noted (`expiredAt`). A record that does not parse, or that names another channel than its key, is quarantined
-   * and skipped.
+   * The metadata records of `records` (for hydrate: a pass over the bucket, `lastValues`, or its partition's part of
+   * one); the tombstones of expired histories are noted (`expiredAt`). A record that does not parse, or that names
+   * another channel than its key, is quarantined and skipped.
    */
-  async loadMetadata(records: AsyncIterable<KvValue>, quarantine: Quarantine): Promise<ChannelMetadata[]> {
+  async loadMetadata(
+    records: AsyncIterable<KvValue> | Iterable<KvValue>,
+    quarantine: Quarantine,
+  ): Promise<ChannelMetadata[]> {
     const out: ChannelMetadata[] = [];
     let count = 0;
     for await (const { key, revision, value } of records) {

@@ -174,13 +174,13 @@ export class SnapshotStore {
   }
 
   /**
-   * The stored snapshots of every open channel, by channel id, in one pass over the bucket's `open.` keys (what
-   * hydrate needs, whatever the number of ended channels).
+   * The stored snapshots of open channels, by channel id, from `entries`: a pass over the bucket's `open.` keys
+   * (`scanOpenSnapshots`, what hydrate needs, whatever the number of ended channels), or a part of one.
    */
-  async loadOpen(where: Omit<KvScan, 'keys'>): Promise<Map<string, LoadedSnapshot>> {
+  async loadOpen(entries: AsyncIterable<KvValue> | Iterable<KvValue>): Promise<Map<string, LoadedSnapshot>> {
     const out = new Map<string, LoadedSnapshot>();
-    for await (const entry of lastValues({ ...where, keys: `${OPEN}>` })) {
-      const channelId = entry.key.slice(OPEN.length);
+    for await (const entry of entries) {
+      const channelId = channelOfOpenSnapshot(entry.key);
       out.set(channelId, parsed(channelId, entry));
     }
     return out;
@@ -211,6 +211,16 @@ interface TakenSnapshot {
 
 /** Keys of open channels' snapshots start with this; an ended channel's final snapshot is under `ended.<id>`. */
 const OPEN = 'open.';
+
+/** The stored snapshots of every open channel in the bucket, in one pass over its `open.` keys. */
+export function scanOpenSnapshots(where: Omit<KvScan, 'keys'>): AsyncGenerator<KvValue> {
+  return lastValues({ ...where, keys: `${OPEN}>` });
+}
+
+/** The channel whose open snapshot is under `key` (a key of `scanOpenSnapshots`). */
+export function channelOfOpenSnapshot(key: string): string {
+  return key.slice(OPEN.length);
+}
 
 function openKey(channelId: string): string {
   return `${OPEN}${channelId}`;
