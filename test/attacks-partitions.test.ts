@@ -31,6 +31,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { rawCall } from './support/raw-rpc.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 import { storeState, type StoreState } from './support/store-state.js';
 import { ViolationRecorder } from './support/violations.js';
@@ -80,11 +81,8 @@ let settled: Snapshot;
 const opened: NatsConnection[] = [];
 
 /** An RPC over a raw connection: its result, or a thrown `<code>: <message>`. */
-async function call(nc: NatsConnection, subject: string, body: unknown): Promise<unknown> {
-  const msg = await nc.request(subject, JSON.stringify(body), { timeout: 10_000 });
-  const reply = RpcReplySchema.parse(JSON.parse(msg.string()));
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.result;
+function call(nc: NatsConnection, subject: string, body: unknown): Promise<unknown> {
+  return rawCall(nc, subject, body, 10_000);
 }
 
 /** The error a request sent on the requester's own inbox is answered with. */

@@ -23,7 +23,6 @@ import {
   EV_TEXT,
   EnvelopeSchema,
   HUB_OP_NAMES,
-  RpcReplySchema,
   hubNames,
   type HubNames,
 } from '@ag2net/protocol';
@@ -35,6 +34,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { rawCall } from './support/raw-rpc.js';
 import { settledStore, storeState, type StoreState } from './support/store-state.js';
 import { ViolationRecorder } from './support/violations.js';
 
@@ -63,13 +63,7 @@ let channelId: string;
 let settled: StoreState;
 const opened: NatsConnection[] = [];
 
-/** An RPC over a raw connection: its result, or a thrown `<code>: <message>`. */
-async function call(nc: NatsConnection, subject: string, body: unknown): Promise<unknown> {
-  const msg = await nc.request(subject, JSON.stringify(body), { timeout: 5_000 });
-  const reply = RpcReplySchema.parse(JSON.parse(msg.string()));
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.result;
-}
+const call = rawCall;
 
 async function open(creds: string, inboxPrefix?: string): Promise<NatsConnection> {
   const nc = await connectWithCreds({ url: server.url, creds, ...(inboxPrefix === undefined ? {} : { inboxPrefix }) });

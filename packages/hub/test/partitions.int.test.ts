@@ -3,10 +3,9 @@ import { startHub, type Hub } from '@ag2net/hub';
 import { EV_TASK_CANCELLED, EV_TEXT, newId, partitionOf, type Health } from '@ag2net/protocol';
 import { natsPerFile, uniqueName, waitFor } from '@ag2net/test-support';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import {
-  INVITE_ACK_TIMEOUT_MS,
   asOperator,
   drained,
   failure,
@@ -19,6 +18,7 @@ import {
   say,
   type TestAgent,
   type TestNet,
+  startPeerHub,
 } from './support.js';
 
 const nats = natsPerFile();
@@ -54,21 +54,6 @@ async function settled(hubs: readonly Hub[], what: string): Promise<number[][]> 
     },
     { what, timeoutMs: 20_000 },
   );
-}
-
-/** A hub of `net`'s prefix beside the kit's one, on its own connection. */
-async function anotherHub(net: TestNet, connection?: NatsConnection): Promise<Hub> {
-  return startHub({
-    servers: net.url,
-    prefix: net.prefix,
-    clock: net.clock,
-    partitions: P,
-    leaseTtlMs: LEASE_TTL_MS,
-    inviteAckTimeoutMs: INVITE_ACK_TIMEOUT_MS,
-    sweepIntervalMs: 0,
-    awaitActive: false,
-    ...(connection === undefined ? {} : { connection }),
-  });
 }
 
 /** A conversation in partition `k` between `a` and `b`. */
@@ -190,7 +175,7 @@ describe('partitions', () => {
     const ncA = await connect({ servers: nats.url });
     await using net = await openNet(nats.url, { partitions: P, leaseTtlMs: LEASE_TTL_MS, connection: ncA });
     const a = net.hub;
-    const b = await anotherHub(net);
+    const b = await startPeerHub(net);
     try {
       const [heldA, heldB] = await settled([a, b], 'both hubs to serve a share');
       const alice = await register(net, 'alice');
@@ -247,7 +232,7 @@ describe('partitions', () => {
         await new Promise((resolve) => setTimeout(resolve, 60));
       }
     })();
-    const b = await anotherHub(net);
+    const b = await startPeerHub(net);
     try {
       const [heldA, heldB] = await settled([net.hub, b], 'the joining hub to take its share');
       stop = true;
@@ -269,7 +254,7 @@ describe('partitions', () => {
 
   it("an inbox fills across partitions that different hubs own: its cap counts every partition's envelopes", async () => {
     await using net = await openNet(nats.url, { partitions: P, leaseTtlMs: LEASE_TTL_MS });
-    const b = await anotherHub(net);
+    const b = await startPeerHub(net);
     try {
       const [heldA, heldB] = await settled([net.hub, b], 'both hubs to serve a share');
       const alice = await register(net, 'alice');
@@ -293,7 +278,7 @@ describe('partitions', () => {
 
   it('limits and tasks hold across partitions that different hubs own', async () => {
     await using net = await openNet(nats.url, { partitions: P, leaseTtlMs: LEASE_TTL_MS });
-    const b = await anotherHub(net);
+    const b = await startPeerHub(net);
     try {
       const [heldA, heldB] = await settled([net.hub, b], 'both hubs to serve a share');
       const kA = heldA?.[0] ?? -1;

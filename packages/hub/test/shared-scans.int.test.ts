@@ -1,16 +1,16 @@
 import { CONVERSATION_TYPE } from '@ag2net/adapters';
-import { startHub, type Hub } from '@ag2net/hub';
+import type { Hub } from '@ag2net/hub';
 import { newId, partitionOf } from '@ag2net/protocol';
 import { natsPerFile, waitFor } from '@ag2net/test-support';
 import { describe, expect, it, vi } from 'vitest';
 import type { KvScan } from '../src/base/kv-scan.js';
 import {
-  INVITE_ACK_TIMEOUT_MS,
   openChannel,
   openNet,
   register,
   say,
   startColdHub,
+  startPeerHub,
   type TestAgent,
   type TestNet,
 } from './support.js';
@@ -106,16 +106,7 @@ describe('shared hydrate passes', () => {
     const alice = await register(net, 'alice');
     const bob = await register(net, 'bob');
     const ids = await channelsInEveryPartition(net, alice, bob);
-    const other = await startHub({
-      servers: net.url,
-      prefix: net.prefix,
-      clock: net.clock,
-      partitions: P,
-      leaseTtlMs: LEASE_TTL_MS,
-      inviteAckTimeoutMs: INVITE_ACK_TIMEOUT_MS,
-      sweepIntervalMs: 0,
-      awaitActive: false,
-    });
+    const other = await startPeerHub(net);
     try {
       const taken = await waitFor(
         () => {

@@ -111,6 +111,22 @@ export async function startColdHub(net: TestNet): Promise<Hub> {
 }
 
 /** No sweeper timer: sweeps run only when a test calls `hub.tick()`, at the manual clock's time. */
+/**
+ * Starts another hub of the net's prefix with the options its hubs start with (the kit's and `extra`: partitions, lease
+ * time, …, but not the first hub's `connection`), beside the one serving, without waiting until it is active;
+ * `connection` gives it a connection of the caller's. The caller closes it.
+ */
+export function startPeerHub(net: TestNet, connection?: NatsConnection): Promise<Hub> {
+  // The first hub's own connection, if the net was opened with one, is not this one's.
+  const { connection: _first, ...extra } = net.extra;
+  return startHub({
+    ...hubOptions(net.url, net.prefix, net.clock),
+    ...extra,
+    awaitActive: false,
+    ...(connection === undefined ? {} : { connection }),
+  });
+}
+
 function hubOptions(servers: string, prefix: string, clock: ManualClock): HubOptions {
   return { servers, prefix, clock, inviteAckTimeoutMs: INVITE_ACK_TIMEOUT_MS, sweepIntervalMs: 0 };
 }
