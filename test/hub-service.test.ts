@@ -67,13 +67,12 @@ describe('hub-service process', () => {
     /** The partitions a service's last `serving` line names. */
     const serving = (service: typeof one): number[] =>
       lines(service).findLast((l) => l.msg === 'serving' || l.msg === 'serving no partition')?.partitions ?? [];
-    await waitFor(
-      () => serving(one).length > 0 && serving(two).length > 0 && serving(one).length + serving(two).length === 8,
-      {
-        timeoutMs: 30_000,
-        what: 'both hubs serving a share of the 8 partitions',
-      },
-    );
+    // Settled: each its fair share of 4 (while partitions move one at a time, 8 in all can be a passing moment).
+    // The second is handed its first partition after two lease times (12 s), the others one by one.
+    await waitFor(() => serving(one).length === 4 && serving(two).length === 4, {
+      timeoutMs: 45_000,
+      what: 'both hubs serving their share of 4 of the 8 partitions',
+    });
     expect([...serving(one), ...serving(two)].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     const started = lines(two).find((l) => l.msg === 'started; competing for its share of the partitions');
     expect(started).toMatchObject({ partitions: 8 });
@@ -107,7 +106,7 @@ describe('hub-service process', () => {
       `invalid configuration:\n  --partitions (AG2NET_PARTITIONS): prefix ${prefix} was provisioned with another ` +
         'partition count than 4',
     );
-  }, 60_000);
+  }, 90_000);
 
   it('refuses bad configuration with a readable message and exit code 2', async () => {
     const bad = startService('bad', 'hub-service/src/main.ts', ['--prefix', 'has.dot']);
