@@ -1,4 +1,4 @@
-import type { Health } from '@ag2net/protocol';
+import { partitionRuns, type Health } from '@ag2net/protocol';
 
 /** How often the service looks at which partitions its hub holds, ms. */
 export const HOLDINGS_EVERY_MS = 500;
@@ -20,16 +20,7 @@ export function holdingsOf(health: Pick<Health, 'partitions' | 'held'>): Holding
 
 /** Partitions as runs, `0-3, 6` (`none` for no partition). */
 export function partitionRanges(partitions: readonly number[]): string {
-  const sorted = [...partitions].sort((a, b) => a - b);
-  const runs: string[] = [];
-  for (let i = 0; i < sorted.length;) {
-    const first = sorted[i] ?? 0;
-    let last = first;
-    while (sorted[i + 1] === last + 1) last = sorted[++i] ?? last;
-    runs.push(first === last ? String(first) : `${first}-${last}`);
-    i += 1;
-  }
-  return runs.length === 0 ? 'none' : runs.join(', ');
+  return partitionRuns(partitions).join(', ') || 'none';
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_PREFIX, type Health } from '@ag2net/protocol';
+import { DEFAULT_PREFIX, partitionRuns, type Health } from '@ag2net/protocol';
 import { join } from 'node:path';
 import type { StackAuth } from './auth.js';
 import { DEMO_PERSON } from './demo.js';
@@ -93,21 +93,10 @@ function printHubs(say: (line: string) => void, hubs: readonly Health[]): void {
   say(`the hubs, each serving a share of the ${partitions} partitions (docs/hub-service.md, "Running N hubs"):`);
   for (const h of hubs) {
     const held = h.held.map((p) => p.partition);
-    say(`  ${h.hub_id.padEnd(width)}  ${held.length === 0 ? 'no partition (standby)' : `partitions ${ranges(held)}`}`);
+    say(
+      `  ${h.hub_id.padEnd(width)}  ${held.length === 0 ? 'no partition (standby)' : `partitions ${partitionRuns(held).join(', ')}`}`,
+    );
   }
-}
-
-/** Partitions as runs: `0-3, 6`. */
-function ranges(partitions: readonly number[]): string {
-  const sorted = [...partitions].sort((a, b) => a - b);
-  const runs: string[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const first = sorted[i] ?? 0;
-    let last = first;
-    while (sorted[i + 1] === last + 1) last = sorted[++i] ?? last;
-    runs.push(first === last ? String(first) : `${first}-${last}`);
-  }
-  return runs.join(', ');
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DEFAULT_ROSTER_WINDOW_MS, partitionHolders } from '@ag2net/client';
-import type { DeliveryLag, Health } from '@ag2net/protocol';
+import { partitionRuns, type DeliveryLag, type Health } from '@ag2net/protocol';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { IntFlag, action } from '../env.js';
@@ -116,13 +116,5 @@ function printDelivery(o: Output, delivery: DeliveryLag | null, partitions: numb
 
 /** Partitions as runs, `0-3, 6`; `-` for none. */
 export function partitionRanges(partitions: readonly number[]): string {
-  const sorted = [...partitions].sort((a, b) => a - b);
-  const runs: string[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const first = sorted[i] ?? 0;
-    let last = first;
-    while (sorted[i + 1] === last + 1) last = sorted[++i] ?? last;
-    runs.push(first === last ? String(first) : `${first}-${last}`);
-  }
-  return runs.length === 0 ? '-' : runs.join(', ');
+  return partitionRuns(partitions).join(', ') || '-';
 }

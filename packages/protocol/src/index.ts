@@ -196,7 +196,15 @@ export type { HubOp, HubRequest, HubResponse, PendingTurn, Health, PostAck, Audi
 export { HubRosterSchema, DeliveryLagSchema } from './rpc/hub-roster.js';
 export type { HubRoster, DeliveryLag } from './rpc/hub-roster.js';
 export { PrefixSchema, DEFAULT_PREFIX, hubNames } from './rpc/subjects.js';
-export { MAX_PARTITIONS, PARTITIONED_OPS, SCATTERED_OPS, fnv1a32, partitionOf, routeOf } from './rpc/partitions.js';
+export {
+  MAX_PARTITIONS,
+  PARTITIONED_OPS,
+  SCATTERED_OPS,
+  fnv1a32,
+  partitionOf,
+  partitionRuns,
+  routeOf,
+} from './rpc/partitions.js';
 export { OPERATOR_CALLER, IssuedCredentialsSchema } from './rpc/access.js';
 export type { IssuedCredentials } from './rpc/access.js';
 export type { HubNames } from './rpc/subjects.js';

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { HUB_OP_NAMES, HealthSchema, MAX_PARTITIONS, fnv1a32, hubNames, partitionOf, routeOf } from '../src/index.js';
+import {
+  HUB_OP_NAMES,
+  HealthSchema,
+  MAX_PARTITIONS,
+  fnv1a32,
+  hubNames,
+  partitionOf,
+  partitionRuns,
+  routeOf,
+} from '../src/index.js';
 import { readPartitionsFixture } from './partitions-fixture.js';
 
 // conformance/fixtures/partitions.json: how every client finds a channel's partition and its subjects.
@@ -70,5 +79,17 @@ describe('partitions', () => {
     });
     expect(health.partitions).toBe(1);
     expect(health.held).toEqual([]);
+  });
+});
+
+describe('partitionRuns', () => {
+  it('names partitions as ascending runs without repeats', () => {
+    expect([[6, 0, 1, 2, 3, 3], [7, 5, 4], [2], [1, 3, 5], []].map(partitionRuns)).toEqual([
+      ['0-3', '6'],
+      ['4-5', '7'],
+      ['2'],
+      ['1', '3', '5'],
+      [],
+    ]);
   });
 });

@@ -1,17 +1,9 @@
-import type { Health } from '@ag2net/protocol';
+import { partitionRuns, type Health } from '@ag2net/protocol';
 import type { HubHealth, PartitionHolders } from '../../../src/api-schemas.js';
 
 /** Partitions as runs, `0-3, 6`; `none` for none. */
 export function partitionRanges(partitions: readonly number[]): string {
-  const sorted = [...new Set(partitions)].sort((a, b) => a - b);
-  const runs: string[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const first = sorted[i] ?? 0;
-    let last = first;
-    while (sorted[i + 1] === last + 1) last = sorted[++i] ?? last;
-    runs.push(first === last ? String(first) : `${first}-${last}`);
-  }
-  return runs.length === 0 ? 'none' : runs.join(', ');
+  return partitionRuns(partitions).join(', ') || 'none';
 }
 
 /**

@@ -63,3 +63,19 @@ export function routeOf(op: HubOp): 'channel' | 'scattered' | 'home' {
   if (SCATTERED_OPS.has(op)) return 'scattered';
   return 'home';
 }
+
+/**
+ * Partition numbers as runs of consecutive ones, each `k` or `first-last`, ascending and without repeats: `[6, 0, 1,
+ * 2, 3]` is `['0-3', '6']`. How the CLI, the console and hub-service name a hub's share; `[]` for none.
+ */
+export function partitionRuns(partitions: readonly number[]): string[] {
+  const sorted = [...new Set(partitions)].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length; i += 1) {
+    const first = sorted[i] ?? 0;
+    let last = first;
+    while (sorted[i + 1] === last + 1) last = sorted[++i] ?? last;
+    runs.push(first === last ? String(first) : `${first}-${last}`);
+  }
+  return runs;
+}
