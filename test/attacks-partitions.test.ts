@@ -20,18 +20,17 @@ import {
   EV_CHANNEL_INVITE,
   EV_CHANNEL_INVITE_ACK,
   EV_TEXT,
-  EnvelopeSchema,
   RpcReplySchema,
   hubNames,
   newId,
   type HubNames,
 } from '@ag2net/protocol';
 import { connectWithCreds, waitFor } from '@ag2net/test-support';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { rawCall } from './support/raw-rpc.js';
+import { rawCall, takeInboxEnvelope } from './support/raw-rpc.js';
 import { startSecuredStack, type SecuredStack } from './support/secured-stack.js';
 import { storeState, type StoreState } from './support/store-state.js';
 import { ViolationRecorder } from './support/violations.js';
@@ -279,12 +278,8 @@ beforeAll(async () => {
     type: 'conversation',
     participants: [bob.id],
   });
-  const bobInbox = await jetstream(bob.nc).consumers.get(names.inboxStream, names.inboxConsumer(bob.id));
-  const invite = await bobInbox.next({ expires: 5_000 });
-  if (invite === null) throw new Error('no invite reached bob');
-  const envelope = EnvelopeSchema.parse(JSON.parse(invite.string()));
+  const envelope = await takeInboxEnvelope(bob.nc, names, bob.id);
   expect([envelope.event_type, envelope.channel_id]).toEqual([EV_CHANNEL_INVITE, channelId]);
-  await invite.ackAck();
   await call(bob.nc, names.rpcIn('post', CHANNEL_PARTITION, bob.id), {
     channel_id: channelId,
     sender_id: bob.id,

@@ -21,20 +21,19 @@ import {
   EV_CHANNEL_INVITE,
   EV_CHANNEL_INVITE_ACK,
   EV_TEXT,
-  EnvelopeSchema,
   HUB_OP_NAMES,
   hubNames,
   type HubNames,
 } from '@ag2net/protocol';
 import { connectWithCreds, startSecuredNatsServer, uniqueName, type NatsServer } from '@ag2net/test-support';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { rawCall } from './support/raw-rpc.js';
+import { rawCall, takeInboxEnvelope } from './support/raw-rpc.js';
 import { settledStore, storeState, type StoreState } from './support/store-state.js';
 import { ViolationRecorder } from './support/violations.js';
 
@@ -114,12 +113,8 @@ beforeAll(async () => {
     type: 'conversation',
     participants: [bob.id],
   });
-  const bobInbox = await jetstream(bob.nc).consumers.get(names.inboxStream, names.inboxConsumer(bob.id));
-  const invite = await bobInbox.next({ expires: 5_000 });
-  if (invite === null) throw new Error('no invite reached bob');
-  const envelope = EnvelopeSchema.parse(JSON.parse(invite.string()));
+  const envelope = await takeInboxEnvelope(bob.nc, names, bob.id);
   expect(envelope.event_type).toBe(EV_CHANNEL_INVITE);
-  await invite.ackAck();
   channelId = envelope.channel_id;
   await call(bob.nc, names.rpc('post', bob.id), {
     channel_id: channelId,

@@ -1,8 +1,7 @@
 import { HubRpc } from '@ag2net/client';
 import { startHub } from '@ag2net/hub';
 import { pauseFor, uniqueName, waitFor } from '@ag2net/test-support';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   deliveryCaughtUp,
@@ -28,15 +27,7 @@ const POSTS_PER_CHANNEL = 30;
 const CLIENTS = 3;
 
 const stack = fileStack();
-const clientConnections: NatsConnection[] = [];
-
-beforeAll(async () => {
-  for (let i = 0; i < CLIENTS; i += 1) clientConnections.push(await connect({ servers: stack.url }));
-});
-
-afterAll(async () => {
-  await Promise.all(clientConnections.splice(0).map((nc) => nc.close()));
-});
+const clientConnections = stack.clients(CLIENTS);
 
 /** A hub process that answers `<prefix>.test.<hubId>.snapshot` with its live state (support/snapshot-hub.ts). */
 function startSnapshotHub(prefix: string, hubId: string): ServiceProcess {

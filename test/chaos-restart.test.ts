@@ -2,8 +2,7 @@ import { HubRpc } from '@ag2net/client';
 import { hubNames } from '@ag2net/protocol';
 import { uniqueName, waitFor, within } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   deliveryCaughtUp,
   openChannels,
@@ -33,17 +32,7 @@ const POSTS_PER_CHANNEL = 30;
 const CLIENTS = 3;
 
 const stack = fileStack();
-const clientConnections: NatsConnection[] = [];
-
-beforeAll(async () => {
-  for (let i = 0; i < CLIENTS; i += 1) {
-    clientConnections.push(await connect({ servers: stack.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 }));
-  }
-});
-
-afterAll(async () => {
-  await Promise.all(clientConnections.splice(0).map((nc) => nc.close()));
-});
+const clientConnections = stack.clients(CLIENTS, { reconnectForever: true });
 
 const STALL_MS = 7000;
 

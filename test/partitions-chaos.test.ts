@@ -3,9 +3,8 @@ import { startHub } from '@ag2net/hub';
 import { EV_TEXT, hubNames, partitionOf, type Health } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   byChannel,
@@ -20,7 +19,7 @@ import {
 } from './support/chaos-load.js';
 import { fileStack } from './support/file-stack.js';
 import { channelIdsPerPartition, leaseHolders, rosterOf } from './support/partitions.js';
-import { startService, type ServiceProcess } from './support/processes.js';
+import { jsonLogLines, startService, type ServiceProcess } from './support/processes.js';
 
 /**
  * Hub processes sharing one prefix whose channels are spread over 8 partitions, under a steady post load on two
@@ -51,15 +50,7 @@ const STABLE_MS = 2500;
 const SLACK_MS = 500;
 
 const stack = fileStack();
-const clientConnections: NatsConnection[] = [];
-
-beforeAll(async () => {
-  for (let i = 0; i < CLIENTS; i += 1) clientConnections.push(await connect({ servers: stack.url }));
-});
-
-afterAll(async () => {
-  await Promise.all(clientConnections.splice(0).map((nc) => nc.close()));
-});
+const clientConnections = stack.clients(CLIENTS);
 
 /** A hub process with `PARTITIONS` partitions that answers `<prefix>.test.<hubId>.snapshot` (support/snapshot-hub.ts). */
 function startPartitionedHub(prefix: string, hubId: string): ServiceProcess {
@@ -104,18 +95,7 @@ const LogLineSchema = z.looseObject({
 type LogLine = z.infer<typeof LogLineSchema>;
 
 function logLines(service: ServiceProcess): LogLine[] {
-  return service
-    .output()
-    .split('\n')
-    .flatMap((line) => {
-      if (!line.startsWith('{')) return [];
-      try {
-        const parsed = LogLineSchema.safeParse(JSON.parse(line));
-        return parsed.success ? [parsed.data] : [];
-      } catch {
-        return [];
-      }
-    });
+  return jsonLogLines(service, LogLineSchema);
 }
 
 /** What support/snapshot-hub.ts answers with partitions: the role, the `HubSnapshot` and the partitions served. */

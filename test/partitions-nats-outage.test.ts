@@ -9,9 +9,8 @@ import {
 } from '@ag2net/protocol';
 import { uniqueName, waitFor } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   acceptInvite,
   byChannel,
@@ -67,17 +66,7 @@ const STABLE_MS = 2000;
 const RETRYABLE_CODES = ['unavailable', 'timeout'];
 
 const stack = fileStack();
-const clientConnections: NatsConnection[] = [];
-
-beforeAll(async () => {
-  for (let i = 0; i < CLIENTS; i += 1) {
-    clientConnections.push(await connect({ servers: stack.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 }));
-  }
-});
-
-afterAll(async () => {
-  await Promise.all(clientConnections.splice(0).map((nc) => nc.close()));
-});
+const clientConnections = stack.clients(CLIENTS, { reconnectForever: true });
 
 const describeError = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 

@@ -11,6 +11,12 @@ export interface FileStack {
   readonly nats: FileNats;
   /** Registers a service so that it is killed when the file's tests end; returns it. */
   track(service: ServiceProcess): ServiceProcess;
+  /**
+   * `count` client connections of their own (load generators), opened before the file's tests and closed after them;
+   * `reconnectForever` keeps them reconnecting every 250 ms while a fault test keeps the server down. Call it at the top
+   * level of the file.
+   */
+  clients(count: number, options?: { readonly reconnectForever?: boolean }): readonly NatsConnection[];
 }
 
 /** Starts a nats-server and a connection for the calling test file; kills tracked services after its tests. */
@@ -40,6 +46,17 @@ export function fileStack(): FileStack {
     track(service) {
       services.push(service);
       return service;
+    },
+    clients(count, options = {}) {
+      const opened: NatsConnection[] = [];
+      const reconnect = options.reconnectForever === true ? { maxReconnectAttempts: -1, reconnectTimeWait: 250 } : {};
+      beforeAll(async () => {
+        for (let i = 0; i < count; i += 1) opened.push(await connect({ servers: nats.url, ...reconnect }));
+      });
+      afterAll(async () => {
+        await Promise.all(opened.splice(0).map((nc) => nc.close()));
+      });
+      return opened;
     },
   };
 }

@@ -78,16 +78,23 @@ export interface LogLine {
 
 /** Every JSON log line the service wrote so far (other lines, and a line still being written, are skipped). */
 export function logLines(service: ServiceProcess): LogLine[] {
+  return jsonLogLines(service, LogLineSchema).map(({ time, msg, partition }) => ({
+    time,
+    msg,
+    partition: partition ?? -1,
+  }));
+}
+
+/** Every log line of the service that is JSON of `schema`'s shape, parsed by it; other lines are skipped. */
+export function jsonLogLines<T>(service: ServiceProcess, schema: z.ZodType<T>): T[] {
   return service
     .output()
     .split('\n')
     .flatMap((line) => {
       if (!line.startsWith('{')) return [];
       try {
-        const parsed = LogLineSchema.safeParse(JSON.parse(line));
-        if (!parsed.success) return [];
-        const { time, msg, partition } = parsed.data;
-        return [{ time, msg, partition: partition ?? -1 }];
+        const parsed = schema.safeParse(JSON.parse(line));
+        return parsed.success ? [parsed.data] : [];
       } catch {
         return [];
       }
