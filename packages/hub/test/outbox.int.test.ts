@@ -40,7 +40,7 @@ describe('Outbox', () => {
         if (msg.reply) msg.respond(`echo ${msg.string()}`);
       },
     });
-    for (let i = 0; i < 5; i += 1) outbox.publish(`outbox.plain.${i}`, `p${i}`);
+    for (let i = 0; i < 5; i += 1) outbox.send(() => nc.publish(`outbox.plain.${i}`, `p${i}`));
     const answers = await Promise.all(
       [5, 6, 7].map((i) => outbox.request(`outbox.plain.${i}`, `r${i}`, { timeoutMs: 2_000 })),
     );
@@ -152,7 +152,7 @@ describe('Outbox', () => {
         seen.push(msg.string());
       },
     });
-    outbox.publish('outbox.after-close', 'z');
+    outbox.send(() => nc.publish('outbox.after-close', 'z'));
     await nc.flush();
     expect(seen).toEqual(['z']);
     plain.unsubscribe();

@@ -90,11 +90,6 @@ export class Outbox {
     this.#sub = nc.subscribe(`${this.#replyPrefix}*`, { callback: (_err, msg) => this.#answer(msg) });
   }
 
-  /** Publishes a message at the end of this turn of the event loop. */
-  publish(subject: string, data: Uint8Array | string, options: { headers?: MsgHdrs } = {}): void {
-    this.send(() => this.#nc.publish(subject, data, options));
-  }
-
   /**
    * Runs `send`, which writes to the connection by other means (a JetStream message's ack, an RPC reply), at the end
    * of this turn with the rest, so that it shares their socket write; at once once the outbox is closed. What it
