@@ -14,7 +14,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { Outbox } from '../src/nats/outbox.js';
-import { WalConflictError, WalWriter, walMsgId } from '../src/nats/wal.js';
+import { FRESH_MAX, WalConflictError, WalWriter, walMsgId } from '../src/nats/wal.js';
 import { T0, failure, openChannel, openNet, post, readWal, register, say, type TestNet } from './support.js';
 
 const nats = natsPerFile();
@@ -173,6 +173,48 @@ describe('WalWriter outcomes', () => {
       expect(tail).toMatchObject({ envelope, streamSeq: seq });
       expect(tail?.epoch()).toBe(3);
     }
+  });
+
+  it('hands each fresh append to the deliverer once, never a duplicate ack, and forgets the oldest past its bound', async () => {
+    await using net = await openNet(nats.url);
+    const jsm = await jetstreamManager(net.nc);
+    using outbox = new Outbox(net.nc, undefined);
+    const writer = new WalWriter(outbox, jsm, net.names);
+    const first = textEnvelope('chan-f', 'me', newId(), 1);
+    const appended = await writer.append(first, { expectedLast: 0, epoch: 2, mayWrite: () => true });
+    if (appended.kind !== 'appended') throw new Error(`expected a fresh append, got ${appended.kind}`);
+
+    expect(writer.takeFresh(appended.streamSeq)).toBe(first);
+    expect(writer.takeFresh(appended.streamSeq)).toBeUndefined();
+
+    // A duplicate ack names a message this writer did not store now: the deliverer parses it from the WAL.
+    const other = new WalWriter(outbox, jsm, net.names);
+    const retry = await other.append(first, { expectedLast: 0, epoch: 2, mayWrite: () => true }).then(
+      (outcome) => outcome.kind,
+      (e: unknown) => (e instanceof WalConflictError ? 'conflict' : e),
+    );
+    expect(retry).toBe(/^2\.9\./.test(net.nc.info?.version ?? '') ? 'stored' : 'conflict');
+    expect(other.takeFresh(appended.streamSeq)).toBeUndefined();
+
+    // Past FRESH_MAX the oldest are forgotten first; a new term forgets them all.
+    let last = appended.streamSeq;
+    const seqs: number[] = [];
+    for (let i = 0; i < FRESH_MAX + 2; i += 1) {
+      const envelope = textEnvelope('chan-g', 'me', newId(), i + 1);
+      const outcome = await writer.append(envelope, {
+        expectedLast: i === 0 ? 0 : last,
+        epoch: 2,
+        mayWrite: () => true,
+      });
+      if (outcome.kind !== 'appended') throw new Error(`expected a fresh append, got ${outcome.kind}`);
+      last = outcome.streamSeq;
+      seqs.push(last);
+    }
+    expect(writer.takeFresh(seqs[0] ?? -1)).toBeUndefined();
+    expect(writer.takeFresh(seqs[1] ?? -1)).toBeUndefined();
+    expect(writer.takeFresh(seqs[2] ?? -1)?.sequence).toBe(3);
+    writer.forgetFresh();
+    expect(writer.takeFresh(seqs.at(-1) ?? -1)).toBeUndefined();
   });
 
   it('appends nothing without the lease and answers unavailable', async () => {

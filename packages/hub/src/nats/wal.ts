@@ -28,6 +28,11 @@ const ATTEMPT_TIMEOUT_MS = 2_000;
 /** First and longest pause between two attempts, ms. */
 const BACKOFF_FIRST_MS = 50;
 const BACKOFF_MAX_MS = 1_000;
+/**
+ * Fresh appends the writer remembers for the deliverer (`takeFresh`), at most: about a second of admission at full
+ * load, more than the deliverer's window. Past it the oldest is forgotten and that message is parsed from the WAL.
+ */
+export const FRESH_MAX = 8_192;
 
 /**
  * The channel's tail is not where this writer expected it (`10071 wrong last sequence`): someone appended after the
@@ -95,6 +100,9 @@ export function walMsgId(envelope: Envelope): string {
  * - before every attempt the writer must still hold its lease (`mayWrite`), else `UnavailableError`.
  */
 export class WalWriter {
+  /** Envelopes this writer stored fresh (not a duplicate ack), by stream sequence, oldest first; see `takeFresh`. */
+  readonly #fresh = new Map<number, Envelope>();
+
   constructor(
     private readonly outbox: Outbox,
     private readonly jsm: JetStreamManager,
@@ -120,7 +128,10 @@ export class WalWriter {
           headers: h,
           timeoutMs: ATTEMPT_TIMEOUT_MS,
         });
-        if (!ack.duplicate) return { kind: 'appended', streamSeq: ack.seq };
+        if (!ack.duplicate) {
+          if (ack.stream === this.names.walStream) this.#remember(ack.seq, envelope);
+          return { kind: 'appended', streamSeq: ack.seq };
+        }
         return { kind: 'stored', entry: await this.#sameEnvelopeAt(ack.seq, envelope) };
       } catch (err) {
         if (err instanceof ConflictError) throw err;
@@ -136,6 +147,32 @@ export class WalWriter {
         }
         await sleep(pause);
       }
+    }
+  }
+
+  /**
+   * The envelope this writer stored fresh at `streamSeq` (the stream's PubAck said so, not a duplicate), forgotten as
+   * it is taken: the message at that sequence is exactly what this writer published, so the deliverer need not
+   * parse and check it again. `undefined` when this writer did not store it, forgot it, or it was taken before (a
+   * redelivery is parsed from the WAL like any other message).
+   */
+  takeFresh(streamSeq: number): Envelope | undefined {
+    const envelope = this.#fresh.get(streamSeq);
+    if (envelope !== undefined) this.#fresh.delete(streamSeq);
+    return envelope;
+  }
+
+  /** Forgets every remembered append (a new term: the deliverer starts from what the consumer redelivers). */
+  forgetFresh(): void {
+    this.#fresh.clear();
+  }
+
+  #remember(streamSeq: number, envelope: Envelope): void {
+    this.#fresh.set(streamSeq, envelope);
+    if (this.#fresh.size <= FRESH_MAX) return;
+    for (const oldest of this.#fresh.keys()) {
+      this.#fresh.delete(oldest);
+      break;
     }
   }
 

@@ -35,7 +35,7 @@ export type DelivererDeps = FanOutDeps &
   EndDeps &
   QuarantineDeps &
   Pick<HubEnv, 'js' | 'outbox' | 'names' | 'observer' | 'logger' | 'clock'> &
-  PartitionPick<'channels' | 'lease' | 'serial' | 'deliveredThrough'>;
+  PartitionPick<'channels' | 'lease' | 'serial' | 'deliveredThrough' | 'writer'>;
 
 /** One WAL message on its way through the window. */
 interface InFlight {
@@ -82,6 +82,7 @@ export class Deliverer {
   async start(): Promise<void> {
     this.#stopping = false;
     this.#abort = new AbortController();
+    this.ctx.partition.writer.forgetFresh();
     const consumer = await this.ctx.js.consumers.get(this.ctx.names.walStream, this.ctx.names.deliveryConsumer);
     const first = await consumer.consume(CONSUME_OPTIONS);
     this.#loop = this.#run(consumer, first);
@@ -210,7 +211,9 @@ export class Deliverer {
   }
 
   #schedule(item: InFlight): void {
-    const checked = checkForDelivery(this.ctx.names, item.msg, (id) => this.ctx.partition.channels.get(id));
+    const { partition } = this.ctx;
+    const fresh = partition.writer.takeFresh(item.msg.seq);
+    const checked = checkForDelivery(this.ctx.names, item.msg, { channel: (id) => partition.channels.get(id), fresh });
     if (!checked.ok) {
       void this.#quarantine(item, checked.reason);
       return;

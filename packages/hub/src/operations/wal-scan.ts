@@ -217,14 +217,19 @@ export function checkWalMessage(names: HubNames, raw: RawWalMessage): Checked {
  * already has, or that sits where the hub already knows the log (at or before its tail, which hydrate and the
  * writer's catch-up move past what they skip) without being the entry at its sequence, is not the hub's. A message
  * past the known tail may be an append whose ack is still in flight, so it passes (with the NATS permissions of a
- * secured deployment nothing but the hub can publish on the WAL).
+ * secured deployment nothing but the hub can publish on the WAL). `known.fresh` is the envelope this hub's writer stored
+ * at the message's stream sequence (`WalWriter.takeFresh`): the message is then known to be it, and is not parsed.
  */
 export function checkForDelivery(
   names: HubNames,
   msg: JsMsg,
-  channel: (channelId: string) => ChannelRuntime | undefined,
+  known: {
+    readonly channel: (channelId: string) => ChannelRuntime | undefined;
+    readonly fresh: Envelope | undefined;
+  },
 ): Checked {
-  const checked = checkWalMessage(names, rawOf(msg));
+  const { channel, fresh } = known;
+  const checked: Checked = fresh === undefined ? checkWalMessage(names, rawOf(msg)) : { ok: true, envelope: fresh };
   if (!checked.ok) return checked;
   const rt = channel(checked.envelope.channel_id);
   const sequence = checked.envelope.sequence ?? 0;
