@@ -2,6 +2,7 @@ import { WalHeader } from '@ag2net/protocol/internal';
 import { EV_TEXT, createEnvelope, type Envelope } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
+import { SEQ_CHUNK } from '../src/stores/snapshot-record.js';
 import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '@ag2net/hub';
@@ -132,6 +133,62 @@ describe('snapshots', () => {
       ].sort(),
     );
     expect(cold.health()).toMatchObject({ role: 'active', quarantined: 2 });
+  });
+
+  it('a long channel keeps its first stream sequences in chunks: small records, restored exactly, a lost chunk only means a fold', async () => {
+    const logger = hydratedLines();
+    await using net = await openNet(nats.url, { logger });
+    const { alice, bob, cid } = await conversation(net, 1);
+    const first = (await readWal(net, alice, cid)).length + 1;
+    await net.hub.close();
+
+    // More than a chunk of texts, written by another writer: the next hub folds them and snapshots the channel.
+    const count = SEQ_CHUNK + 100;
+    for (let from = 0; from < count; from += 500) {
+      const batch = Array.from({ length: Math.min(500, count - from) }, (_, i) =>
+        createEnvelope({
+          channel_id: cid,
+          sender_id: (from + i) % 2 === 0 ? alice.id : bob.id,
+          event_type: EV_TEXT,
+          event_data: { text: `line ${from + i}` },
+          envelope_id: `line-${from + i}`,
+          created_at: '2026-01-01T00:10:00.000Z',
+          sequence: first + from + i,
+        }),
+      );
+      await Promise.all(batch.map((envelope) => appendAsAnotherWriter(net, envelope)));
+    }
+    const folding = await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ open: 1, restored: 1, envelopes: count, quarantined: 0 });
+    const live = structuredClone(folding.snapshot());
+    await folding.close();
+
+    const bucket = await snapshotsBucket(net);
+    const stored = await bucket.get(`open.${cid}`);
+    const record = JSON.parse(stored?.string() ?? '{}') as { seq_chunks?: number; sequence?: number; v?: number };
+    expect(record).toMatchObject({ v: 2, seq_chunks: 1, sequence: first + count - 1 });
+    // The record holds the sequences after the chunk only: about 3 bytes each, plus its id window.
+    expect(stored?.length ?? 0).toBeLessThan(100_000);
+    const chunk = (await bucket.get(`seqs.${cid}.0`))?.string() ?? '';
+    expect(chunk.split(',')).toHaveLength(SEQ_CHUNK);
+
+    const restoring = await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ open: 1, restored: 1, envelopes: 0, quarantined: 0 });
+    expect(restoring.snapshot()).toEqual(live);
+    net.clock.advance(1_000);
+    expect((await say(net, alice, cid, 'after the chunk')).sequence).toBe(first + count);
+    await settle(net, cid);
+    const after = structuredClone(restoring.snapshot());
+    await restoring.close();
+
+    // Without its chunk the record cannot stand: quarantined, and the channel folds from its log to the same state.
+    await bucket.purge(`seqs.${cid}.0`);
+    const refolding = await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ open: 1, restored: 0, envelopes: first + count, quarantined: 1 });
+    const reasons = (await audit(net, { kinds: ['quarantined'] })).map((r) => [r['key'], r['reason']]);
+    expect(reasons).toEqual([[`open.${cid}`, 'chunk 0 of the stream sequences is missing']]);
+    expect(refolding.snapshot()).toEqual(after);
+    expect(refolding.health()).toMatchObject({ role: 'active', quarantined: 1 });
   });
 
   it('an ended channel is kept as metadata only and served from its final snapshot, on the live hub and a cold one', async () => {

@@ -98,9 +98,9 @@ export async function prepareChannel(
   ]);
   let rt: ChannelRuntime | null = null;
   if (loaded !== null) {
-    const reason = loaded.ok ? await mismatch(ctx, loaded.record, tail) : loaded.reason;
+    const reason = loaded.ok ? await mismatch(ctx, loaded.snapshot.record, tail) : loaded.reason;
     if (loaded.ok && reason === null) {
-      rt = restoreRuntime(metadata, adapter, loaded.record);
+      rt = restoreRuntime(metadata, adapter, loaded.snapshot);
       options.onRestored?.(rt);
     } else {
       options.quarantine({ source: 'snapshots', key: loaded.key, seq: loaded.revision, reason: reason ?? 'invalid' });

@@ -32,7 +32,10 @@ import {
   ChannelSnapshotRecordSchema,
   decodeSeqs,
   encodeSeqs,
-  inconsistency,
+  completeRecord,
+  seqChunkText,
+  SEQ_CHUNK,
+  type ChannelSnapshotRecord,
   recordOf,
   restoreRuntime,
 } from './snapshot-record.js';
@@ -184,9 +187,10 @@ describe.each(CASES)('a $name channel restored from a snapshot', (c) => {
         fold(head, new InboxCounters(), log.slice(0, split));
         const stored: unknown = JSON.parse(JSON.stringify(recordOf(head)));
         const record = ChannelSnapshotRecordSchema.parse(stored);
-        expect(inconsistency(record, 'c1')).toBeNull();
+        const complete = completeRecord(record, 'c1', []);
+        if (!complete.ok) throw new Error(complete.reason);
         const inboxes = new InboxCounters();
-        const restored = restoreRuntime(c.metadata, c.adapter, record);
+        const restored = restoreRuntime(c.metadata, c.adapter, complete.snapshot);
         inboxes.add(restored.inboxAdmitted);
         fold(restored, inboxes, log.slice(split));
 
@@ -225,12 +229,61 @@ describe('snapshot records', () => {
     applyAppended(rt, opened, 7);
     const record = recordOf(rt);
     if (record === null) throw new Error('a channel with an envelope has a record');
-    expect(inconsistency(record, 'c1')).toBeNull();
-    expect(inconsistency(record, 'c2')).toBe('snapshot of channel c1 under the key c2');
-    expect(inconsistency({ ...record, stream_seqs: '7,1' }, 'c1')).toBe('2 stream sequences for sequence 1');
-    expect(inconsistency({ ...record, stream_seq: 8 }, 'c1')).toBe('last stream sequence 7 is not 8');
-    expect(inconsistency({ ...record, last_envelope_id: 'e0' }, 'c1')).toBe(
+    expect(reasonOf(record, 'c1')).toBeNull();
+    expect(reasonOf(record, 'c2')).toBe('snapshot of channel c1 under the key c2');
+    expect(reasonOf({ ...record, stream_seqs: '7,1' }, 'c1')).toBe('2 stream sequences for sequence 1');
+    expect(reasonOf({ ...record, stream_seq: 8 }, 'c1')).toBe('last stream sequence 7 is not 8');
+    expect(reasonOf({ ...record, last_envelope_id: 'e0' }, 'c1')).toBe(
       'the id window does not end at the last envelope',
     );
+    // A record written before chunks (version 1) is read as one without any.
+    const { seq_chunks: _chunks, ...v1 } = { ...record, v: 1 };
+    expect(ChannelSnapshotRecordSchema.parse(v1)).toEqual({ ...record, v: 1, seq_chunks: 0 });
+  });
+
+  it('of a long channel keep its first stream sequences in chunks, each checked to follow the one before', () => {
+    const rt = newRuntime(metadataFor(new ConversationAdapter(), ['bob']), null, null);
+    const count = 2 * SEQ_CHUNK + 3;
+    for (let n = 1; n <= count; n += 1) {
+      const envelope = createEnvelope({
+        channel_id: 'c1',
+        sender_id: 'alice',
+        event_type: EV_TEXT,
+        event_data: { text: 'hi' },
+        envelope_id: `e${n}`,
+        created_at: new Date(T0 + n).toISOString(),
+        sequence: n,
+      });
+      applyAppended(rt, envelope, 3 * n + (n % 2));
+    }
+    const record = recordOf(rt);
+    if (record === null) throw new Error('a channel with envelopes has a record');
+    expect(record.seq_chunks).toBe(2);
+    expect(decodeSeqs(record.stream_seqs)).toEqual(rt.streamSeqs.slice(2 * SEQ_CHUNK));
+    const chunks = [seqChunkText(rt.streamSeqs, 0), seqChunkText(rt.streamSeqs, 1)];
+    expect(chunks.map((text) => decodeSeqs(text)?.length)).toEqual([SEQ_CHUNK, SEQ_CHUNK]);
+
+    const complete = completeRecord(record, 'c1', chunks);
+    if (!complete.ok) throw new Error(complete.reason);
+    expect(complete.snapshot.streamSeqs).toEqual(rt.streamSeqs);
+    const restored = restoreRuntime(rt.metadata, null, complete.snapshot);
+    expect(restored.streamSeqs).toEqual(rt.streamSeqs);
+    expect(restored.lastStreamSeq).toBe(rt.lastStreamSeq);
+
+    expect(reasonOf(record, 'c1', [chunks[0] ?? '', null])).toBe('chunk 1 of the stream sequences is missing');
+    expect(reasonOf(record, 'c1', [chunks[0] ?? ''])).toBe('1 chunks of stream sequences for 2');
+    expect(reasonOf(record, 'c1', [chunks[1] ?? '', chunks[0] ?? ''])).toBe(
+      `chunk 1 of the stream sequences does not decode to ${SEQ_CHUNK} following the ones before`,
+    );
+    expect(reasonOf(record, 'c1', [chunks[0] ?? '', '1,1'])).toBe(
+      `chunk 1 of the stream sequences does not decode to ${SEQ_CHUNK} following the ones before`,
+    );
+    expect(reasonOf({ ...record, stream_seqs: '1' }, 'c1', chunks)).toBe('stream sequences do not decode');
   });
 });
+
+/** Why `record` with these chunks cannot stand for channel `channelId`, or `null` when it can. */
+function reasonOf(record: ChannelSnapshotRecord, channelId: string, chunks: readonly (string | null)[] = []) {
+  const complete = completeRecord(record, channelId, chunks);
+  return complete.ok ? null : complete.reason;
+}

@@ -6,8 +6,20 @@ import { reconcileMetadata } from './reconcile.js';
 import type { ChannelFacts, TurnFact } from '../governance/facts.js';
 import { isLifecycleEvent } from './lifecycle-events.js';
 
-/** The version of the snapshot record; a record of another version is ignored (the channel is folded from the log). */
-export const SNAPSHOT_VERSION = 1;
+/**
+ * The version of the snapshot record written. Version 1 held every stream sequence in the record itself; version 2
+ * keeps full chunks of them under keys of their own (`seq_chunks`), so that a record stays small however long the
+ * channel. Both are read; a record of another version is ignored (the channel is folded from the log).
+ */
+export const SNAPSHOT_VERSION = 2;
+
+/**
+ * Stream sequences per chunk: a channel's first `SEQ_CHUNK × seq_chunks` stream sequences are stored in chunks of
+ * this many, each written once under `seqs.<channel_id>.<index>` (about 16–32 KB) and never again, and only the rest
+ * in the record. A record then costs at most this many sequences, and a channel of any length stays far below a
+ * bucket's largest value (1 MB by default).
+ */
+export const SEQ_CHUNK = 8_192;
 
 const Count = z.number().int().nonnegative();
 const Ms = z.number().finite();
@@ -37,13 +49,15 @@ const FactsRecordSchema = z.strictObject({
  * lags the log.
  */
 export const ChannelSnapshotRecordSchema = z.strictObject({
-  v: z.literal(SNAPSHOT_VERSION),
+  v: z.union([z.literal(1), z.literal(SNAPSHOT_VERSION)]),
   channel_id: z.string().min(1),
   sequence: z.number().int().positive(),
   stream_seq: z.number().int().positive(),
   last_envelope_id: z.string().min(1),
   last_created_at: z.string(),
-  /** The stream sequence of every envelope, delta-encoded (`encodeSeqs`). */
+  /** How many chunks of `SEQ_CHUNK` stream sequences come first, each under a key of its own; absent in version 1. */
+  seq_chunks: Count.default(0),
+  /** The stream sequence of every envelope after the chunks, delta-encoded (`encodeSeqs`). */
   stream_seqs: z.string(),
   state: z.record(z.string(), z.unknown()).nullable(),
   /** The recent-id window, least recent first: `[envelope_id, sequence, created_at]`. */
@@ -58,11 +72,18 @@ export const ChannelSnapshotRecordSchema = z.strictObject({
 
 export type ChannelSnapshotRecord = z.infer<typeof ChannelSnapshotRecordSchema>;
 
+/** A record with every stream sequence it stands for: its chunks' and its own, checked to add up. */
+export interface FullSnapshot {
+  readonly record: ChannelSnapshotRecord;
+  readonly streamSeqs: readonly number[];
+}
+
 /** The record of a runtime's folded state; `null` for a channel with an empty log (nothing to skip). */
 export function recordOf(rt: ChannelRuntime): ChannelSnapshotRecord | null {
   const sequence = rt.streamSeqs.length;
   const last = [...rt.envelopeIds.entries()].at(-1);
   if (sequence === 0 || last === undefined) return null;
+  const chunks = Math.floor(sequence / SEQ_CHUNK);
   const byKey = (m: Map<string, number>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const { facts } = rt;
   return {
@@ -72,7 +93,8 @@ export function recordOf(rt: ChannelRuntime): ChannelSnapshotRecord | null {
     stream_seq: rt.lastStreamSeq,
     last_envelope_id: last[0],
     last_created_at: rt.lastCreatedAt,
-    stream_seqs: encodeSeqs(rt.streamSeqs),
+    seq_chunks: chunks,
+    stream_seqs: encodeSeqs(rt.streamSeqs, chunks * SEQ_CHUNK),
     state: rt.state,
     envelope_ids: [...rt.envelopeIds.entries()].map(([id, ref]) => [id, ref.sequence, ref.createdAt]),
     causation: [...rt.causation.entries()],
@@ -90,23 +112,48 @@ export function recordOf(rt: ChannelRuntime): ChannelSnapshotRecord | null {
   };
 }
 
+/** The text of chunk `index` of a runtime's stream sequences (`SEQ_CHUNK` of them, which must all exist). */
+export function seqChunkText(seqs: readonly number[], index: number): string {
+  return encodeSeqs(seqs, index * SEQ_CHUNK, (index + 1) * SEQ_CHUNK);
+}
+
 /**
- * Why a parsed record cannot stand for its channel's log head, or `null` when it is self-consistent: it names the
- * channel, its stream sequences decode to `sequence` entries ending at `stream_seq`, and its last id is the last
- * of its window at that sequence. (Whether the log agrees is checked against the WAL by hydrate.)
+ * The record with all its stream sequences, or why it cannot stand for its channel's log head: it names the channel,
+ * each of its `seq_chunks` chunks (`chunks`, in order, `null` for one not found) decodes to `SEQ_CHUNK` sequences,
+ * and with its own they increase strictly, number `sequence` and end at `stream_seq`; its last id is the last of its
+ * window at that sequence. (Whether the log agrees is checked against the WAL by hydrate.)
  */
-export function inconsistency(record: ChannelSnapshotRecord, channelId: string): string | null {
-  if (record.channel_id !== channelId) return `snapshot of channel ${record.channel_id} under the key ${channelId}`;
-  const seqs = decodeSeqs(record.stream_seqs);
-  if (seqs === null) return 'stream sequences do not decode';
-  if (seqs.length !== record.sequence) return `${seqs.length} stream sequences for sequence ${record.sequence}`;
+export function completeRecord(
+  record: ChannelSnapshotRecord,
+  channelId: string,
+  chunks: readonly (string | null)[],
+): { readonly ok: true; readonly snapshot: FullSnapshot } | { readonly ok: false; readonly reason: string } {
+  const fail = (reason: string) => ({ ok: false as const, reason });
+  if (record.channel_id !== channelId)
+    return fail(`snapshot of channel ${record.channel_id} under the key ${channelId}`);
+  if (chunks.length !== record.seq_chunks)
+    return fail(`${chunks.length} chunks of stream sequences for ${record.seq_chunks}`);
+  const seqs: number[] = [];
+  for (const [index, text] of chunks.entries()) {
+    if (text === null) return fail(`chunk ${index} of the stream sequences is missing`);
+    const part = decodeSeqs(text);
+    if (part === null || part.length !== SEQ_CHUNK || (part[0] ?? 0) <= (seqs.at(-1) ?? 0)) {
+      return fail(`chunk ${index} of the stream sequences does not decode to ${SEQ_CHUNK} following the ones before`);
+    }
+    for (const seq of part) seqs.push(seq);
+  }
+  const own = decodeSeqs(record.stream_seqs);
+  if (own === null || (own.length > 0 && (own[0] ?? 0) <= (seqs.at(-1) ?? 0)))
+    return fail('stream sequences do not decode');
+  for (const seq of own) seqs.push(seq);
+  if (seqs.length !== record.sequence) return fail(`${seqs.length} stream sequences for sequence ${record.sequence}`);
   if (seqs.at(-1) !== record.stream_seq)
-    return `last stream sequence ${seqs.at(-1) ?? 'none'} is not ${record.stream_seq}`;
+    return fail(`last stream sequence ${seqs.at(-1) ?? 'none'} is not ${record.stream_seq}`);
   const last = record.envelope_ids.at(-1);
   if (last === undefined || last[0] !== record.last_envelope_id || last[1] !== record.sequence) {
-    return 'the id window does not end at the last envelope';
+    return fail('the id window does not end at the last envelope');
   }
-  return null;
+  return { ok: true, snapshot: { record, streamSeqs: seqs } };
 }
 
 /**
@@ -117,11 +164,12 @@ export function inconsistency(record: ChannelSnapshotRecord, channelId: string):
 export function restoreRuntime(
   metadata: ChannelMetadata,
   adapter: HubAdapter | null,
-  record: ChannelSnapshotRecord,
+  snapshot: FullSnapshot,
 ): ChannelRuntime {
+  const { record } = snapshot;
   const state: AdapterState | null = adapter === null ? null : record.state;
   const rt = newRuntime(metadata, adapter, state);
-  rt.streamSeqs.push(...(decodeSeqs(record.stream_seqs) ?? []));
+  for (const seq of snapshot.streamSeqs) rt.streamSeqs.push(seq);
   rt.lastStreamSeq = record.stream_seq;
   rt.lastCreatedAt = record.last_created_at;
   for (const [id, sequence, createdAt] of record.envelope_ids) rt.envelopeIds.set(id, { sequence, createdAt });
@@ -148,18 +196,19 @@ function restoreFacts(facts: ChannelFacts, record: ChannelSnapshotRecord['facts'
 }
 
 /**
- * Stream sequences as text: the first in base 36, then each difference to the one before (base 36), comma
- * separated. A channel's entries are close together in the WAL, so this is 2–4 characters an envelope.
+ * Stream sequences `from` (inclusive) to `to` (exclusive) as text: the first in base 36, then each difference to the
+ * one before (base 36), comma separated. A channel's entries are close together in the WAL, so this is 2–4
+ * characters an envelope.
  */
-export function encodeSeqs(seqs: readonly number[]): string {
+export function encodeSeqs(seqs: readonly number[], from = 0, to = seqs.length): string {
+  const parts: string[] = [];
   let previous = 0;
-  return seqs
-    .map((seq) => {
-      const delta = seq - previous;
-      previous = seq;
-      return delta.toString(36);
-    })
-    .join(',');
+  for (let i = from; i < to; i += 1) {
+    const seq = seqs[i] ?? 0;
+    parts.push((seq - previous).toString(36));
+    previous = seq;
+  }
+  return parts.join(',');
 }
 
 /** The inverse of `encodeSeqs`; `null` when the text is not a strictly increasing list of positive integers. */

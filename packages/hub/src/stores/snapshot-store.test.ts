@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../base/logger.js';
 import { applyAppended, newRuntime, type ChannelRuntime } from './channel-runtime.js';
 import { ChannelTable } from './channel-table.js';
+import { SEQ_CHUNK } from './snapshot-record.js';
 import { SnapshotStore } from './snapshot-store.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -19,7 +20,10 @@ function gatedBucket() {
   const kv = {
     async put(key: string, value: string): Promise<number> {
       await waitGate();
-      const { sequence } = JSON.parse(value) as { sequence: number };
+      // A record says the sequence it covers; a chunk of stream sequences how many it holds.
+      const sequence = key.startsWith('seqs.')
+        ? value.split(',').length
+        : (JSON.parse(value) as { sequence: number }).sequence;
       stored.push({ op: 'put', key, sequence });
       return stored.length;
     },
@@ -34,9 +38,20 @@ function gatedBucket() {
       stored.push({ op: 'purge', key });
       return Promise.resolve();
     },
+    // The keys under a filter ending in `*`, of what was put and not purged since.
+    keys(filter: string): Promise<Iterable<string>> {
+      const prefix = filter.slice(0, -1);
+      const live = new Set<string>();
+      for (const s of stored) {
+        if (!s.key.startsWith(prefix)) continue;
+        if (s.op === 'put') live.add(s.key);
+        else live.delete(s.key);
+      }
+      return Promise.resolve([...live]);
+    },
   };
   return {
-    // Only put, delete, get and purge are used by the store's writes and removal.
+    // Only put, delete, get, purge and keys are used by the store's writes and removal.
     kv: kv as unknown as KV,
     stored,
     /** Lets the oldest waiting put through; false when none waits. */
@@ -155,5 +170,33 @@ describe('snapshot writes', () => {
     expect(await second).toBe(false);
     expect(bucket.stored).toEqual([{ op: 'put', key: 'open.c1', sequence: 1 }]);
     expect(bucket.waiting()).toBe(0);
+  });
+
+  it('of a long channel write each chunk of its stream sequences once, before the first record that counts it', async () => {
+    const bucket = gatedBucket();
+    const rt = conversation();
+    for (let n = 1; n <= SEQ_CHUNK + 1; n += 1) say(rt, n);
+    const { store } = storeWith(bucket, rt);
+    const first = store.write(rt);
+    say(rt, SEQ_CHUNK + 2);
+    const second = store.write(rt);
+    // Three puts, each let through once it reached the bucket.
+    for (let i = 0; i < 3; i += 1) {
+      while (bucket.waiting() === 0) await tick();
+      bucket.release();
+    }
+    expect([await first, await second]).toEqual([true, true]);
+    expect(bucket.stored).toEqual([
+      { op: 'put', key: 'seqs.c1.0', sequence: SEQ_CHUNK },
+      { op: 'put', key: 'open.c1', sequence: SEQ_CHUNK + 1 },
+      { op: 'put', key: 'open.c1', sequence: SEQ_CHUNK + 2 },
+    ]);
+
+    // Removing the channel's snapshots removes its chunks too.
+    await store.remove('c1');
+    expect(bucket.stored.slice(3)).toEqual([
+      { op: 'purge', key: 'open.c1' },
+      { op: 'purge', key: 'seqs.c1.0' },
+    ]);
   });
 });

@@ -8,7 +8,15 @@ import { parseJson } from '../base/parse-json.js';
 import { leaseLapsed } from '../nats/fenced-kv.js';
 import type { Logger } from '../base/logger.js';
 import { channelFields } from '../base/log-names.js';
-import { ChannelSnapshotRecordSchema, inconsistency, recordOf, type ChannelSnapshotRecord } from './snapshot-record.js';
+import {
+  ChannelSnapshotRecordSchema,
+  completeRecord,
+  recordOf,
+  seqChunkText,
+  SEQ_CHUNK,
+  type ChannelSnapshotRecord,
+  type FullSnapshot,
+} from './snapshot-record.js';
 
 /**
  * A channel's snapshot is written once its log has grown by this many envelopes since the last one. Hydrate then
@@ -20,9 +28,9 @@ export const SNAPSHOT_EVERY = 128;
 /** A channel whose snapshot lags its log and that took no envelope for this long gets its snapshot written, ms. */
 export const SNAPSHOT_IDLE_MS = 2_000;
 
-/** A stored snapshot as hydrate finds it: a self-consistent record, or why it cannot be used. */
+/** A stored snapshot as hydrate finds it: a self-consistent record with its chunks, or why it cannot be used. */
 export type LoadedSnapshot =
-  | { readonly ok: true; readonly key: string; readonly record: ChannelSnapshotRecord; readonly revision: number }
+  | { readonly ok: true; readonly key: string; readonly snapshot: FullSnapshot; readonly revision: number }
   | { readonly ok: false; readonly key: string; readonly reason: string; readonly revision: number };
 
 /** What the store needs of the hub. */
@@ -39,7 +47,8 @@ export interface SnapshotStoreDeps {
  * Per-channel snapshots in the KV bucket `<PREFIX>_snapshots`: what folding the channel's log through a point built,
  * so that hydrate folds only what follows (see `snapshot-record.ts` and hydrate). An open channel's is under `open.<id>`; when
  * the channel ends its final snapshot goes under `ended.<id>` and the open one is deleted, so that hydrate reads the
- * open channels' snapshots in one pass however many channels ended.
+ * open channels' snapshots in one pass however many channels ended. A long channel's first stream sequences are in
+ * chunks under `seqs.<id>.<index>` (`SEQ_CHUNK`), each written once, before the first record that counts it.
  *
  * When one is written: every `SNAPSHOT_EVERY` envelopes of a channel, when a channel took no envelope for
  * `SNAPSHOT_IDLE_MS` (`flushIdle`), when it ends (its final snapshot, from which an ended channel is served), and for
@@ -57,6 +66,10 @@ export class SnapshotStore {
   readonly #lagging = new Map<string, number>();
   /** Per channel, the KV writes of its snapshots, in the order they were taken. */
   readonly #writes = new KeyedSerial();
+  /** Channel → how many chunks of its stream sequences are stored (written or found by this hub). */
+  readonly #chunks = new Map<string, number>();
+  /** Channel → how many chunks the snapshots taken so far carry or found stored, so each is encoded once. */
+  readonly #chunksTaken = new Map<string, number>();
 
   constructor(
     private readonly kv: KV,
@@ -108,10 +121,17 @@ export class SnapshotStore {
     const channelId = record.channel_id;
     if ((this.#covered.get(channelId) ?? 0) >= record.sequence) return Promise.resolve(true);
     // Serialized now: the runtime goes on changing once the slot is released.
+    const firstChunk = this.#chunksTaken.get(channelId) ?? 0;
+    const chunks: TakenChunk[] = [];
+    for (let index = firstChunk; index < record.seq_chunks; index += 1) {
+      chunks.push({ index, text: seqChunkText(rt.streamSeqs, index) });
+    }
+    this.#chunksTaken.set(channelId, Math.max(firstChunk, record.seq_chunks));
     const taken: TakenSnapshot = {
       channelId,
       sequence: record.sequence,
       ended: isTerminalChannelState(rt.metadata.state),
+      chunks,
       text: JSON.stringify(record),
       fields: channelFields(rt.metadata),
     };
@@ -123,6 +143,12 @@ export class SnapshotStore {
     if ((this.#covered.get(channelId) ?? 0) >= sequence) return true;
     if (!this.deps.mayWrite()) return false;
     try {
+      for (const chunk of taken.chunks) {
+        if (chunk.index < (this.#chunks.get(channelId) ?? 0)) continue;
+        if (!this.deps.mayWrite()) return false;
+        await this.kv.put(chunkKey(channelId, chunk.index), chunk.text);
+        this.#chunks.set(channelId, chunk.index + 1);
+      }
       if (taken.ended) {
         await this.kv.put(endedKey(channelId), taken.text);
         await this.kv.delete(openKey(channelId));
@@ -132,14 +158,27 @@ export class SnapshotStore {
       this.#covered.set(channelId, sequence);
       return true;
     } catch (err) {
+      // A chunk not written is taken again with the next snapshot.
+      this.#chunksTaken.set(
+        channelId,
+        Math.min(this.#chunksTaken.get(channelId) ?? 0, this.#chunks.get(channelId) ?? 0),
+      );
       this.deps.logger.warn({ err, ...taken.fields, sequence }, 'snapshot write failed');
       return false;
     }
   }
 
-  /** Hydrate restored the channel from a snapshot covering `sequence`; `folded` envelopes followed it. */
+  /**
+   * Hydrate restored the channel from a snapshot covering `sequence` (whose chunks of stream sequences it found
+   * stored); `folded` envelopes followed it.
+   */
   restored(channelId: string, sequence: number, folded: number): void {
     if (sequence > 0) this.#covered.set(channelId, sequence);
+    const chunks = Math.floor(sequence / SEQ_CHUNK);
+    if (chunks > 0) {
+      this.#chunks.set(channelId, chunks);
+      this.#chunksTaken.set(channelId, chunks);
+    }
     if (folded > 0) this.#lagging.set(channelId, performance.now());
   }
 
@@ -147,6 +186,8 @@ export class SnapshotStore {
   forget(channelId: string): void {
     this.#covered.delete(channelId);
     this.#lagging.delete(channelId);
+    this.#chunks.delete(channelId);
+    this.#chunksTaken.delete(channelId);
   }
 
   /**
@@ -163,6 +204,13 @@ export class SnapshotStore {
         if (!this.deps.mayWrite()) throw leaseLapsed();
         await this.kv.purge(key);
       }
+      // After the records: a record whose chunks are gone is only ignored (the channel folds from its log).
+      const chunkKeys: string[] = [];
+      for await (const key of await this.kv.keys(`${SEQS}${channelId}.*`)) chunkKeys.push(key);
+      for (const key of chunkKeys) {
+        if (!this.deps.mayWrite()) throw leaseLapsed();
+        await this.kv.purge(key);
+      }
     });
     this.forget(channelId);
   }
@@ -171,6 +219,8 @@ export class SnapshotStore {
   clear(): void {
     this.#covered.clear();
     this.#lagging.clear();
+    this.#chunks.clear();
+    this.#chunksTaken.clear();
   }
 
   /**
@@ -179,10 +229,13 @@ export class SnapshotStore {
    */
   async loadOpen(entries: AsyncIterable<KvValue> | Iterable<KvValue>): Promise<Map<string, LoadedSnapshot>> {
     const out = new Map<string, LoadedSnapshot>();
+    const chunked: Promise<void>[] = [];
     for await (const entry of entries) {
       const channelId = channelOfOpenSnapshot(entry.key);
-      out.set(channelId, parsed(channelId, entry));
+      // Most records have no chunks and complete at once; a long channel's are read while the pass goes on.
+      chunked.push(this.#complete(channelId, entry).then((loaded) => void out.set(channelId, loaded)));
     }
+    await Promise.all(chunked);
     return out;
   }
 
@@ -191,11 +244,35 @@ export class SnapshotStore {
     for (const key of [endedKey(channelId), openKey(channelId)]) {
       const entry = await this.kv.get(key);
       if (entry !== null && entry.operation === 'PUT') {
-        return parsed(channelId, { key, value: entry.string(), revision: entry.revision });
+        return this.#complete(channelId, { key, value: entry.string(), revision: entry.revision });
       }
     }
     return null;
   }
+
+  /** A stored record with its chunks of stream sequences, checked to add up (`completeRecord`). */
+  async #complete(channelId: string, entry: KvValue): Promise<LoadedSnapshot> {
+    const { key, revision } = entry;
+    const first = parsed(entry);
+    if (!first.ok) return { ok: false, key, reason: first.reason, revision };
+    const indexes = Array.from({ length: first.record.seq_chunks }, (_, i) => i);
+    const chunks = await Promise.all(
+      indexes.map(async (index) => {
+        const stored = await this.kv.get(chunkKey(channelId, index));
+        return stored === null || stored.operation !== 'PUT' ? null : stored.string();
+      }),
+    );
+    const complete = completeRecord(first.record, channelId, chunks);
+    return complete.ok
+      ? { ok: true, key, snapshot: complete.snapshot, revision }
+      : { ok: false, key, reason: complete.reason, revision };
+  }
+}
+
+/** A chunk of a channel's stream sequences, encoded when its snapshot was taken. */
+interface TakenChunk {
+  readonly index: number;
+  readonly text: string;
 }
 
 /** A snapshot taken in its channel's slot, waiting for its KV write. */
@@ -204,6 +281,8 @@ interface TakenSnapshot {
   readonly sequence: number;
   /** The channel had ended: the record goes under `ended.<id>` and the open one is deleted. */
   readonly ended: boolean;
+  /** Chunks the record counts that may not be stored yet, written before it. */
+  readonly chunks: readonly TakenChunk[];
   readonly text: string;
   /** The channel's log fields, for a failure's log line. */
   readonly fields: ReturnType<typeof channelFields>;
@@ -230,12 +309,17 @@ function endedKey(channelId: string): string {
   return `ended.${channelId}`;
 }
 
-/** A stored record checked for its schema and its own consistency; `key` says where it was found. */
-function parsed(channelId: string, entry: KvValue): LoadedSnapshot {
-  const { key, value, revision } = entry;
-  const result = parseJson(value, ChannelSnapshotRecordSchema);
-  if (!result.ok) return { ok: false, key, reason: result.reason, revision };
-  const reason = inconsistency(result.value, channelId);
-  if (reason !== null) return { ok: false, key, reason, revision };
-  return { ok: true, key, record: result.value, revision };
+/** Keys of chunks of stream sequences start with this (`seqs.<channel_id>.<index>`). */
+const SEQS = 'seqs.';
+
+function chunkKey(channelId: string, index: number): string {
+  return `${SEQS}${channelId}.${index}`;
+}
+
+/** A stored record checked for its schema, or why it is not one; `key` says where it was found. */
+function parsed(
+  entry: KvValue,
+): { readonly ok: true; readonly record: ChannelSnapshotRecord } | { readonly ok: false; readonly reason: string } {
+  const result = parseJson(entry.value, ChannelSnapshotRecordSchema);
+  return result.ok ? { ok: true, record: result.value } : { ok: false, reason: result.reason };
 }
