@@ -101,6 +101,7 @@ export class Deliverer {
     await this.#loop;
     this.#messages = null;
     this.#loop = null;
+    this.ctx.partition.writer.forgetFresh();
   }
 
   /**

@@ -8,7 +8,7 @@ import { silentLogger } from '../base/logger.js';
 import { applyAppended, newRuntime, type ChannelRuntime } from './channel-runtime.js';
 import { ChannelTable } from './channel-table.js';
 import { SEQ_CHUNK } from './snapshot-record.js';
-import { SnapshotStore } from './snapshot-store.js';
+import { SNAPSHOT_EVERY, SnapshotStore } from './snapshot-store.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
@@ -197,6 +197,57 @@ describe('snapshot writes', () => {
     expect(bucket.stored.slice(3)).toEqual([
       { op: 'purge', key: 'open.c1' },
       { op: 'purge', key: 'seqs.c1.0' },
+    ]);
+  });
+
+  it('are taken once per SNAPSHOT_EVERY envelopes, however many posts append while one waits for its slot or write', async () => {
+    const bucket = gatedBucket();
+    const rt = conversation();
+    const { serial, store } = storeWith(bucket, rt);
+    // A hot channel: posts always queued in its slot, each appending and then letting the next one queue, so that
+    // a snapshot scheduled by one post is taken after the ones queued before it.
+    const total = SNAPSHOT_EVERY + 30;
+    let next = 1;
+    const allPosted = new Promise<void>((resolve) => {
+      const queuePost = (): void => {
+        const n = next;
+        next += 1;
+        void serial.run('c1', () => {
+          say(rt, n);
+          store.afterAppend(rt);
+          if (next <= total) queuePost();
+          if (n === total) resolve();
+          return Promise.resolve();
+        });
+      };
+      for (let i = 0; i < 4; i += 1) queuePost();
+    });
+    await allPosted;
+    await serial.run('c1', () => Promise.resolve());
+    for (let i = 0; i < 100 && bucket.waiting() > 0; i += 1) {
+      bucket.release();
+      await tick();
+    }
+    await store.idle();
+    // One snapshot, taken after the three posts queued when the threshold was passed, not one per post appended
+    // while it waited.
+    expect(bucket.stored).toEqual([{ op: 'put', key: 'open.c1', sequence: SNAPSHOT_EVERY + 3 }]);
+
+    // The next one comes SNAPSHOT_EVERY envelopes after the one taken, not after the threshold was first passed.
+    for (let n = total + 1; n < 2 * SNAPSHOT_EVERY + 3; n += 1) {
+      say(rt, n);
+      store.afterAppend(rt);
+    }
+    await tick();
+    expect(bucket.waiting()).toBe(0);
+    say(rt, 2 * SNAPSHOT_EVERY + 3);
+    store.afterAppend(rt);
+    await tick();
+    bucket.release();
+    await store.idle();
+    expect(bucket.stored).toEqual([
+      { op: 'put', key: 'open.c1', sequence: SNAPSHOT_EVERY + 3 },
+      { op: 'put', key: 'open.c1', sequence: 2 * SNAPSHOT_EVERY + 3 },
     ]);
   });
 });

@@ -62,6 +62,13 @@ export interface SnapshotStoreDeps {
 export class SnapshotStore {
   /** Channel → the sequence its stored snapshot covers (written or restored by this hub). */
   readonly #covered = new Map<string, number>();
+  /**
+   * Channel → the sequence of its newest snapshot taken, stored or not yet: the next one is counted from here, so
+   * that the posts appended while a snapshot waits for its slot or its write do not each take another.
+   */
+  readonly #taken = new Map<string, number>();
+  /** Channels whose snapshot is scheduled in their slot and not taken yet: scheduling again adds nothing. */
+  readonly #scheduled = new Set<string>();
   /** Channel → when it last took an envelope (monotonic ms), while its snapshot lags. */
   readonly #lagging = new Map<string, number>();
   /** Per channel, the KV writes of its snapshots, in the order they were taken. */
@@ -80,15 +87,20 @@ export class SnapshotStore {
   afterAppend(rt: ChannelRuntime): void {
     const channelId = rt.metadata.channel_id;
     this.#lagging.set(channelId, performance.now());
-    if (rt.streamSeqs.length - (this.#covered.get(channelId) ?? 0) >= SNAPSHOT_EVERY) this.schedule(channelId);
+    const from = Math.max(this.#covered.get(channelId) ?? 0, this.#taken.get(channelId) ?? 0);
+    if (rt.streamSeqs.length - from >= SNAPSHOT_EVERY) this.schedule(channelId);
   }
 
   /**
    * Takes the channel's snapshot in its serial slot, after what is queued there, and writes it once the slot is free;
-   * failures are logged.
+   * failures are logged. Once per slot turn: while one is scheduled, scheduling again adds nothing (it will cover
+   * whatever was appended meanwhile).
    */
   schedule(channelId: string): void {
+    if (this.#scheduled.has(channelId)) return;
+    this.#scheduled.add(channelId);
     void this.deps.serial.run(channelId, () => {
+      this.#scheduled.delete(channelId);
       const rt = this.deps.channels.get(channelId);
       if (rt !== undefined && !rt.detached) void this.write(rt);
       return Promise.resolve();
@@ -127,6 +139,7 @@ export class SnapshotStore {
       chunks.push({ index, text: seqChunkText(rt.streamSeqs, index) });
     }
     this.#chunksTaken.set(channelId, Math.max(firstChunk, record.seq_chunks));
+    this.#taken.set(channelId, Math.max(this.#taken.get(channelId) ?? 0, record.sequence));
     const taken: TakenSnapshot = {
       channelId,
       sequence: record.sequence,
@@ -141,11 +154,11 @@ export class SnapshotStore {
   async #put(taken: TakenSnapshot): Promise<boolean> {
     const { channelId, sequence } = taken;
     if ((this.#covered.get(channelId) ?? 0) >= sequence) return true;
-    if (!this.deps.mayWrite()) return false;
+    if (!this.deps.mayWrite()) return this.#notWritten(channelId);
     try {
       for (const chunk of taken.chunks) {
         if (chunk.index < (this.#chunks.get(channelId) ?? 0)) continue;
-        if (!this.deps.mayWrite()) return false;
+        if (!this.deps.mayWrite()) return this.#notWritten(channelId);
         await this.kv.put(chunkKey(channelId, chunk.index), chunk.text);
         this.#chunks.set(channelId, chunk.index + 1);
       }
@@ -158,14 +171,16 @@ export class SnapshotStore {
       this.#covered.set(channelId, sequence);
       return true;
     } catch (err) {
-      // A chunk not written is taken again with the next snapshot.
-      this.#chunksTaken.set(
-        channelId,
-        Math.min(this.#chunksTaken.get(channelId) ?? 0, this.#chunks.get(channelId) ?? 0),
-      );
       this.deps.logger.warn({ err, ...taken.fields, sequence }, 'snapshot write failed');
-      return false;
+      return this.#notWritten(channelId);
     }
+  }
+
+  /** A snapshot was not written: the next append takes another, with any chunk not written. Returns false. */
+  #notWritten(channelId: string): false {
+    this.#taken.set(channelId, this.#covered.get(channelId) ?? 0);
+    this.#chunksTaken.set(channelId, Math.min(this.#chunksTaken.get(channelId) ?? 0, this.#chunks.get(channelId) ?? 0));
+    return false;
   }
 
   /**
@@ -185,6 +200,7 @@ export class SnapshotStore {
   /** The channel ended and is detached: nothing more is written for it. */
   forget(channelId: string): void {
     this.#covered.delete(channelId);
+    this.#taken.delete(channelId);
     this.#lagging.delete(channelId);
     this.#chunks.delete(channelId);
     this.#chunksTaken.delete(channelId);
@@ -218,6 +234,7 @@ export class SnapshotStore {
   /** A new term starts from what NATS holds. */
   clear(): void {
     this.#covered.clear();
+    this.#taken.clear();
     this.#lagging.clear();
     this.#chunks.clear();
     this.#chunksTaken.clear();
