@@ -1,8 +1,12 @@
-import { WalHeader } from '@ag2net/protocol/internal';
+import { KeyedSerial, WalHeader } from '@ag2net/protocol/internal';
 import { EV_TEXT, createEnvelope, type Envelope } from '@ag2net/protocol';
 import { natsPerFile } from '@ag2net/test-support';
 import { Kvm } from '@nats-io/kv';
+import { silentLogger } from '../src/base/logger.js';
+import { applyAppended, newRuntime } from '../src/stores/channel-runtime.js';
+import { ChannelTable } from '../src/stores/channel-table.js';
 import { SEQ_CHUNK } from '../src/stores/snapshot-record.js';
+import { SnapshotStore } from '../src/stores/snapshot-store.js';
 import { headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '@ag2net/hub';
@@ -189,6 +193,58 @@ describe('snapshots', () => {
     expect(reasons).toEqual([[`open.${cid}`, 'chunk 0 of the stream sequences is missing']]);
     expect(refolding.snapshot()).toEqual(after);
     expect(refolding.health()).toMatchObject({ role: 'active', quarantined: 1 });
+  });
+
+  it('writes a long channel’s chunks to the bucket once and removes them with its snapshots', async () => {
+    await using net = await openNet(nats.url);
+    const { alice, cid } = await conversation(net, 1);
+    const metadata = net.hub.snapshot().channels.find((c) => c.metadata.channel_id === cid)?.metadata;
+    if (metadata === undefined) throw new Error('the channel is in the hub');
+    await net.hub.close();
+    const bucket = await snapshotsBucket(net);
+    const rt = newRuntime(metadata, null, null);
+    const line = (n: number): void =>
+      applyAppended(
+        rt,
+        createEnvelope({
+          channel_id: cid,
+          sender_id: alice.id,
+          event_type: EV_TEXT,
+          event_data: { text: `line ${n}` },
+          envelope_id: `line-${n}`,
+          created_at: '2026-01-01T00:10:00.000Z',
+          sequence: n,
+        }),
+        2 * n,
+      );
+    for (let n = 1; n <= SEQ_CHUNK + 5; n += 1) line(n);
+    const channels = new ChannelTable({} as never);
+    channels.set(rt);
+    const store = new SnapshotStore(bucket, {
+      serial: new KeyedSerial(),
+      channels,
+      mayWrite: () => true,
+      logger: silentLogger,
+    });
+
+    expect(await store.write(rt)).toBe(true);
+    const loaded = await store.load(cid);
+    if (loaded === null || !loaded.ok) throw new Error(`the snapshot loads: ${JSON.stringify(loaded)}`);
+    expect(loaded.snapshot.record.seq_chunks).toBe(1);
+    expect(loaded.snapshot.streamSeqs).toEqual(rt.streamSeqs);
+    const chunkRevision = (await bucket.get(`seqs.${cid}.0`))?.revision;
+    line(SEQ_CHUNK + 6);
+    expect(await store.write(rt)).toBe(true);
+    // The record was written again; its chunk was not.
+    expect((await bucket.get(`seqs.${cid}.0`))?.revision).toBe(chunkRevision);
+    const again = await store.load(cid);
+    expect(again?.ok === true ? again.snapshot.streamSeqs : again).toEqual(rt.streamSeqs);
+
+    await store.remove(cid);
+    const left: string[] = [];
+    for await (const key of await bucket.keys()) left.push(key);
+    expect(left.filter((key) => key.includes(cid))).toEqual([]);
+    expect(await store.load(cid)).toBeNull();
   });
 
   it('an ended channel is kept as metadata only and served from its final snapshot, on the live hub and a cold one', async () => {
