@@ -123,7 +123,7 @@ describe('WalWriter outcomes', () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
     using outbox = new Outbox(net.nc, undefined);
-    const writer = new WalWriter(outbox, jsm, net.names);
+    const writer = new WalWriter(outbox, jsm, { names: net.names });
     const id = newId();
     const theirs = textEnvelope('chan-a', 'someone', newId(), 1);
     const mine = textEnvelope('chan-b', 'me', id, 1);
@@ -149,7 +149,7 @@ describe('WalWriter outcomes', () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
     using outbox = new Outbox(net.nc, undefined);
-    const writer = new WalWriter(outbox, jsm, net.names);
+    const writer = new WalWriter(outbox, jsm, { names: net.names });
     const envelope = textEnvelope('chan-r', 'me', newId(), 1);
     const first = await writer.append(envelope, { expectedLast: 0, epoch: 3, mayWrite: () => true });
     expect(first.kind).toBe('appended');
@@ -175,11 +175,11 @@ describe('WalWriter outcomes', () => {
     }
   });
 
-  it('hands each fresh append to the deliverer once, never a duplicate ack, and forgets the oldest past its bound', async () => {
+  it('hands each fresh append to the deliverer once, never a duplicate ack, and forgets the oldest past its bounds', async () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
     using outbox = new Outbox(net.nc, undefined);
-    const writer = new WalWriter(outbox, jsm, net.names);
+    const writer = new WalWriter(outbox, jsm, { names: net.names });
     const first = textEnvelope('chan-f', 'me', newId(), 1);
     const appended = await writer.append(first, { expectedLast: 0, epoch: 2, mayWrite: () => true });
     if (appended.kind !== 'appended') throw new Error(`expected a fresh append, got ${appended.kind}`);
@@ -188,7 +188,7 @@ describe('WalWriter outcomes', () => {
     expect(writer.takeFresh(appended.streamSeq)).toBeUndefined();
 
     // A duplicate ack names a message this writer did not store now: the deliverer parses it from the WAL.
-    const other = new WalWriter(outbox, jsm, net.names);
+    const other = new WalWriter(outbox, jsm, { names: net.names });
     const retry = await other.append(first, { expectedLast: 0, epoch: 2, mayWrite: () => true }).then(
       (outcome) => outcome.kind,
       (e: unknown) => (e instanceof WalConflictError ? 'conflict' : e),
@@ -215,13 +215,24 @@ describe('WalWriter outcomes', () => {
     expect(writer.takeFresh(seqs[2] ?? -1)?.sequence).toBe(3);
     writer.forgetFresh();
     expect(writer.takeFresh(seqs.at(-1) ?? -1)).toBeUndefined();
+
+    // Large envelopes are forgotten by their size too: three of about 4 KB against a bound of 10,000 characters.
+    const small = new WalWriter(outbox, jsm, { names: net.names, freshMaxBytes: 10_000 });
+    const large: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const envelope = { ...textEnvelope('chan-h', 'me', newId(), i + 1), event_data: { text: 'x'.repeat(4_000) } };
+      const outcome = await small.append(envelope, { expectedLast: large.at(-1) ?? 0, epoch: 2, mayWrite: () => true });
+      if (outcome.kind !== 'appended') throw new Error(`expected a fresh append, got ${outcome.kind}`);
+      large.push(outcome.streamSeq);
+    }
+    expect(large.map((seq) => small.takeFresh(seq)?.sequence)).toEqual([undefined, 2, 3]);
   });
 
   it('appends nothing without the lease and answers unavailable', async () => {
     await using net = await openNet(nats.url);
     const jsm = await jetstreamManager(net.nc);
     using outbox = new Outbox(net.nc, undefined);
-    const writer = new WalWriter(outbox, jsm, net.names);
+    const writer = new WalWriter(outbox, jsm, { names: net.names });
     const envelope = textEnvelope('chan-l', 'me', newId(), 1);
 
     const err = await writer.append(envelope, { expectedLast: 0, epoch: 1, mayWrite: () => false }).then(
@@ -238,7 +249,7 @@ describe('WalWriter outcomes', () => {
     const jsm = await jetstreamManager(net.nc);
     // No stream takes these subjects: every publish finds no responders, as during a stream leader election.
     using outbox = new Outbox(net.nc, undefined);
-    const writer = new WalWriter(outbox, jsm, hubNames('nowal'));
+    const writer = new WalWriter(outbox, jsm, { names: hubNames('nowal') });
     let checks = 0;
     const err = await writer
       .append(textEnvelope('chan-u', 'me', newId(), 1), {

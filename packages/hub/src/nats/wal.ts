@@ -33,6 +33,20 @@ const BACKOFF_MAX_MS = 1_000;
  * load, more than the deliverer's window. Past it the oldest is forgotten and that message is parsed from the WAL.
  */
 export const FRESH_MAX = 8_192;
+/**
+ * The length of stored JSON (characters, about its bytes) the remembered appends may add up to, by default: large
+ * envelopes admitted faster than they are delivered must not pile up in memory (8,192 of 1 MB would be 8 GB); past
+ * it the oldest are forgotten.
+ */
+export const FRESH_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Options of `WalWriter`. */
+export interface WalWriterOptions {
+  /** The hub's names: the WAL stream and its subjects. */
+  readonly names: HubNames;
+  /** See `FRESH_MAX_BYTES`. */
+  readonly freshMaxBytes?: number;
+}
 
 /**
  * The channel's tail is not where this writer expected it (`10071 wrong last sequence`): someone appended after the
@@ -100,14 +114,23 @@ export function walMsgId(envelope: Envelope): string {
  * - before every attempt the writer must still hold its lease (`mayWrite`), else `UnavailableError`.
  */
 export class WalWriter {
-  /** Envelopes this writer stored fresh (not a duplicate ack), by stream sequence, oldest first; see `takeFresh`. */
-  readonly #fresh = new Map<number, Envelope>();
+  /**
+   * Envelopes this writer stored fresh (not a duplicate ack) with the length of their stored JSON, by stream sequence,
+   * oldest first; see `takeFresh`.
+   */
+  readonly #fresh = new Map<number, { readonly envelope: Envelope; readonly bytes: number }>();
+  #freshBytes = 0;
+  readonly #freshMaxBytes: number;
+  private readonly names: HubNames;
 
   constructor(
     private readonly outbox: Outbox,
     private readonly jsm: JetStreamManager,
-    private readonly names: HubNames,
-  ) {}
+    options: WalWriterOptions,
+  ) {
+    this.names = options.names;
+    this.#freshMaxBytes = options.freshMaxBytes ?? FRESH_MAX_BYTES;
+  }
 
   async append(envelope: Envelope, options: AppendOptions): Promise<AppendResult> {
     const h = headers();
@@ -129,7 +152,7 @@ export class WalWriter {
           timeoutMs: ATTEMPT_TIMEOUT_MS,
         });
         if (!ack.duplicate) {
-          if (ack.stream === this.names.walStream) this.#remember(ack.seq, envelope);
+          if (ack.stream === this.names.walStream) this.#remember(ack.seq, { envelope, bytes: body.length });
           return { kind: 'appended', streamSeq: ack.seq };
         }
         return { kind: 'stored', entry: await this.#sameEnvelopeAt(ack.seq, envelope) };
@@ -157,22 +180,26 @@ export class WalWriter {
    * redelivery is parsed from the WAL like any other message).
    */
   takeFresh(streamSeq: number): Envelope | undefined {
-    const envelope = this.#fresh.get(streamSeq);
-    if (envelope !== undefined) this.#fresh.delete(streamSeq);
-    return envelope;
+    const fresh = this.#fresh.get(streamSeq);
+    if (fresh === undefined) return undefined;
+    this.#fresh.delete(streamSeq);
+    this.#freshBytes -= fresh.bytes;
+    return fresh.envelope;
   }
 
   /** Forgets every remembered append (a new term: the deliverer starts from what the consumer redelivers). */
   forgetFresh(): void {
     this.#fresh.clear();
+    this.#freshBytes = 0;
   }
 
-  #remember(streamSeq: number, envelope: Envelope): void {
-    this.#fresh.set(streamSeq, envelope);
-    if (this.#fresh.size <= FRESH_MAX) return;
-    for (const oldest of this.#fresh.keys()) {
+  #remember(streamSeq: number, fresh: { readonly envelope: Envelope; readonly bytes: number }): void {
+    this.#fresh.set(streamSeq, fresh);
+    this.#freshBytes += fresh.bytes;
+    for (const [oldest, { bytes }] of this.#fresh) {
+      if (this.#fresh.size <= FRESH_MAX && this.#freshBytes <= this.#freshMaxBytes) return;
       this.#fresh.delete(oldest);
-      break;
+      this.#freshBytes -= bytes;
     }
   }
 

@@ -83,7 +83,7 @@ export class Partition {
       key: names.leaseKey(index),
       onForeign: options.onForeign,
     });
-    this.writer = new WalWriter(options.outbox, jsm, names);
+    this.writer = new WalWriter(options.outbox, jsm, { names });
     this.reader = new WalReader(js, jsm, names);
     this.channels = new ChannelTable(fencedKv(resources.channels, this.mayWrite));
     this.snapshots = new SnapshotStore(resources.snapshots, {
