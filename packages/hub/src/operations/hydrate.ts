@@ -26,6 +26,7 @@ import { beginCloseLocked, finishCloseLocked, settleHandshakeLocked, type CloseD
 import { recordAppended } from './append.js';
 import { QuarantineLog } from './quarantine.js';
 import { reconcileMetadata } from '../stores/reconcile.js';
+import { mapLimit } from '../base/map-limit.js';
 import type { HomeStores, HubEnv } from '../partition/hub-parts.js';
 import type { PartitionPick } from '../partition/partition.js';
 
@@ -202,21 +203,6 @@ async function* ownRecords<T extends { readonly key: string }>(
   records: AsyncIterable<T>,
 ): AsyncGenerator<T> {
   for await (const record of records) if (ctx.partition.owns(record.key)) yield record;
-}
-
-/** `fn` over `items` with at most `limit` running at once; results in input order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      const item = items[index];
-      if (item !== undefined) out[index] = await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /**

@@ -8,6 +8,7 @@ import { parseJson } from '../base/parse-json.js';
 import { leaseLapsed } from '../nats/fenced-kv.js';
 import type { Logger } from '../base/logger.js';
 import { channelFields } from '../base/log-names.js';
+import { mapLimit } from '../base/map-limit.js';
 import {
   ChannelSnapshotRecordSchema,
   completeRecord,
@@ -24,6 +25,13 @@ import {
  * the channel's recent-id window (at most 1,024), so this keeps the writes to a fraction of what is appended.
  */
 export const SNAPSHOT_EVERY = 128;
+
+/**
+ * Records whose chunks are read at once when many are loaded, and chunk reads at once per record: at most 256 KV
+ * reads in flight, however many long channels a hydrate finds.
+ */
+const CHUNKED_AT_ONCE = 8;
+const CHUNK_READS_AT_ONCE = 32;
 
 /** A channel whose snapshot lags its log and that took no envelope for this long gets its snapshot written, ms. */
 export const SNAPSHOT_IDLE_MS = 2_000;
@@ -245,15 +253,14 @@ export class SnapshotStore {
    * (`scanOpenSnapshots`, what hydrate needs, whatever the number of ended channels), or a part of one.
    */
   async loadOpen(entries: AsyncIterable<KvValue> | Iterable<KvValue>): Promise<Map<string, LoadedSnapshot>> {
-    const out = new Map<string, LoadedSnapshot>();
-    const chunked: Promise<void>[] = [];
-    for await (const entry of entries) {
-      const channelId = channelOfOpenSnapshot(entry.key);
-      // Most records have no chunks and complete at once; a long channel's are read while the pass goes on.
-      chunked.push(this.#complete(channelId, entry).then((loaded) => void out.set(channelId, loaded)));
-    }
-    await Promise.all(chunked);
-    return out;
+    const stored: { readonly channelId: string; readonly entry: KvValue }[] = [];
+    for await (const entry of entries) stored.push({ channelId: channelOfOpenSnapshot(entry.key), entry });
+    // Most records have no chunks and complete at once; long channels' chunks are read a few channels at a time.
+    const loaded = await mapLimit(stored, CHUNKED_AT_ONCE, async ({ channelId, entry }) => {
+      const snapshot = await this.#complete(channelId, entry);
+      return [channelId, snapshot] as const;
+    });
+    return new Map(loaded);
   }
 
   /** The stored snapshot of one channel: its final one if it ended, else its last open one; `null` when none. */
@@ -273,12 +280,10 @@ export class SnapshotStore {
     const first = parsed(entry);
     if (!first.ok) return { ok: false, key, reason: first.reason, revision };
     const indexes = Array.from({ length: first.record.seq_chunks }, (_, i) => i);
-    const chunks = await Promise.all(
-      indexes.map(async (index) => {
-        const stored = await this.kv.get(chunkKey(channelId, index));
-        return stored === null || stored.operation !== 'PUT' ? null : stored.string();
-      }),
-    );
+    const chunks = await mapLimit(indexes, CHUNK_READS_AT_ONCE, async (index) => {
+      const stored = await this.kv.get(chunkKey(channelId, index));
+      return stored === null || stored.operation !== 'PUT' ? null : stored.string();
+    });
     const complete = completeRecord(first.record, channelId, chunks);
     return complete.ok
       ? { ok: true, key, snapshot: complete.snapshot, revision }
