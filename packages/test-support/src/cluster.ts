@@ -34,18 +34,14 @@ export async function startNatsCluster(
     readonly extraConfig?: string;
     /** Credentials the readiness probes connect with, on a cluster that refuses anonymous connections. */
     readonly authenticator?: Authenticator;
+    /** Chooses each node's route port; default a port free when chosen (the kit's own tests give a taken one). */
+    readonly routePort?: () => Promise<number>;
   } = {},
 ): Promise<NatsCluster> {
-  const routePorts = await Promise.all(Array.from({ length: n }, () => freePort()));
-  const routes = routePorts.map((p) => `nats-route://127.0.0.1:${p}`).join(', ');
-  const servers = await Promise.all(
-    routePorts.map((routePort, i) =>
-      startNatsServer({
-        name: `n${i + 1}`,
-        extraConfig: `cluster { name: ag2net, listen: 127.0.0.1:${routePort}, routes: [${routes}] }\n${options.extraConfig ?? ''}`,
-      }),
-    ),
-  );
+  const servers = await startNodes(n, {
+    extraConfig: options.extraConfig ?? '',
+    routePort: options.routePort ?? freePort,
+  });
   const urls = servers.map((s) => s.url);
   const probe = options.authenticator === undefined ? {} : { authenticator: options.authenticator };
   await waitForMetaLeader(urls, options.readyTimeoutMs ?? 30_000, probe);
@@ -79,6 +75,41 @@ export async function startNatsCluster(
     stop,
     [Symbol.asyncDispose]: stop,
   };
+}
+
+/** Tries at starting the nodes when a route port was taken between choosing it and the node's bind. */
+const PORT_ATTEMPTS = 4;
+
+/**
+ * Starts `n` nodes routed to each other. A route port is chosen free but bound only when its node starts, and
+ * another process (a parallel test's server or client) may take it in between: then every node started is stopped
+ * and the nodes start again on fresh ports.
+ */
+async function startNodes(
+  n: number,
+  how: { readonly extraConfig: string; readonly routePort: () => Promise<number> },
+): Promise<NatsServer[]> {
+  const { extraConfig, routePort } = how;
+  for (let attempt = 1; ; attempt += 1) {
+    const routePorts = await Promise.all(Array.from({ length: n }, () => routePort()));
+    const routes = routePorts.map((p) => `nats-route://127.0.0.1:${p}`).join(', ');
+    const started = await Promise.allSettled(
+      routePorts.map((routePort, i) =>
+        startNatsServer({
+          name: `n${i + 1}`,
+          extraConfig: `cluster { name: ag2net, listen: 127.0.0.1:${routePort}, routes: [${routes}] }\n${extraConfig}`,
+        }),
+      ),
+    );
+    const servers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failure = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure === undefined) return servers;
+    await Promise.all(servers.map((server) => server.stop()));
+    const reason: unknown = failure.reason;
+    if (attempt >= PORT_ATTEMPTS || !(reason instanceof Error) || !/address already in use/.test(reason.message)) {
+      throw reason;
+    }
+  }
 }
 
 /** How the cluster's own probes connect: anonymously, or with the given credentials. */
