@@ -193,6 +193,18 @@ describe('snapshots', () => {
     expect(reasons).toEqual([[`open.${cid}`, 'chunk 0 of the stream sequences is missing']]);
     expect(refolding.snapshot()).toEqual(after);
     expect(refolding.health()).toMatchObject({ role: 'active', quarantined: 1 });
+    await refolding.close();
+
+    // A damaged record that counts a billion chunks costs one batch of reads, not a billion: quarantined at once.
+    const written = JSON.parse((await bucket.get(`open.${cid}`))?.string() ?? '{}') as Record<string, unknown>;
+    const huge = 1_000_000_000 * SEQ_CHUNK;
+    await bucket.put(`open.${cid}`, JSON.stringify({ ...written, sequence: huge, seq_chunks: 1_000_000_000 }));
+    const damaged = await startColdHub(net);
+    expect(logger.lines.at(-1)).toMatchObject({ open: 1, restored: 0, envelopes: first + count, quarantined: 1 });
+    const last = (await audit(net, { kinds: ['quarantined'] })).map((r) => r['reason']).at(-1);
+    // Chunk 0 is there again (the hub that refolded wrote it); chunk 1 never was.
+    expect(last).toBe('chunk 1 of the stream sequences is missing');
+    expect(damaged.snapshot()).toEqual(after);
   });
 
   it('writes a long channel’s chunks to the bucket once and removes them with its snapshots', async () => {

@@ -196,11 +196,16 @@ export class WalWriter {
   #remember(streamSeq: number, fresh: { readonly envelope: Envelope; readonly bytes: number }): void {
     this.#fresh.set(streamSeq, fresh);
     this.#freshBytes += fresh.bytes;
+    if (this.#freshWithin()) return;
     for (const [oldest, { bytes }] of this.#fresh) {
-      if (this.#fresh.size <= FRESH_MAX && this.#freshBytes <= this.#freshMaxBytes) return;
       this.#fresh.delete(oldest);
       this.#freshBytes -= bytes;
+      if (this.#freshWithin()) return;
     }
+  }
+
+  #freshWithin(): boolean {
+    return this.#fresh.size <= FRESH_MAX && this.#freshBytes <= this.#freshMaxBytes;
   }
 
   /** The entry at `streamSeq`, which a duplicate ack named, if it is `envelope`; otherwise the id is taken. */

@@ -272,6 +272,9 @@ describe('snapshot records', () => {
 
     expect(reasonOf(record, 'c1', [chunks[0] ?? '', null])).toBe('chunk 1 of the stream sequences is missing');
     expect(reasonOf(record, 'c1', [chunks[0] ?? ''])).toBe('1 chunks of stream sequences for 2');
+    expect(reasonOf({ ...record, seq_chunks: 1_000_000_000 }, 'c1', chunks)).toBe(
+      `1000000000 chunks of stream sequences for sequence ${count}`,
+    );
     expect(reasonOf(record, 'c1', [chunks[1] ?? '', chunks[0] ?? ''])).toBe(
       `chunk 1 of the stream sequences does not decode to ${SEQ_CHUNK} following the ones before`,
     );

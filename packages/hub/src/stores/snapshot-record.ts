@@ -131,8 +131,8 @@ export function completeRecord(
   const fail = (reason: string) => ({ ok: false as const, reason });
   if (record.channel_id !== channelId)
     return fail(`snapshot of channel ${record.channel_id} under the key ${channelId}`);
-  if (chunks.length !== record.seq_chunks)
-    return fail(`${chunks.length} chunks of stream sequences for ${record.seq_chunks}`);
+  if (record.seq_chunks !== Math.floor(record.sequence / SEQ_CHUNK))
+    return fail(`${record.seq_chunks} chunks of stream sequences for sequence ${record.sequence}`);
   const seqs: number[] = [];
   for (const [index, text] of chunks.entries()) {
     if (text === null) return fail(`chunk ${index} of the stream sequences is missing`);
@@ -142,6 +142,9 @@ export function completeRecord(
     }
     for (const seq of part) seqs.push(seq);
   }
+  // After the loop: chunks read only up to the first one missing say which one that is.
+  if (chunks.length !== record.seq_chunks)
+    return fail(`${chunks.length} chunks of stream sequences for ${record.seq_chunks}`);
   const own = decodeSeqs(record.stream_seqs);
   if (own === null || (own.length > 0 && (own[0] ?? 0) <= (seqs.at(-1) ?? 0)))
     return fail('stream sequences do not decode');

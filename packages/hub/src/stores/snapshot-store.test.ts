@@ -17,9 +17,12 @@ function gatedBucket() {
   const stored: { op: string; key: string; sequence?: number }[] = [];
   const gates: (() => void)[] = [];
   const waitGate = (): Promise<void> => new Promise((resolve) => gates.push(resolve));
+  /** Keys whose next put fails (once each). */
+  const failing = new Set<string>();
   const kv = {
     async put(key: string, value: string): Promise<number> {
       await waitGate();
+      if (failing.delete(key)) throw new Error(`put of ${key} refused`);
       // A record says the sequence it covers; a chunk of stream sequences how many it holds.
       const sequence = key.startsWith('seqs.')
         ? value.split(',').length
@@ -54,6 +57,7 @@ function gatedBucket() {
     // Only put, delete, get, purge and keys are used by the store's writes and removal.
     kv: kv as unknown as KV,
     stored,
+    failing,
     /** Lets the oldest waiting put through; false when none waits. */
     release(): boolean {
       const next = gates.shift();
@@ -190,6 +194,24 @@ describe('snapshot writes', () => {
       { op: 'put', key: 'seqs.c1.0', sequence: SEQ_CHUNK },
       { op: 'put', key: 'open.c1', sequence: SEQ_CHUNK + 1 },
       { op: 'put', key: 'open.c1', sequence: SEQ_CHUNK + 2 },
+    ]);
+
+    // A record is never stored before its chunks, even when an earlier snapshot's chunk write failed after the next
+    // snapshot was taken.
+    const again = gatedBucket();
+    again.failing.add('seqs.c1.0');
+    const { store: next } = storeWith(again, rt);
+    const failed = next.write(rt);
+    say(rt, SEQ_CHUNK + 3);
+    const after = next.write(rt);
+    for (let i = 0; i < 3; i += 1) {
+      while (again.waiting() === 0) await tick();
+      again.release();
+    }
+    expect([await failed, await after]).toEqual([false, true]);
+    expect(again.stored).toEqual([
+      { op: 'put', key: 'seqs.c1.0', sequence: SEQ_CHUNK },
+      { op: 'put', key: 'open.c1', sequence: SEQ_CHUNK + 3 },
     ]);
 
     // Removing the channel's snapshots removes its chunks too.

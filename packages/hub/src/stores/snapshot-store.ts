@@ -83,8 +83,6 @@ export class SnapshotStore {
   readonly #writes = new KeyedSerial();
   /** Channel → how many chunks of its stream sequences are stored (written or found by this hub). */
   readonly #chunks = new Map<string, number>();
-  /** Channel → how many chunks the snapshots taken so far carry or found stored, so each is encoded once. */
-  readonly #chunksTaken = new Map<string, number>();
 
   constructor(
     private readonly kv: KV,
@@ -140,19 +138,15 @@ export class SnapshotStore {
     if (record === null) return Promise.resolve(true);
     const channelId = record.channel_id;
     if ((this.#covered.get(channelId) ?? 0) >= record.sequence) return Promise.resolve(true);
-    // Serialized now: the runtime goes on changing once the slot is released.
-    const firstChunk = this.#chunksTaken.get(channelId) ?? 0;
-    const chunks: TakenChunk[] = [];
-    for (let index = firstChunk; index < record.seq_chunks; index += 1) {
-      chunks.push({ index, text: seqChunkText(rt.streamSeqs, index) });
-    }
-    this.#chunksTaken.set(channelId, Math.max(firstChunk, record.seq_chunks));
+    // Serialized now: the runtime goes on changing once the slot is released. Its chunks need not be: the stream
+    // sequences they hold never change, so they are encoded when written, and only those not stored yet.
     this.#taken.set(channelId, Math.max(this.#taken.get(channelId) ?? 0, record.sequence));
     const taken: TakenSnapshot = {
       channelId,
       sequence: record.sequence,
       ended: isTerminalChannelState(rt.metadata.state),
-      chunks,
+      streamSeqs: rt.streamSeqs,
+      seqChunks: record.seq_chunks,
       text: JSON.stringify(record),
       fields: channelFields(rt.metadata),
     };
@@ -164,11 +158,11 @@ export class SnapshotStore {
     if ((this.#covered.get(channelId) ?? 0) >= sequence) return true;
     if (!this.deps.mayWrite()) return this.#notWritten(channelId);
     try {
-      for (const chunk of taken.chunks) {
-        if (chunk.index < (this.#chunks.get(channelId) ?? 0)) continue;
+      // Every chunk the record counts is stored before it, whichever earlier snapshot failed to store one.
+      for (let index = this.#chunks.get(channelId) ?? 0; index < taken.seqChunks; index += 1) {
         if (!this.deps.mayWrite()) return this.#notWritten(channelId);
-        await this.kv.put(chunkKey(channelId, chunk.index), chunk.text);
-        this.#chunks.set(channelId, chunk.index + 1);
+        await this.kv.put(chunkKey(channelId, index), seqChunkText(taken.streamSeqs, index));
+        this.#chunks.set(channelId, index + 1);
       }
       if (taken.ended) {
         await this.kv.put(endedKey(channelId), taken.text);
@@ -184,10 +178,9 @@ export class SnapshotStore {
     }
   }
 
-  /** A snapshot was not written: the next append takes another, with any chunk not written. Returns false. */
+  /** A snapshot was not written: the next append takes another. Returns false. */
   #notWritten(channelId: string): false {
     this.#taken.set(channelId, this.#covered.get(channelId) ?? 0);
-    this.#chunksTaken.set(channelId, Math.min(this.#chunksTaken.get(channelId) ?? 0, this.#chunks.get(channelId) ?? 0));
     return false;
   }
 
@@ -198,10 +191,7 @@ export class SnapshotStore {
   restored(channelId: string, sequence: number, folded: number): void {
     if (sequence > 0) this.#covered.set(channelId, sequence);
     const chunks = Math.floor(sequence / SEQ_CHUNK);
-    if (chunks > 0) {
-      this.#chunks.set(channelId, chunks);
-      this.#chunksTaken.set(channelId, chunks);
-    }
+    if (chunks > 0) this.#chunks.set(channelId, chunks);
     if (folded > 0) this.#lagging.set(channelId, performance.now());
   }
 
@@ -211,7 +201,6 @@ export class SnapshotStore {
     this.#taken.delete(channelId);
     this.#lagging.delete(channelId);
     this.#chunks.delete(channelId);
-    this.#chunksTaken.delete(channelId);
   }
 
   /**
@@ -245,7 +234,6 @@ export class SnapshotStore {
     this.#taken.clear();
     this.#lagging.clear();
     this.#chunks.clear();
-    this.#chunksTaken.clear();
   }
 
   /**
@@ -279,22 +267,24 @@ export class SnapshotStore {
     const { key, revision } = entry;
     const first = parsed(entry);
     if (!first.ok) return { ok: false, key, reason: first.reason, revision };
-    const indexes = Array.from({ length: first.record.seq_chunks }, (_, i) => i);
-    const chunks = await mapLimit(indexes, CHUNK_READS_AT_ONCE, async (index) => {
-      const stored = await this.kv.get(chunkKey(channelId, index));
-      return stored === null || stored.operation !== 'PUT' ? null : stored.string();
-    });
+    // Read a batch at a time, up to the first one missing: a damaged record counting a billion chunks costs a batch.
+    const chunks: (string | null)[] = [];
+    while (chunks.length < first.record.seq_chunks && !chunks.includes(null)) {
+      const batch = Array.from(
+        { length: Math.min(CHUNK_READS_AT_ONCE, first.record.seq_chunks - chunks.length) },
+        (_, i) => chunks.length + i,
+      );
+      const read = await mapLimit(batch, CHUNK_READS_AT_ONCE, async (index) => {
+        const stored = await this.kv.get(chunkKey(channelId, index));
+        return stored === null || stored.operation !== 'PUT' ? null : stored.string();
+      });
+      chunks.push(...read);
+    }
     const complete = completeRecord(first.record, channelId, chunks);
     return complete.ok
       ? { ok: true, key, snapshot: complete.snapshot, revision }
       : { ok: false, key, reason: complete.reason, revision };
   }
-}
-
-/** A chunk of a channel's stream sequences, encoded when its snapshot was taken. */
-interface TakenChunk {
-  readonly index: number;
-  readonly text: string;
 }
 
 /** A snapshot taken in its channel's slot, waiting for its KV write. */
@@ -303,8 +293,10 @@ interface TakenSnapshot {
   readonly sequence: number;
   /** The channel had ended: the record goes under `ended.<id>` and the open one is deleted. */
   readonly ended: boolean;
-  /** Chunks the record counts that may not be stored yet, written before it. */
-  readonly chunks: readonly TakenChunk[];
+  /** The channel's stream sequences (a prefix of them never changes): the chunks are encoded from them. */
+  readonly streamSeqs: readonly number[];
+  /** How many chunks the record counts: every one is stored before the record. */
+  readonly seqChunks: number;
   readonly text: string;
   /** The channel's log fields, for a failure's log line. */
   readonly fields: ReturnType<typeof channelFields>;
