@@ -8,7 +8,7 @@ import { startHubService, startRunner, type ServiceProcess } from './support/pro
 
 /**
  * Two replicas of one agent run side by side with the runner's own turn-lock settings and the hub's default inbox ack
- * wait (10 s). The replica that took a turn
+ * wait (6 s). The replica that took a turn
  * is killed (SIGKILL) in the middle of it; the other must take the turn over and answer it exactly once — within
  * the bound of the wait below, far below the 120 s that a dead replica's lock used to hold the turn.
  */
@@ -27,7 +27,7 @@ describe('runner takeover', () => {
   it('a replica killed mid-turn: the other replica answers exactly once, well before the old 120 s lock TTL', async () => {
     const prefix = uniqueName('takeover');
     const rpc = new HubRpc(stack.nc, { prefix, retryForMs: 30_000 });
-    // Deliveries a dead replica took are redelivered after 3 s.
+    // At hub-service's defaults: a dead replica's deliveries come back after the inbox ack wait.
     stack.track(startHubService({ natsUrl: stack.url, prefix, hubId: 'hub' }));
     await waitFor(async () => (await rpc.call('health', {}, { timeout: 1000 })).role === 'active', {
       timeoutMs: 30_000,

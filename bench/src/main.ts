@@ -35,6 +35,7 @@ import { instances } from './scenarios/instances.js';
 import { largeLog } from './scenarios/large-log.js';
 import { latency } from './scenarios/latency.js';
 import { partitionFailover } from './scenarios/partition-failover.js';
+import { runnerTakeover } from './scenarios/runner-takeover.js';
 import { scale } from './scenarios/scale.js';
 import { chooseServers, startServer } from './servers.js';
 import { round } from './stats.js';
@@ -50,6 +51,7 @@ const RUNNERS: { readonly [K in ScenarioName]: (ctx: ScenarioContext) => Promise
   scale,
   largeLog,
   failover,
+  runnerTakeover,
   instances,
   partitionFailover,
 };

@@ -50,6 +50,8 @@ export interface BenchSizes {
     /** How long the active hub is paused, in ms: longer than the 6 s lease, so that the standby takes over. */
     readonly pauseMs: number;
   };
+  /** A runner replica killed in the middle of a turn, `runs` times (each with a fresh replica in its place). */
+  readonly runnerTakeover: { readonly runs: number };
   /** Admission's spread load against several hub instances of one partitioned prefix (and one hub, one partition). */
   readonly instances: {
     /** The counts of hub instances measured on the partitioned prefix. */
@@ -90,6 +92,7 @@ export const FULL_SIZES: BenchSizes = {
   scale: { channels: 10_000, agents: 1_000, ackers: 10, ticks: 9 },
   largeLog: { channels: 3_000, open: 300, envelopesPerChannel: 100 },
   failover: { channels: 8, paceMs: 10, runs: 3, warmupMs: 1_000, beforeMs: 3_000, afterMs: 3_000, pauseMs: 8_000 },
+  runnerTakeover: { runs: 5 },
   instances: {
     hubs: [1, 2, 4],
     partitions: 16,
@@ -120,6 +123,7 @@ export const QUICK_SIZES: BenchSizes = {
   scale: { channels: 100, agents: 30, ackers: 3, ticks: 3 },
   largeLog: { channels: 100, open: 10, envelopesPerChannel: 20 },
   failover: { channels: 2, paceMs: 10, runs: 1, warmupMs: 500, beforeMs: 1_000, afterMs: 1_000, pauseMs: 8_000 },
+  runnerTakeover: { runs: 1 },
   instances: {
     hubs: [1, 2],
     partitions: 4,

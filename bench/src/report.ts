@@ -229,6 +229,25 @@ function rowsOf(run: PartialServerRun): Row[] {
       ],
     );
   }
+  if (s.runnerTakeover !== undefined) {
+    const t = s.runnerTakeover;
+    rows.push(
+      [
+        `Runner replica killed mid-turn (inbox ack wait ${seconds(t.inbox_ack_wait_ms)}): kill → survivor's answer, min / median / max`,
+        '',
+        spread(t.answered_ms),
+        '',
+        `≤ 10 s ${met('runner_takeover')}`,
+      ],
+      [
+        `… kill → the survivor starts the turn again (the turn then takes ${seconds(t.turn_ms)}; ${t.runs.length} kills)`,
+        '',
+        spread(t.turn_started_ms),
+        '',
+        '',
+      ],
+    );
+  }
   if (s.instances !== undefined) rows.push(...instancesRows(s.instances));
   if (s.partitionFailover !== undefined) rows.push(...partitionFailoverRows(s.partitionFailover));
   return rows;

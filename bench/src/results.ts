@@ -265,6 +265,24 @@ export const FailoverResultSchema = z.strictObject({
   pause: FailoverEventSchema.extend({ stepped_down_ms: SpreadSchema, runs: z.array(PauseRunSchema) }),
 });
 
+/** One runner replica killed in the middle of a turn; times from the SIGKILL, in ms. */
+export const RunnerTakeoverRunSchema = z.strictObject({
+  /** Until the surviving replica started the turn again (its tool wrote that it started). */
+  turn_started_ms: num,
+  /** Until the survivor's answer was in the channel's log (read every 25 ms). */
+  answered_ms: num,
+});
+
+export const RunnerTakeoverResultSchema = z.strictObject({
+  /** The `ack_wait` of the agent's inbox consumer, as the hub set it at registration (hub-service's default). */
+  inbox_ack_wait_ms: num,
+  /** How long the turn's tool takes, part of `answered_ms`. */
+  turn_ms: num,
+  runs: z.array(RunnerTakeoverRunSchema).min(1),
+  turn_started_ms: SpreadSchema,
+  answered_ms: SpreadSchema,
+});
+
 /** One hub of an `instances` configuration, over the measurement windows. */
 const InstanceHubSchema = z.strictObject({
   /** Partitions it served while measured. */
@@ -415,6 +433,7 @@ const ScenariosSchema = z.strictObject({
   scale: ScaleResultSchema,
   largeLog: LargeLogResultSchema,
   failover: FailoverResultSchema,
+  runnerTakeover: RunnerTakeoverResultSchema,
   instances: InstancesResultSchema,
   partitionFailover: PartitionFailoverResultSchema,
 });
@@ -473,6 +492,8 @@ export type FailoverRunResult = z.infer<typeof FailoverRunSchema>;
 export type PauseRunResult = z.infer<typeof PauseRunSchema>;
 export type FailoverEventResult = z.infer<typeof FailoverEventSchema>;
 export type FailoverResult = z.infer<typeof FailoverResultSchema>;
+export type RunnerTakeoverRunResult = z.infer<typeof RunnerTakeoverRunSchema>;
+export type RunnerTakeoverResult = z.infer<typeof RunnerTakeoverResultSchema>;
 export type InstancesConfigResult = z.infer<typeof InstancesConfigSchema>;
 export type InstancesResult = z.infer<typeof InstancesResultSchema>;
 export type PartitionKillResult = z.infer<typeof PartitionKillSchema>;
@@ -495,6 +516,7 @@ export const SCENARIO_NAMES: readonly ScenarioName[] = [
   'scale',
   'largeLog',
   'failover',
+  'runnerTakeover',
   'instances',
   'partitionFailover',
 ];

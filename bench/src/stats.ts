@@ -1,4 +1,4 @@
-import type { LatencySummaryResult } from './results.js';
+import type { LatencySummaryResult, Spread } from './results.js';
 
 /** The `p`-th percentile (0–100) of `samples` by nearest rank; `NaN` for no samples. */
 export function percentile(samples: readonly number[], p: number): number {
@@ -35,4 +35,10 @@ export function ratio(numerator: number, denominator: number): number {
 /** The median of a few values (e.g. sweeper ticks). */
 export function median(values: readonly number[]): number {
   return percentile(values, 50);
+}
+
+/** Min / median / max of one figure over several runs. */
+export function spreadOf<R>(runs: readonly R[], pick: (run: R) => number): Spread {
+  const values = runs.map(pick);
+  return { min: Math.min(...values), median: round(median(values), 1), max: Math.max(...values) };
 }

@@ -74,5 +74,17 @@ export function evaluateTargets(s: Partial<Scenarios>): Target[] {
       target('sweeper_tick', `sweeper tick p50 over ${c.channels} channels`, c.tick.p50_ms, '<', 50, 'ms'),
     );
   }
+  if (s.runnerTakeover !== undefined) {
+    out.push(
+      target(
+        'runner_takeover',
+        "a runner replica killed mid-turn: kill → the survivor's answer, slowest run",
+        s.runnerTakeover.answered_ms.max,
+        '<=',
+        10_000,
+        'ms',
+      ),
+    );
+  }
   return out;
 }

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_INBOX_ACK_WAIT_MS } from '@ag2net/hub';
 import { findNatsServer } from '@ag2net/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QUICK_SIZES } from '../src/options.js';
@@ -70,9 +71,21 @@ describe('npm run bench -- --quick', () => {
       'cold_start_open_rate',
       'memory_per_channel',
       'sweeper_tick',
+      'runner_takeover',
     ]);
-    const { admission, latency, fanout, hydrate, coldStart, scale, largeLog, failover, instances, partitionFailover } =
-      run.scenarios;
+    const {
+      admission,
+      latency,
+      fanout,
+      hydrate,
+      coldStart,
+      scale,
+      largeLog,
+      failover,
+      runnerTakeover,
+      instances,
+      partitionFailover,
+    } = run.scenarios;
     expect(admission.spread.channels).toBe(QUICK_SIZES.admission.channels);
     expect(admission.spread.hub.errors).toBe(0);
     expect(admission.hot.hub.errors).toBe(0);
@@ -96,6 +109,9 @@ describe('npm run bench -- --quick', () => {
     expect(failover.kill.runs).toHaveLength(QUICK_SIZES.failover.runs);
     expect(failover.pause.runs).toHaveLength(QUICK_SIZES.failover.runs);
     expect(failover.kill.failed_posts + failover.pause.failed_posts).toBe(0);
+    expect(runnerTakeover.runs).toHaveLength(QUICK_SIZES.runnerTakeover.runs);
+    // The agent's inbox consumer carries hub-service's default ack wait, which bounds the takeover.
+    expect(runnerTakeover.inbox_ack_wait_ms).toBe(DEFAULT_INBOX_ACK_WAIT_MS);
     expect(instances.configs.map((c) => c.hubs)).toEqual([1, ...QUICK_SIZES.instances.hubs]);
     expect(instances.configs.every((c) => c.hub.errors === 0)).toBe(true);
     expect(partitionFailover.kills).toHaveLength(QUICK_SIZES.partitionFailover.runs);

@@ -6,7 +6,7 @@ const DEFAULTS = {
   prefix: 'ag2',
   leaseTtlMs: 6000,
   inviteAckTimeoutMs: 30_000,
-  inboxAckWaitMs: 10_000,
+  inboxAckWaitMs: 6_000,
   sweepIntervalMs: 1000,
   replicas: 1,
   partitions: 1,

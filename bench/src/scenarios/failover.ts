@@ -7,8 +7,8 @@ import { checkLogs, type LoggedChannel } from '../load/log-check.js';
 import { waitForDelivery } from '../load/network.js';
 import type { RunningHub } from '../load/partitions.js';
 import type { PostLoad } from '../load/post-load.js';
-import type { FailoverEventResult, FailoverResult, FailoverRunResult, PauseRunResult, Spread } from '../results.js';
-import { median, round, summarize } from '../stats.js';
+import type { FailoverEventResult, FailoverResult, FailoverRunResult, PauseRunResult } from '../results.js';
+import { round, spreadOf, summarize } from '../stats.js';
 import type { ScenarioContext } from './context.js';
 import { ATTEMPT_TIMEOUT_MS, failoverLoad, leaseTtlOf, openConversations, startHubIn, targetOf } from './hub-hosts.js';
 
@@ -210,12 +210,6 @@ function runOf(load: PostLoad, at: RunTimes): Omit<FailoverRunResult, 'standby_a
     before: summarize(posts.filter((p) => p.ackedAt < at.signalAt && p.sentAt >= at.beforeFrom).map(latency)),
     after: summarize(posts.filter((p) => p.sentAt >= at.settledAt).map(latency)),
   };
-}
-
-/** Min / median / max of one figure over several runs. */
-function spreadOf<R>(runs: readonly R[], pick: (run: R) => number): Spread {
-  const values = runs.map(pick);
-  return { min: Math.min(...values), median: round(median(values), 1), max: Math.max(...values) };
 }
 
 /** Several runs of one kind of event: each run, and min / median / max of its figures. */

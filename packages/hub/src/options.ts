@@ -147,10 +147,11 @@ function retention(ms: number | null): number | null {
 
 /**
  * The default inbox ack wait, ms: a crashed replica's turn is taken over about this long after its last progress
- * signal. Clients signal every third of it (3.3 s), so only a client whose event loop is blocked for 10 s loses a
- * delivery it is still working on (to a replica, whose turn lock then refuses to run it twice).
+ * signal, the runner's default turn-lock TTL, which lapses as soon. Clients signal every third of it (2 s), so only a
+ * client whose event loop is blocked for 6 s loses a delivery it is still working on (to a replica, whose turn lock
+ * then refuses to run it twice); such a block also lapses the runner's turn lock.
  */
-export const DEFAULT_INBOX_ACK_WAIT_MS = 10_000;
+export const DEFAULT_INBOX_ACK_WAIT_MS = 6_000;
 
 /** A hub id is one subject token (`names.hubAlive`): letters, digits, `_` and `-`, at most 64. */
 const HUB_ID = /^[A-Za-z0-9_-]{1,64}$/;
