@@ -46,11 +46,17 @@ export async function runnerTakeover(ctx: ScenarioContext): Promise<RunnerTakeov
       prefix,
       configPath: CONFIG,
     });
-    await replica.waitForOutput('hosting agent', 1, START_TIMEOUT_MS);
+    try {
+      await replica.waitForOutput('hosting agent', 1, START_TIMEOUT_MS);
+    } catch (err) {
+      await replica.stop('SIGKILL');
+      throw err;
+    }
     return replica;
   };
-  const replicas = [await startReplica(), await startReplica()];
+  const replicas: RunnerProcess[] = [];
   try {
+    for (let i = 0; i < 2; i += 1) replicas.push(await startReplica());
     const agentId = (await rpc.call('findAgentId', { name: AGENT })).agent_id;
     if (agentId === null) throw new Error(`${AGENT} is not registered`);
     const consumer = await ctx.jsm.consumers.info(names.inboxStream, names.inboxConsumer(agentId));
