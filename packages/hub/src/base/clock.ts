@@ -7,7 +7,11 @@ export interface Clock {
 /** The system clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** The last timestamp `isoAt` made: envelopes admitted in the same millisecond share it. */
+let lastIso = { ms: Number.NaN, iso: '' };
+
 /** An ISO-8601 UTC timestamp of `ms`. */
 export function isoAt(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastIso.ms) lastIso = { ms, iso: new Date(ms).toISOString() };
+  return lastIso.iso;
 }

@@ -9,6 +9,13 @@ describe('globMatch', () => {
     expect(matchesAny('alice', ['bob', 'al*'])).toBe(true);
   });
 
+  it('matches every name with `*`, the empty one and astral characters included, as `**` does', () => {
+    for (const name of ['', 'a', 'bot-7', '🦊 fox', 'x'.repeat(1_000)]) {
+      expect(globMatch(name, '*')).toBe(true);
+      expect(globMatch(name, '**')).toBe(true);
+    }
+  });
+
   it('lets a malformed stored pattern match nothing, never throw', () => {
     expect(globMatch('b', '[z-a]')).toBe(false);
     expect(globMatch('a', '[z-a]')).toBe(false);

@@ -10,6 +10,8 @@ import type { Rule } from '@ag2net/protocol';
  * (`malformedGlobs`).
  */
 export function globMatch(name: string, pattern: string): boolean {
+  // The default rule's pattern, matched on every post: any run of characters matches any name.
+  if (pattern === '*') return true;
   const parsed = parseGlob(pattern);
   return parsed.ok && matchGlobTokens(name, parsed.tokens);
 }
