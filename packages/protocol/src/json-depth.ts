@@ -26,7 +26,7 @@ const BACKSLASH = 0x5c;
 
 /** The index of the quote that closes the string literal opened at `open`, or -1 when it is never closed. */
 function closingQuote(text: string, open: number): number {
-  for (let from = open + 1; ; ) {
+  for (let from = open + 1; ;) {
     const q = text.indexOf('"', from);
     if (q === -1) return -1;
     let backslashes = 0;
