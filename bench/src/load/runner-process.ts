@@ -4,15 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUNNER_ENTRY = 'agent-runner/src/main.ts';
-/** Variables of the driver's environment that would change what a runner does: left out of its environment. */
-const RUNNER_SETTINGS = [
-  'AG2NET_TURN_LOCK_TTL_MS',
-  'AG2NET_PREFIX',
-  'AG2NET_LLM_BASE_URL',
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'LOG_LEVEL',
-];
+/**
+ * Whether a variable of the driver's environment would change what a runner does (every `AG2NET_` setting, its log
+ * level, a model provider's key): such variables are left out of its environment.
+ */
+const isRunnerSetting = (name: string): boolean =>
+  name.startsWith('AG2NET_') || ['LOG_LEVEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY'].includes(name);
 /** How often `waitForOutput` looks, ms. */
 const POLL_MS = 10;
 
@@ -49,8 +46,7 @@ export class RunnerProcess {
   }
 
   static start(options: RunnerStart): RunnerProcess {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const key of RUNNER_SETTINGS) delete env[key];
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !isRunnerSetting(name)));
     const creds = process.env['NATS_CREDS'];
     const args = [
       '--conditions=@ag2net/source',

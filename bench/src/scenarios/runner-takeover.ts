@@ -23,14 +23,16 @@ const TURN_START_TIMEOUT_MS = 30_000;
 const ANSWER_TIMEOUT_MS = 60_000;
 /** How often the channel's log is read while waiting for the answer, ms. */
 const POLL_MS = 25;
+/** Envelopes read from a channel's log at once: a consulting channel holds a handful. */
+const LOG_PAGE = 100;
 
 /**
  * A runner replica killed in the middle of a turn, measured from outside at the defaults of hub-service (the inbox
  * ack wait) and of the runner (the turn-lock TTL). A hub runs in a bench host; two agent runner processes host the
  * same agent, whose every turn calls a tool that takes `SLOW_TOOL_MS`. Per run, a person opens a consulting channel
  * with the agent and asks; once one replica's tool has started, that replica is killed (SIGKILL) and the times until
- * the survivor starts the turn again and until its answer is in the channel's log are taken. The answer must be
- * there exactly once, or the scenario fails. A fresh replica then takes the dead one's place.
+ * the survivor starts the turn again and until its answer is in the channel's log are taken. Once the channel has
+ * closed, the answer must be in it exactly once, or the scenario fails. A fresh replica then takes the dead one's place.
  */
 export async function runnerTakeover(ctx: ScenarioContext): Promise<RunnerTakeoverResult> {
   const s = ctx.sizes.runnerTakeover;
@@ -87,9 +89,18 @@ export async function runnerTakeover(ctx: ScenarioContext): Promise<RunnerTakeov
       await holder.stop('SIGKILL');
       await survivor.waitForOutput(SLOW_TOOL_MARK, survivorMarks + 1, ANSWER_TIMEOUT_MS);
       const startedAgainAt = performance.now();
-      const log = await answered(rpc, { channelId, readerId: askerId, agentId });
+      const reading = { channelId, readerId: askerId };
+      const answersIn = (log: readonly Envelope[]): Envelope[] =>
+        log.filter((e) => e.sender_id === agentId && e.event_type === EV_TEXT);
+      await logUntil(rpc, reading, { done: (log) => answersIn(log).length > 0, what: 'an answer' });
       const answeredAt = performance.now();
-      const answers = log.filter((e) => e.sender_id === agentId && e.event_type === EV_TEXT);
+      // Counted once the channel closed (after the answer, refusing any post after it): a second answer is seen too.
+      const answers = answersIn(
+        await logUntil(rpc, reading, {
+          done: (log) => log.some((e) => e.event_type === EV_CHANNEL_CLOSED),
+          what: 'close',
+        }),
+      );
       if (answers.length !== 1 || answers[0]?.event_data['text'] !== ANSWER) {
         throw new Error(`channel ${channelId}: ${answers.length} answers from ${AGENT}, where one was due`);
       }
@@ -122,26 +133,24 @@ async function firstToStart(replicas: readonly RunnerProcess[], marks: readonly 
   }
 }
 
-/** The channel's log once it holds the channel's close (the consulting channel closes after the answer). */
-async function answered(
+/** The channel's log, read every `POLL_MS` until `done` says it holds what the bench waits for (`what`). */
+async function logUntil(
   rpc: HubRpc,
-  who: { readonly channelId: string; readonly readerId: string; readonly agentId: string },
+  who: { readonly channelId: string; readonly readerId: string },
+  wait: { readonly done: (log: readonly Envelope[]) => boolean; readonly what: string },
 ): Promise<Envelope[]> {
-  const until = performance.now() + ANSWER_TIMEOUT_MS;
+  const { done, what } = wait;
+  const giveUpAt = performance.now() + ANSWER_TIMEOUT_MS;
   for (;;) {
     const page = await rpc.call(
       'readWal',
-      { channel_id: who.channelId, since: 1, limit: 100 },
+      { channel_id: who.channelId, since: 1, limit: LOG_PAGE },
       { caller: who.readerId },
     );
-    if (page.envelopes.some((e) => e.sender_id === who.agentId && e.event_type === EV_TEXT)) {
-      return page.envelopes;
-    }
-    if (page.envelopes.some((e) => e.event_type === EV_CHANNEL_CLOSED)) {
-      throw new Error(`channel ${who.channelId} closed without an answer`);
-    }
-    if (performance.now() > until) {
-      throw new Error(`channel ${who.channelId}: no answer within ${ANSWER_TIMEOUT_MS} ms of the kill`);
+    if (page.next_since !== null) throw new Error(`channel ${who.channelId} holds more than ${LOG_PAGE} envelopes`);
+    if (done(page.envelopes)) return page.envelopes;
+    if (performance.now() > giveUpAt) {
+      throw new Error(`channel ${who.channelId}: no ${what} within ${ANSWER_TIMEOUT_MS} ms of the kill`);
     }
     await sleep(POLL_MS);
   }

@@ -7,11 +7,15 @@ export interface Clock {
 /** The system clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** The last timestamp `isoAt` made: envelopes admitted in the same millisecond share it. */
-let lastIso = { ms: Number.NaN, iso: '' };
+/** The last timestamp `isoAt` made, and its ms: envelopes admitted in the same millisecond share it. */
+let lastMs = Number.NaN;
+let lastIso = '';
 
 /** An ISO-8601 UTC timestamp of `ms`. */
 export function isoAt(ms: number): string {
-  if (ms !== lastIso.ms) lastIso = { ms, iso: new Date(ms).toISOString() };
-  return lastIso.iso;
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }

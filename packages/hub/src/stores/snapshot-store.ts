@@ -269,15 +269,18 @@ export class SnapshotStore {
     if (!first.ok) return { ok: false, key, reason: first.reason, revision };
     // Read a batch at a time, up to the first one missing: a damaged record counting a billion chunks costs a batch.
     const chunks: (string | null)[] = [];
-    while (chunks.length < first.record.seq_chunks && !chunks.includes(null)) {
+    for (let missing = false; !missing && chunks.length < first.record.seq_chunks;) {
       const batch = Array.from(
         { length: Math.min(CHUNK_READS_AT_ONCE, first.record.seq_chunks - chunks.length) },
         (_, i) => chunks.length + i,
       );
-      const read = await mapLimit(batch, CHUNK_READS_AT_ONCE, async (index) => {
-        const stored = await this.kv.get(chunkKey(channelId, index));
-        return stored === null || stored.operation !== 'PUT' ? null : stored.string();
-      });
+      const read = await Promise.all(
+        batch.map(async (index) => {
+          const stored = await this.kv.get(chunkKey(channelId, index));
+          return stored === null || stored.operation !== 'PUT' ? null : stored.string();
+        }),
+      );
+      missing = read.includes(null);
       chunks.push(...read);
     }
     const complete = completeRecord(first.record, channelId, chunks);
