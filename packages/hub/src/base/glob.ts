@@ -10,7 +10,7 @@ import type { Rule } from '@ag2net/protocol';
  * (`malformedGlobs`).
  */
 export function globMatch(name: string, pattern: string): boolean {
-  // The default rule's pattern, matched on every post: any run of characters matches any name.
+  // The default rule's pattern, matched on every post: `*` matches every name, the empty one too.
   if (pattern === '*') return true;
   const parsed = parseGlob(pattern);
   return parsed.ok && matchGlobTokens(name, parsed.tokens);
